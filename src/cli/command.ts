@@ -1,0 +1,47 @@
+/**
+ * @module cli/command
+ * The shape every subcommand shares, and the one helper through which the CLI speaks to
+ * people: a fixed prefix on stderr for diagnostics, plain stdout for results.
+ */
+
+export interface CommandIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+export interface Command {
+  readonly name: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** The full --help text. */
+  readonly help: string;
+  /** Runs the command; resolves to the process exit code. */
+  run(argv: readonly string[], io: CommandIo): Promise<number>;
+}
+
+/** Exit codes shared by every command. */
+export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Thrown for a command line that cannot be run; printed with the command's usage hint. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const messagePrefix = 'evidence-harness:';
+
+export function diagnostic(message: string): string {
+  return `${messagePrefix} ${message}\n`;
+}
+
+/**
+ * Runs a node:util parseArgs call, turning its errors into UsageErrors that say what to do
+ * (a callback, so each command keeps parseArgs' precise inferred types).
+ */
+export function parseCommandLine<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\.?$/, '.');
+    throw new UsageError(message);
+  }
+}

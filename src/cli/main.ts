@@ -1,0 +1,63 @@
+/**
+ * @module cli/main
+ * The `evidence-harness` executable: dispatches to one subcommand per use of the project.
+ */
+import { packageVersion } from '../openapi/package-root.js';
+import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
+import { specCommand } from './spec-command.js';
+
+/** Every subcommand, in the order `--help` lists them. */
+export const commands: readonly Command[] = [specCommand];
+
+function overview(): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return `Usage: evidence-harness <command> [options]
+
+A stateful mock, MSW handlers and a conformance runner for the Evidence Evaluation and
+Verification Service HTTP contract (spec/openapi.yaml).
+
+Commands:
+${commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
+
+Options:
+  -h, --help     show this help, or a command's help: evidence-harness <command> --help
+  -v, --version  print the version
+
+Run 'evidence-harness <command> --help' for a command's options and examples.
+`;
+}
+
+/** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    const named = first === 'help' ? commands.find((command) => command.name === rest[0]) : undefined;
+    io.stdout(named ? named.help : overview());
+    return exitCodes.ok;
+  }
+  if (first === '-v' || first === '--version') {
+    io.stdout(`${packageVersion()}\n`);
+    return exitCodes.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === first);
+  if (!command) {
+    io.stderr(
+      diagnostic(`unknown command '${first}'. Commands: ${commands.map((c) => c.name).join(', ')}. See 'evidence-harness --help'.`),
+    );
+    return exitCodes.usage;
+  }
+  if (rest.includes('-h') || rest.includes('--help')) {
+    io.stdout(command.help);
+    return exitCodes.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(diagnostic(`${command.name}: ${error.message} See 'evidence-harness ${command.name} --help'.`));
+      return exitCodes.usage;
+    }
+    io.stderr(diagnostic(`${command.name} failed: ${(error as Error).message}`));
+    return exitCodes.failed;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * @module cli/spec-command
+ * `evidence-harness spec`: validates an OpenAPI document and prints a summary of the contract
+ * it states — operations, statuses, schemas and limits.
+ */
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
+import { type Command, diagnostic, exitCodes, parseCommandLine } from './command.js';
+
+const help = `Usage: evidence-harness spec [--spec FILE] [--json]
+
+Validates an OpenAPI 3.1 document with @apidevtools/swagger-parser and prints a summary of
+the contract it states: operations, documented statuses, schemas and their constraints.
+
+Options:
+  --spec FILE   the document to read (default: the bundled spec/openapi.yaml)
+  --json        print the summary as JSON
+  -h, --help    show this help
+
+Exit codes: 0 valid, 2 invalid document or usage error.
+
+Examples:
+  evidence-harness spec
+  evidence-harness spec --spec ./openapi.yaml --json
+`;
+
+interface OperationSummary {
+  operationId: string;
+  method: string;
+  path: string;
+  statuses: string[];
+  requiredHeaders: string[];
+  requestBody?: string;
+}
+
+interface SchemaSummary {
+  name: string;
+  closed: boolean;
+  fields: { name: string; required: boolean; constraints: string }[];
+}
+
+function constraintsText(schema: JsonSchema): string {
+  const parts: string[] = [];
+  if (Array.isArray(schema.enum)) parts.push(`one of ${schema.enum.join(' | ')}`);
+  if (schema.type === 'array') {
+    const items = schema.items as JsonSchema;
+    parts.push(`array of ${items.title ?? (items.type === 'object' ? 'object' : String(items.type))}`);
+    if (schema.minItems !== undefined || schema.maxItems !== undefined)
+      parts.push(`${schema.minItems ?? 0}–${schema.maxItems ?? '∞'} items`);
+    if (items.maxLength !== undefined) parts.push(`each ≤ ${items.maxLength} chars`);
+  } else {
+    if (schema.minLength !== undefined || schema.maxLength !== undefined)
+      parts.push(`${schema.minLength ?? 0}–${schema.maxLength ?? '∞'} chars`);
+    if (schema.pattern) parts.push(`pattern ${schema.pattern}`);
+    if (schema.format) parts.push(`format ${schema.format}`);
+  }
+  return parts.join(', ') || String(schema.type ?? 'any');
+}
+
+export function summarize(contract: ContractDocument) {
+  const schemaName = new Map(Object.entries(contract.schemas).map(([name, schema]) => [schema, name]));
+  const operations: OperationSummary[] = contract.operations.map((operation) => {
+    const body = operation.requestBody?.content['application/json'];
+    return {
+      operationId: operation.operationId,
+      method: operation.method.toUpperCase(),
+      path: operation.path,
+      statuses: operation.responses.map((response) => response.status),
+      requiredHeaders: operation.parameters
+        .filter((parameter) => parameter.in === 'header' && parameter.required)
+        .map((parameter) => `${parameter.name} (${constraintsText(parameter.schema)})`),
+      ...(body ? { requestBody: schemaName.get(body) ?? 'inline schema' } : {}),
+    };
+  });
+  const schemas: SchemaSummary[] = Object.entries(contract.schemas).map(([name, schema]) => ({
+    name,
+    closed: schema.additionalProperties === false,
+    fields: Object.entries((schema.properties as Record<string, JsonSchema>) ?? {}).map(([field, property]) => ({
+      name: field,
+      required: ((schema.required as string[]) ?? []).includes(field),
+      constraints:
+        property.type === 'array' && schemaName.has(property.items as JsonSchema)
+          ? constraintsText({
+              ...property,
+              items: { ...(property.items as JsonSchema), title: schemaName.get(property.items as JsonSchema) },
+            })
+          : constraintsText(property),
+    })),
+  }));
+  const info = contract.document.info ?? {};
+  return {
+    title: String(info.title),
+    version: String(info.version),
+    status: `${info['x-contract-status'] ?? 'unmarked'}${info['x-implemented'] === false ? ', not implemented' : ''}`,
+    operations,
+    schemas,
+  };
+}
+
+function render(summary: ReturnType<typeof summarize>, source: string): string {
+  const lines = [
+    `${summary.title} ${summary.version} (${summary.status})`,
+    `read from ${source}: a valid OpenAPI 3.1 document`,
+    '',
+    `Operations (${summary.operations.length})`,
+  ];
+  const pathWidth = Math.max(...summary.operations.map((op) => 5 + op.path.length));
+  for (const op of summary.operations) {
+    lines.push(`  ${`${op.method.padEnd(4)} ${op.path}`.padEnd(pathWidth)}  ${op.operationId.padEnd(16)}  ${op.statuses.join(' ')}`);
+    if (op.requestBody) lines.push(`  ${''.padEnd(pathWidth)}  body: ${op.requestBody}`);
+    for (const header of op.requiredHeaders) lines.push(`  ${''.padEnd(pathWidth)}  required header: ${header}`);
+  }
+  lines.push('', `Schemas (${summary.schemas.length})`);
+  for (const schema of summary.schemas) {
+    lines.push(`  ${schema.name}${schema.closed ? ' (unknown properties rejected)' : ''}`);
+    for (const field of schema.fields) {
+      lines.push(`    ${field.name.padEnd(20)} ${field.required ? 'required' : 'optional'}  ${field.constraints}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const specCommand: Command = {
+  name: 'spec',
+  summary: 'validate an OpenAPI document and print a summary of the contract',
+  help,
+  async run(argv, io) {
+    const { values } = parseCommandLine(() =>
+      parseArgs({ args: [...argv], strict: true, options: { spec: { type: 'string' }, json: { type: 'boolean', default: false } } }),
+    );
+    let contract: ContractDocument;
+    try {
+      contract = await loadContract(values.spec ? { source: values.spec } : {});
+    } catch (error) {
+      if (error instanceof InvalidSpecError) {
+        io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
+        return exitCodes.usage;
+      }
+      throw error;
+    }
+    const summary = summarize(contract);
+    const source = relative(process.cwd(), contract.source) || contract.source;
+    io.stdout(values.json ? `${JSON.stringify(summary, null, 2)}\n` : render(summary, source));
+    return exitCodes.ok;
+  },
+};

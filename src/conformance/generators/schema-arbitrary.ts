@@ -1,0 +1,93 @@
+/**
+ * @module conformance/generators/schema-arbitrary
+ * fast-check arbitraries for values valid against a JSON Schema of the OpenAPI document. Only
+ * the keywords read here shape the values, so an edit to the spec changes what is generated
+ * with no code change. Unsupported keywords raise an error rather than producing values the
+ * schema might reject.
+ */
+import fc from 'fast-check';
+import type { JsonSchema } from '../../openapi/document.js';
+
+const supportedKeywords = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'enum',
+  'format',
+  'description',
+  'examples',
+  'title',
+]);
+
+export interface SchemaArbitraryOptions {
+  /** Override per `format` (for example to generate only URIs your server can parse). */
+  readonly formats?: Readonly<Record<string, fc.Arbitrary<string>>>;
+}
+
+const uriArbitrary: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('https', 'http', 'ipfs'), fc.domain(), fc.array(fc.webSegment(), { maxLength: 3 }))
+    .map(([scheme, host, segments]) => `${scheme}://${host}/${segments.join('/')}`),
+  fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).map((name) => `urn:evidence:${name}`),
+);
+
+/** An arbitrary of values valid against `schema`. */
+export function arbitraryFromSchema(schema: JsonSchema, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
+  for (const keyword of Object.keys(schema)) {
+    if (!supportedKeywords.has(keyword) && !keyword.startsWith('x-')) {
+      throw new Error(`schema-arbitrary: keyword '${keyword}' is not supported`);
+    }
+  }
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  switch (schema.type) {
+    case 'object':
+      return objectArbitrary(schema, options);
+    case 'array':
+      return fc.array(arbitraryFromSchema((schema.items as JsonSchema | undefined) ?? {}, options), {
+        minLength: (schema.minItems as number | undefined) ?? 0,
+        maxLength: (schema.maxItems as number | undefined) ?? 10,
+      });
+    case 'string':
+      return stringArbitrary(schema, options);
+    case undefined:
+      return fc.jsonValue();
+    default:
+      throw new Error(`schema-arbitrary: type '${String(schema.type)}' is not supported`);
+  }
+}
+
+function objectArbitrary(schema: JsonSchema, options: SchemaArbitraryOptions): fc.Arbitrary<unknown> {
+  const properties = (schema.properties as Record<string, JsonSchema> | undefined) ?? {};
+  const required = (schema.required as string[] | undefined) ?? [];
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [name, propertySchema] of Object.entries(properties)) model[name] = arbitraryFromSchema(propertySchema, options);
+  return fc.record(model, { requiredKeys: required });
+}
+
+function stringArbitrary(schema: JsonSchema, options: SchemaArbitraryOptions): fc.Arbitrary<string> {
+  const minLength = (schema.minLength as number | undefined) ?? 0;
+  const maxLength = schema.maxLength as number | undefined;
+  if (typeof schema.format === 'string') {
+    const format = options.formats?.[schema.format] ?? (schema.format === 'uri' ? uriArbitrary : undefined);
+    if (!format) throw new Error(`schema-arbitrary: format '${schema.format}' is not supported`);
+    return format.filter((value) => withinLength(value, minLength, maxLength));
+  }
+  if (typeof schema.pattern === 'string') {
+    return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter((value) => withinLength(value, minLength, maxLength));
+  }
+  // 'binary' units are whole code points, astral ones included: lengths then mean what
+  // JSON Schema means, and servers that count UTF-16 units are caught.
+  return fc.string({ unit: 'binary', minLength, ...(maxLength === undefined ? {} : { maxLength }) });
+}
+
+function withinLength(value: string, minLength: number, maxLength: number | undefined): boolean {
+  const length = [...value].length;
+  return length >= minLength && (maxLength === undefined || length <= maxLength);
+}

@@ -1,0 +1,131 @@
+/**
+ * @module openapi/document
+ * Loads an OpenAPI 3.1 document with @apidevtools/swagger-parser (validated, then dereferenced)
+ * and indexes its operations, so every consumer reads the spec the same way.
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { bundledSpecPath } from './package-root.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+export const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+export interface ParameterDescription {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header' | 'cookie';
+  readonly required: boolean;
+  readonly schema: JsonSchema;
+}
+
+export interface ResponseDescription {
+  /** A status code such as '202', or 'default'. */
+  readonly status: string;
+  readonly description: string;
+  /** Media type → schema (undefined when the media type has no schema). */
+  readonly content: Readonly<Record<string, JsonSchema | undefined>>;
+  /** Media type → named examples' values. */
+  readonly examples: Readonly<Record<string, readonly unknown[]>>;
+}
+
+export interface OperationDescription {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** The path template, e.g. /v0/jobs/{jobId}. */
+  readonly path: string;
+  readonly parameters: readonly ParameterDescription[];
+  readonly requestBody?: {
+    readonly required: boolean;
+    readonly content: Readonly<Record<string, JsonSchema | undefined>>;
+    readonly examples: Readonly<Record<string, readonly unknown[]>>;
+  };
+  readonly responses: readonly ResponseDescription[];
+}
+
+export interface ContractDocument {
+  /** Where it was read from. */
+  readonly source: string;
+  /** The dereferenced document. */
+  readonly document: Record<string, any>;
+  readonly operations: readonly OperationDescription[];
+  /** components.schemas, dereferenced. */
+  readonly schemas: Readonly<Record<string, JsonSchema>>;
+}
+
+/** Thrown when the document is not a valid OpenAPI document; `message` says where. */
+export class InvalidSpecError extends Error {
+  override readonly name = 'InvalidSpecError';
+}
+
+export interface LoadContractOptions {
+  /** Path or URL of the document; defaults to the bundled spec/openapi.yaml. */
+  readonly source?: string;
+}
+
+/** Validates and dereferences an OpenAPI document and indexes its operations. */
+export async function loadContract(options: LoadContractOptions = {}): Promise<ContractDocument> {
+  const source = options.source ?? bundledSpecPath();
+  let document: Record<string, any>;
+  try {
+    // validate() dereferences too; parse first so a syntax error names the file clearly.
+    document = (await SwaggerParser.validate(source)) as Record<string, any>;
+  } catch (error) {
+    // swagger-parser lists problems on separate lines; one line reads better in a log.
+    throw new InvalidSpecError(`${source}: ${(error as Error).message.trim().replace(/\.?\s*\n\s*/g, ': ')}`);
+  }
+  if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
+    throw new InvalidSpecError(`${source}: expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`);
+  }
+  return { source, document, operations: indexOperations(document), schemas: document.components?.schemas ?? {} };
+}
+
+function mediaTypes(content: Record<string, any> | undefined) {
+  const schemas: Record<string, JsonSchema | undefined> = {};
+  const examples: Record<string, unknown[]> = {};
+  for (const [mediaType, media] of Object.entries(content ?? {})) {
+    schemas[mediaType] = media.schema;
+    const values: unknown[] = [];
+    if (media.example !== undefined) values.push(media.example);
+    for (const example of Object.values<any>(media.examples ?? {})) {
+      if (example && 'value' in example) values.push(example.value);
+    }
+    examples[mediaType] = values;
+  }
+  return { schemas, examples };
+}
+
+function indexOperations(document: Record<string, any>): OperationDescription[] {
+  const operations: OperationDescription[] = [];
+  for (const [path, pathItem] of Object.entries<any>(document.paths ?? {})) {
+    for (const method of httpMethods) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      const parameters = [...(pathItem.parameters ?? []), ...(operation.parameters ?? [])].map(
+        (parameter: any): ParameterDescription => ({
+          name: parameter.name,
+          in: parameter.in,
+          required: parameter.required === true,
+          schema: parameter.schema ?? {},
+        }),
+      );
+      let requestBody: OperationDescription['requestBody'];
+      if (operation.requestBody) {
+        const { schemas, examples } = mediaTypes(operation.requestBody.content);
+        requestBody = { required: operation.requestBody.required === true, content: schemas, examples };
+      }
+      const responses = Object.entries<any>(operation.responses ?? {}).map(([status, response]): ResponseDescription => {
+        const { schemas, examples } = mediaTypes(response.content);
+        return { status, description: response.description ?? '', content: schemas, examples };
+      });
+      operations.push({
+        operationId: operation.operationId ?? `${method} ${path}`,
+        method,
+        path,
+        parameters,
+        ...(requestBody ? { requestBody } : {}),
+        responses,
+      });
+    }
+  }
+  return operations;
+}

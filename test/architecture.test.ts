@@ -1,0 +1,64 @@
+/**
+ * The layering rule that matters most (ARCHITECTURE.md): the contract and the engine are
+ * isomorphic. No file under them imports a Node built-in, and none imports from a layer above
+ * it, so the same code runs in Node, in MSW's setupServer and in a browser service worker.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect, it } from 'vitest';
+import { packageRoot } from '../src/openapi/package-root.js';
+
+const root = packageRoot();
+
+/** Isomorphic layers: what each may import, relative to the package root. */
+const layers = [
+  { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
+  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine'], packages: ['zod', 'jose'] },
+];
+
+function sourceFiles(folder: string): string[] {
+  const absolute = join(root, folder);
+  let entries: string[];
+  try {
+    entries = readdirSync(absolute);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => {
+    const path = join(absolute, entry);
+    if (statSync(path).isDirectory()) return sourceFiles(relative(root, path));
+    return entry.endsWith('.ts') && !entry.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+function importsOf(source: string): string[] {
+  const specifiers: string[] = [];
+  const pattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]/g;
+  for (const match of source.matchAll(pattern)) specifiers.push((match[1] ?? match[2] ?? match[3])!);
+  return specifiers;
+}
+
+const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+
+it('finds the files it guards', () => {
+  expect(sourceFiles('src/contract').length).toBeGreaterThan(3);
+});
+
+it.each(layers)('$folder imports no Node built-in and nothing above its layer', ({ folder, mayImport, packages }) => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(folder)) {
+    for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+      const where = `${relative(root, file)} imports '${specifier}'`;
+      if (specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!)) {
+        violations.push(`${where}: a Node built-in`);
+      } else if (specifier.startsWith('.')) {
+        const target = relative(root, resolve(dirname(file), specifier));
+        if (!mayImport.some((allowed) => target.startsWith(`${allowed}/`))) violations.push(`${where}: outside ${mayImport.join(', ')}`);
+      } else if (!packages.includes(specifier.split('/')[0]!)) {
+        violations.push(`${where}: a package not allowed in ${folder} (${packages.join(', ')})`);
+      }
+    }
+  }
+  expect(violations).toEqual([]);
+});

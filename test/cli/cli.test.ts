@@ -1,0 +1,88 @@
+/**
+ * The evidence-harness executable as a person uses it: help, version, the spec summary, and
+ * clear exit-2 errors for a bad command line or an invalid document.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { packageRoot } from '../../src/openapi/package-root.js';
+
+async function run(...argv: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+const version = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version;
+
+it('lists its commands with --help', async () => {
+  const result = await run('--help');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/^Usage: evidence-harness <command>/);
+  expect(result.stdout).toMatch(/\n {2}spec +validate an OpenAPI document/);
+});
+
+it('prints its version with --version', async () => {
+  expect(await run('--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+});
+
+it('shows a command’s help with <command> --help and help <command>', async () => {
+  const a = await run('spec', '--help');
+  const b = await run('help', 'spec');
+  expect(a.stdout).toMatch(/^Usage: evidence-harness spec/);
+  expect(b.stdout).toBe(a.stdout);
+});
+
+it('answers an unknown command with exit 2 and the list of commands', async () => {
+  const result = await run('mokc');
+  expect(result.code).toBe(2);
+  expect(result.stderr).toBe("evidence-harness: unknown command 'mokc'. Commands: spec. See 'evidence-harness --help'.\n");
+});
+
+it('answers an unknown option with exit 2 and a pointer to the command’s help', async () => {
+  const result = await run('spec', '--bogus');
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/^evidence-harness: spec: Unknown option '--bogus'\..*See 'evidence-harness spec --help'\.\n$/);
+});
+
+it('summarises the bundled contract: its four operations, their statuses and the schemas', async () => {
+  const result = await run('spec');
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain('Evidence Evaluation and Verification Service 0.1.0-draft (design-only, not implemented)');
+  expect(result.stdout).toMatch(/POST \/v0\/evaluations +createEvaluation +202 400 409 413 default/);
+  expect(result.stdout).toMatch(/GET {2}\/health +health +200\n/);
+  expect(result.stdout).toMatch(/required header: Idempotency-Key \(1–128 chars\)/);
+  expect(result.stdout).toMatch(/evidence +required +array of EvidenceReference, 1–64 items/);
+});
+
+it('prints the summary as JSON with --json', async () => {
+  const result = await run('spec', '--json');
+  const summary = JSON.parse(result.stdout);
+  expect(summary.operations.map((operation: { operationId: string }) => operation.operationId)).toEqual([
+    'health',
+    'createEvaluation',
+    'verifyReport',
+    'getJob',
+  ]);
+});
+
+it('rejects an invalid document with exit 2 and says where it is wrong', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-spec-'));
+  const file = join(folder, 'broken.yaml');
+  writeFileSync(file, 'openapi: 3.1.0\ninfo:\n  title: x\npaths: {}\n');
+  const result = await run('spec', '--spec', file);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/^evidence-harness: invalid OpenAPI document: .*broken\.yaml: .*version/);
+});
+
+it('runs as the installed executable (dist, built by npm run build)', async () => {
+  const bin = join(packageRoot(), 'dist', 'src', 'cli', 'bin.js');
+  expect(existsSync(bin), 'run `npm run build` first (npm test does)').toBe(true);
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
+  expect(stdout).toBe(`${version}\n`);
+});
