@@ -19,6 +19,7 @@ export const errorCodes = {
   route_not_found: 'No operation of the contract has this path.',
   method_not_allowed: 'The path exists but not with this method.',
   unsupported_media_type: 'The request body is not application/json.',
+  request_timeout: 'The request (headers or body) was not received in time; the mock server closed the connection.',
   rate_limited: 'Too many requests; retry after the time given in Retry-After.',
   internal_error: 'The service failed while processing the request.',
   service_unavailable: 'The service is temporarily unable to process the request.',
