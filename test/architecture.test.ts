@@ -14,7 +14,7 @@ const root = packageRoot();
 /** Isomorphic layers: what each may import, relative to the package root. */
 const layers = [
   { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
-  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine'], packages: ['zod', 'jose'] },
+  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose'] },
 ];
 
 function sourceFiles(folder: string): string[] {

@@ -31,10 +31,18 @@ export interface SchemaArbitraryOptions {
   readonly formats?: Readonly<Record<string, fc.Arbitrary<string>>>;
 }
 
+/**
+ * Absolute URIs under the reserved .example domain (RFC 2606), so a server that does fetch
+ * evidence URIs reaches nothing (docs/assumptions.md A-14).
+ */
 const uriArbitrary: fc.Arbitrary<string> = fc.oneof(
   fc
-    .tuple(fc.constantFrom('https', 'http', 'ipfs'), fc.domain(), fc.array(fc.webSegment(), { maxLength: 3 }))
-    .map(([scheme, host, segments]) => `${scheme}://${host}/${segments.join('/')}`),
+    .tuple(
+      fc.constantFrom('https', 'http', 'ipfs'),
+      fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/),
+      fc.array(fc.webSegment(), { maxLength: 3 }),
+    )
+    .map(([scheme, label, segments]) => `${scheme}://${label}.example/${segments.join('/')}`),
   fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).map((name) => `urn:evidence:${name}`),
 );
 

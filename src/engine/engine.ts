@@ -1,0 +1,357 @@
+/**
+ * @module engine/engine
+ * The isomorphic mock of the whole contract: a Fetch Request in, a Response out. One pipeline
+ * of named stages — route → scenario and faults → operation (validate, act on state) →
+ * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
+ */
+import type { Job } from '../contract/index.js';
+import { builtinScenarios } from './builtin-scenarios.js';
+import { type Clock, systemClock } from './clock.js';
+import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
+import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
+import { Journal, type JournalEntry } from './journal.js';
+import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
+import * as operations from './operations.js';
+import { createRandom } from './random.js';
+import { type EngineError, errorResponse } from './responses.js';
+import { isEngineError, matchRoute, type OperationId } from './router.js';
+import { forcedStatuses, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { type KeyValueStore, MemoryStore } from './store.js';
+import type { IssuerKeySet } from './verification/artifact-profile.js';
+import { testKeySet } from './verification/test-keys.js';
+
+const hour = 60 * 60 * 1000;
+
+export interface MockEngineOptions {
+  /** The scenario in force: a shipped or registered scenario's name, or a scenario object. Default 'default'. */
+  readonly scenario?: string | ScenarioInput;
+  /** More scenarios to register by name (for the Prefer header and the control surface). */
+  readonly scenarios?: readonly ScenarioInput[];
+  /** The engine's time; pass a VirtualClock in tests. Default: real time. */
+  readonly clock?: Clock;
+  /** Seeds job identifiers and fractional faults, for reproducible runs. */
+  readonly seed?: number;
+  /** Store bounds (docs/assumptions.md A-16, A-18). */
+  readonly limits?: {
+    readonly maxJobs?: number;
+    readonly maxIdempotencyKeys?: number;
+    readonly jobTtlMs?: number;
+    readonly idempotencyKeyTtlMs?: number;
+  };
+  /** Replace the in-memory stores (for example with a networked one). */
+  readonly stores?: {
+    readonly jobs?: KeyValueStore<JobRecord>;
+    readonly idempotencyKeys?: KeyValueStore<IdempotencyRecord>;
+  };
+  /** A path prefix the contract's paths sit under, such as '/api'. Default: none. */
+  readonly basePath?: string;
+  /** Issuers' keys for verifyReport. Default: the shipped test key set. */
+  readonly issuerKeys?: IssuerKeySet;
+  /** How many journal entries to keep. Default 1000. */
+  readonly journalCapacity?: number;
+}
+
+/** A job as the control surface shows it: the contract's view plus the mock's bookkeeping. */
+export interface JobInspection {
+  readonly job: Job;
+  readonly owner: string;
+  readonly scenario: string;
+  readonly createdAt: number;
+  readonly reads: number;
+}
+
+/** The engine's control surface (served over HTTP by the mock server's control API). */
+export interface MockControl {
+  /** Forgets every job, key, journal entry and fault counter, and restores the starting scenario. */
+  reset(): Promise<void>;
+  /** The name of the scenario in force. */
+  readonly scenario: string;
+  /** Puts a registered scenario (by name) or a new one in force; new ones are registered. */
+  useScenario(scenario: string | ScenarioInput): Scenario;
+  /** Registers a scenario for later use by name (Prefer header, useScenario). */
+  registerScenario(scenario: ScenarioInput): Scenario;
+  /** Every registered scenario, shipped ones included. */
+  scenarios(): readonly Scenario[];
+  listJobs(): Promise<readonly JobInspection[]>;
+  inspectJob(jobId: string): Promise<JobInspection | undefined>;
+  /** Moves a job to its next timeline step now, whatever that step waits for. */
+  advanceJob(jobId: string): Promise<Job>;
+  /** Sets a job's state; the move must follow the state machine (A-3) and evaluation rules (A-4). */
+  setJobState(options: {
+    jobId: string;
+    status: Job['status'];
+    evaluation?: Job['evaluation'];
+    limitations?: readonly string[];
+  }): Promise<Job>;
+  journal(): readonly JournalEntry[];
+  clearJournal(): void;
+}
+
+export interface MockEngine {
+  /** Answers one request as the service would under the scenario in force. Never throws. */
+  handle(request: Request): Promise<Response>;
+  readonly control: MockControl;
+  readonly clock: Clock;
+}
+
+/** Thrown by the control surface for a request it cannot carry out; `message` says why. */
+export class ControlError extends Error {
+  override readonly name = 'ControlError';
+  constructor(
+    message: string,
+    readonly kind: 'not_found' | 'invalid',
+  ) {
+    super(message);
+  }
+}
+
+interface Preferences {
+  scenario?: string;
+  code?: number;
+}
+
+/** Reads `Prefer: scenario=NAME, code=503` (RFC 7240 syntax, in the spirit of Prism's Prefer). */
+function preferencesOf(request: Request): Preferences {
+  const header = request.headers.get('prefer');
+  if (!header) return {};
+  const preferences: Preferences = {};
+  for (const part of header.split(/[,;]/)) {
+    const [name, raw] = part.split('=').map((piece) => piece.trim());
+    const value = raw?.replace(/^"|"$/g, '');
+    if (name === 'scenario' && value) preferences.scenario = value;
+    if (name === 'code' && value) preferences.code = Number(value);
+  }
+  return preferences;
+}
+
+export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
+  const clock = options.clock ?? systemClock;
+  const registry = builtinScenarios();
+  const register = (input: ScenarioInput): Scenario => {
+    const scenario = parseScenario({ value: input, source: `scenario '${String((input as { name?: unknown }).name ?? '?')}'` });
+    registry.set(scenario.name, scenario);
+    return scenario;
+  };
+  for (const scenario of options.scenarios ?? []) register(scenario);
+  const resolve = (choice: string | ScenarioInput): Scenario => {
+    if (typeof choice !== 'string') return register(choice);
+    const found = registry.get(choice);
+    if (!found) throw new ControlError(`unknown scenario '${choice}'; known: ${[...registry.keys()].join(', ')}`, 'not_found');
+    return found;
+  };
+  const initialScenario = resolve(options.scenario ?? 'default');
+  let scenario = initialScenario;
+
+  const limits = options.limits ?? {};
+  const jobs =
+    options.stores?.jobs ??
+    new MemoryStore<JobRecord>({ clock, maxEntries: limits.maxJobs ?? 100_000, ttlMs: limits.jobTtlMs ?? 24 * hour });
+  const idempotencyKeys =
+    options.stores?.idempotencyKeys ??
+    new MemoryStore<IdempotencyRecord>({
+      clock,
+      maxEntries: limits.maxIdempotencyKeys ?? 100_000,
+      ttlMs: limits.idempotencyKeyTtlMs ?? 24 * hour,
+    });
+  let random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
+  let faults = new FaultInjector(random);
+  const journal = new Journal(options.journalCapacity ?? 1000);
+  const issuerKeys = options.issuerKeys ?? testKeySet;
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+
+  const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
+    health: operations.health,
+    createEvaluation: operations.createEvaluation,
+    verifyReport: operations.verifyReport,
+    getJob: operations.getJob,
+  };
+
+  /** The forced answer for this call: a `Prefer: code=` first, then the scenario's faults. */
+  function forcedAnswer(operationId: OperationId, active: Scenario, preferences: Preferences): ForcedAnswer | EngineError | undefined {
+    if (preferences.code !== undefined && operationId !== 'health') {
+      if (!(forcedStatuses as readonly number[]).includes(preferences.code)) {
+        return {
+          status: 400,
+          code: 'invalid_request',
+          message: `Prefer: code=${preferences.code} is not a status the mock can force; use one of ${forcedStatuses.join(', ')}.`,
+        };
+      }
+      return {
+        error: forcedError({
+          status: preferences.code,
+          operationId,
+          scenario: active.name,
+          message: `Forced by the Prefer header: ${preferences.code} on ${operationId}.`,
+        }),
+        latencyMs: 0,
+      };
+    }
+    return faults.decide({ scenario: active, operationId });
+  }
+
+  async function pipeline(
+    request: Request,
+    started: number,
+  ): Promise<{
+    result: OperationResult;
+    entry: Omit<JournalEntry, 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
+  }> {
+    const url = new URL(request.url);
+    const path = basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
+    const route =
+      basePath && !url.pathname.startsWith(basePath)
+        ? matchRoute({ method: request.method, path: `\0${url.pathname}` })
+        : matchRoute({ method: request.method, path });
+    if (isEngineError(route))
+      return { result: { response: errorResponse(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
+    const preferences = preferencesOf(request);
+    let active = scenario;
+    if (preferences.scenario) {
+      const chosen = registry.get(preferences.scenario);
+      if (!chosen) {
+        const error: EngineError = {
+          status: 400,
+          code: 'invalid_request',
+          message: `Prefer: scenario=${preferences.scenario.slice(0, 80)} names no scenario; known: ${[...registry.keys()].join(', ')}.`,
+        };
+        return {
+          result: { response: errorResponse(error), code: error.code },
+          entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
+        };
+      }
+      active = chosen;
+    }
+    const base = { operationId: route.operationId, scenario: active.name };
+    const forced = forcedAnswer(route.operationId, active, preferences);
+    if (forced && 'error' in forced) {
+      await request.body?.cancel().catch(() => undefined);
+      await clock.sleep(forced.latencyMs + active.latencyMs);
+      return { result: { response: errorResponse(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
+    }
+    if (forced) return { result: { response: errorResponse(forced), code: forced.code }, entry: { ...base, forced: false } };
+    if (active.latencyMs > 0) await clock.sleep(active.latencyMs);
+    const context: OperationContext = {
+      request,
+      params: route.params,
+      caller: request.headers.get('authorization') ?? '',
+      scenario: active,
+      clock,
+      random,
+      jobs,
+      idempotencyKeys,
+      issuerKeys,
+    };
+    const result = await handlers[route.operationId](context);
+    void started;
+    const response = route.head
+      ? new Response(null, { status: result.response.status, headers: result.response.headers })
+      : result.response;
+    return { result: { ...result, response }, entry: { ...base, forced: false } };
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const started = clock.now();
+    let outcome: Awaited<ReturnType<typeof pipeline>>;
+    try {
+      outcome = await pipeline(request, started);
+    } catch (error) {
+      // A bug in the mock must still answer as the contract allows, without a stack trace.
+      const failure: EngineError = {
+        status: 500,
+        code: 'internal_error',
+        message: `The mock failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+      };
+      outcome = { result: { response: errorResponse(failure), code: failure.code }, entry: { scenario: scenario.name, forced: false } };
+    }
+    const url = new URL(request.url);
+    journal.record({
+      time: started,
+      method: request.method,
+      path: url.pathname,
+      status: outcome.result.response.status,
+      durationMs: clock.now() - started,
+      ...outcome.entry,
+      ...(outcome.result.code ? { code: outcome.result.code } : {}),
+      ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
+    });
+    return outcome.result.response;
+  }
+
+  const inspection = (record: JobRecord): JobInspection => ({
+    job: jobView(atTime(record, clock.now())),
+    owner: record.owner,
+    scenario: record.scenario,
+    createdAt: record.createdAt,
+    reads: record.reads,
+  });
+
+  async function updateJob(jobId: string, change: (record: JobRecord) => JobRecord): Promise<Job> {
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const entry = await jobs.get(jobId);
+      if (!entry) throw new ControlError(`no job '${jobId}'`, 'not_found');
+      const next = change(atTime(entry.value, clock.now()));
+      if (await jobs.compareAndSet(jobId, entry.version, next)) return jobView(next);
+    }
+    throw new ControlError(`job '${jobId}' kept changing; try again`, 'invalid');
+  }
+
+  const control: MockControl = {
+    async reset() {
+      await jobs.clear();
+      await idempotencyKeys.clear();
+      journal.clear();
+      random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
+      faults = new FaultInjector(random);
+      scenario = initialScenario;
+    },
+    get scenario() {
+      return scenario.name;
+    },
+    useScenario(choice) {
+      scenario = resolve(choice);
+      faults = new FaultInjector(random);
+      return scenario;
+    },
+    registerScenario: register,
+    scenarios: () => [...registry.values()],
+    async listJobs() {
+      return (await jobs.entries()).map(([, entry]) => inspection(entry.value));
+    },
+    async inspectJob(jobId) {
+      const entry = await jobs.get(jobId);
+      return entry ? inspection(entry.value) : undefined;
+    },
+    advanceJob: (jobId) =>
+      updateJob(jobId, (record) => {
+        if (record.pinned || record.reached + 1 >= record.timeline.length) {
+          throw new ControlError(`job '${jobId}' is ${jobView(record).status} and has no further step`, 'invalid');
+        }
+        return advanced(record);
+      }),
+    setJobState: ({ jobId, status, evaluation, limitations }) =>
+      updateJob(jobId, (record) => {
+        const current = jobView(record).status;
+        const problem = transitionProblem(current, status);
+        if (problem) throw new ControlError(`job '${jobId}' cannot move from ${current} to ${status}: ${problem}`, 'invalid');
+        if ((status === 'COMPLETE') !== (evaluation !== undefined)) {
+          throw new ControlError(
+            status === 'COMPLETE' ? 'a COMPLETE job needs an evaluation' : `a ${status} job has no evaluation`,
+            'invalid',
+          );
+        }
+        if (limitations?.length && !isFinal(status))
+          throw new ControlError('limitations appear only on COMPLETE or FAILED jobs', 'invalid');
+        const pinned: Job = {
+          jobId,
+          status,
+          ...(evaluation ? { evaluation } : {}),
+          ...(limitations?.length ? { limitations: [...limitations] } : {}),
+        };
+        return { ...record, pinned };
+      }),
+    journal: () => journal.entries(),
+    clearJournal: () => journal.clear(),
+  };
+
+  return { handle, control, clock };
+}

@@ -1,0 +1,79 @@
+/**
+ * @module engine/faults
+ * Forced errors: decides whether a call answers a scenario's fault instead of its natural
+ * answer. Counters for "the next N calls" and the seeded draw for fractions live here, so a
+ * run with the same seed fails the same calls.
+ */
+import type { ErrorCode } from '../contract/index.js';
+import type { Random } from './random.js';
+import type { EngineError } from './responses.js';
+import type { OperationId } from './router.js';
+import type { Fault, Scenario } from './scenario.js';
+
+const codeFor: Record<number, (operationId: OperationId) => ErrorCode> = {
+  400: () => 'invalid_request',
+  404: (operationId) => (operationId === 'getJob' ? 'job_not_found' : 'route_not_found'),
+  409: () => 'idempotency_key_conflict',
+  413: () => 'limit_exceeded',
+  429: () => 'rate_limited',
+  500: () => 'internal_error',
+  503: () => 'service_unavailable',
+};
+
+export interface ForcedAnswer {
+  readonly error: EngineError;
+  readonly latencyMs: number;
+}
+
+/** The forced error for `status` on `operationId`, as the contract's Error body. */
+export function forcedError(options: {
+  status: number;
+  operationId: OperationId;
+  scenario: string;
+  message?: string;
+  retryAfter?: number;
+}): EngineError {
+  const { status, operationId, scenario } = options;
+  const code = (codeFor[status] ?? (() => 'internal_error'))(operationId);
+  const retryAfter = options.retryAfter ?? (status === 429 || status === 503 ? 1 : undefined);
+  return {
+    status,
+    code,
+    message: options.message ?? `Forced by scenario '${scenario}': ${status} on ${operationId}.`,
+    ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
+  };
+}
+
+export class FaultInjector {
+  /** Calls left per fault, for faults with `times`; keyed by the fault object itself. */
+  private readonly remaining = new WeakMap<Fault, number>();
+
+  constructor(private readonly random: Random) {}
+
+  /** The fault to answer with for this call, if any (health never gets one: A-8). */
+  decide(options: { scenario: Scenario; operationId: OperationId }): ForcedAnswer | undefined {
+    const { scenario, operationId } = options;
+    if (operationId === 'health') return undefined;
+    for (const fault of scenario.faults) {
+      if (fault.operation !== '*' && fault.operation !== operationId) continue;
+      if (fault.times !== undefined) {
+        const left = this.remaining.get(fault) ?? fault.times;
+        if (left <= 0) continue;
+        this.remaining.set(fault, left - 1);
+      } else if (fault.fraction !== undefined && this.random.next() >= fault.fraction) {
+        continue;
+      }
+      return {
+        error: forcedError({
+          status: fault.status,
+          operationId,
+          scenario: scenario.name,
+          ...(fault.message === undefined ? {} : { message: fault.message }),
+          ...(fault.retryAfter === undefined ? {} : { retryAfter: fault.retryAfter }),
+        }),
+        latencyMs: fault.latencyMs ?? 0,
+      };
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * @module engine/operations
+ * Stage 3, acting on state: one handler per operation of the contract. Each takes the request
+ * already routed (and past any scenario fault) and returns the Response the contract allows.
+ */
+import { bodyLimits, EvaluationRequest, IdempotencyKey, type Job, JobIdParameter, VerificationRequest } from '../contract/index.js';
+import { requestDigest } from './canonical-json.js';
+import type { Clock } from './clock.js';
+import { afterRead, type JobRecord, jobView } from './jobs.js';
+import { newJobId, type Random } from './random.js';
+import { readJsonObject } from './request-body.js';
+import { type EngineError, errorResponse, jsonResponse } from './responses.js';
+import { isEngineError } from './router.js';
+import { type Scenario, timelineFor } from './scenario.js';
+import type { KeyValueStore } from './store.js';
+import { describeDiagnostics, diagnose } from './validation.js';
+import { type IssuerKeySet, verifyArtifact } from './verification/artifact-profile.js';
+
+/** What an Idempotency-Key is bound to (docs/assumptions.md A-16). */
+export interface IdempotencyRecord {
+  readonly digest: string;
+  readonly jobId: string;
+}
+
+export interface OperationContext {
+  readonly request: Request;
+  readonly params: Readonly<Record<string, string>>;
+  /** The caller's identity: the Authorization header's value, '' when absent (A-10). */
+  readonly caller: string;
+  readonly scenario: Scenario;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly jobs: KeyValueStore<JobRecord>;
+  readonly idempotencyKeys: KeyValueStore<IdempotencyRecord>;
+  readonly issuerKeys: IssuerKeySet;
+}
+
+/** What an operation answered, with the jobId it concerned (for the journal). */
+export interface OperationResult {
+  readonly response: Response;
+  readonly jobId?: string;
+  readonly code?: string;
+}
+
+function fail(error: EngineError): OperationResult {
+  return { response: errorResponse(error), code: error.code };
+}
+
+const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: 'No job with this jobId is available to this caller.' };
+
+export async function health(): Promise<OperationResult> {
+  return { response: jsonResponse({ status: 200, body: { status: 'ok' } }) };
+}
+
+export async function createEvaluation(context: OperationContext): Promise<OperationResult> {
+  const body = await readJsonObject(context.request, { bytes: bodyLimits.createEvaluationBytes, status: 413 });
+  if (isEngineError(body)) return fail(body);
+  const key = context.request.headers.get('idempotency-key');
+  const diagnostics = [
+    ...(key === null
+      ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
+      : diagnose({ schema: IdempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
+    ...diagnose({ schema: EvaluationRequest, value: body }),
+  ];
+  if (diagnostics.length > 0) {
+    const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
+    const onlyKeyMissing = diagnostics.every((diagnostic) => diagnostic.path === 'Idempotency-Key header' && !diagnostic.overMaximum);
+    return fail({
+      status: overMaximum ? 413 : 400,
+      code: overMaximum ? 'limit_exceeded' : onlyKeyMissing ? 'missing_idempotency_key' : 'invalid_request',
+      message: describeDiagnostics(diagnostics),
+    });
+  }
+  const evaluation = body as EvaluationRequest;
+  const idempotencyKey = key as string;
+  const digest = await requestDigest(evaluation);
+  const now = context.clock.now();
+  const record: JobRecord = {
+    jobId: newJobId(context.random),
+    owner: context.caller,
+    createdAt: now,
+    scenario: context.scenario.name,
+    timeline: timelineFor({ scenario: context.scenario, request: evaluation }),
+    reached: -1,
+    reads: 0,
+  };
+  // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
+  const binding = await bindKey({ context, scopedKey: `${context.caller}\n${idempotencyKey}`, digest, jobId: record.jobId });
+  if (binding === 'conflict') {
+    return fail({
+      status: 409,
+      code: 'idempotency_key_conflict',
+      message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+    });
+  }
+  if (binding !== 'claimed') return { response: jsonResponse({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
+  await context.jobs.insertIfAbsent(record.jobId, record);
+  return { response: jsonResponse({ status: 202, body: jobView(record) }), jobId: record.jobId };
+}
+
+/**
+ * Binds the (caller-scoped) key to a new job, or finds what it is already bound to. The key is
+ * claimed before the job is stored: of concurrent duplicates exactly one claims it, and only
+ * that one creates a job. A key whose job expired or was evicted is rebound to the new job.
+ */
+async function bindKey(options: {
+  context: OperationContext;
+  scopedKey: string;
+  digest: string;
+  jobId: string;
+}): Promise<'claimed' | 'conflict' | JobRecord> {
+  const { context, scopedKey, digest, jobId } = options;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const claim = await context.idempotencyKeys.insertIfAbsent(scopedKey, { digest, jobId });
+    if (claim.inserted) return 'claimed';
+    if (claim.entry.value.digest !== digest) return 'conflict';
+    const existing = await waitForJob(context, claim.entry.value.jobId);
+    if (existing) return existing;
+    if (await context.idempotencyKeys.compareAndSet(scopedKey, claim.entry.version, { digest, jobId })) return 'claimed';
+  }
+  throw new Error('the idempotency key store kept changing under this request');
+}
+
+/** A replay can race the first request between its key claim and its job insert; wait briefly. */
+async function waitForJob(context: OperationContext, jobId: string): Promise<JobRecord | undefined> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const entry = await context.jobs.get(jobId);
+    if (entry) return entry.value;
+    await Promise.resolve();
+  }
+  return undefined;
+}
+
+export async function getJob(context: OperationContext): Promise<OperationResult> {
+  let jobId: string;
+  try {
+    jobId = decodeURIComponent(context.params.jobId ?? '');
+  } catch {
+    return fail(jobNotFound);
+  }
+  // An invalid jobId names no job: 404, the one rejection getJob documents (A-23).
+  if (!JobIdParameter.safeParse(jobId).success) return fail(jobNotFound);
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const entry = await context.jobs.get(jobId);
+    // Another caller's job answers exactly like a missing one: no existence oracle (A-10).
+    if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
+    const next = afterRead(entry.value, context.clock.now());
+    const stored = await context.jobs.compareAndSet(jobId, entry.version, next);
+    if (stored) return { response: jsonResponse({ status: 200, body: jobView(next) }), jobId };
+  }
+  const entry = await context.jobs.get(jobId);
+  if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
+  return { response: jsonResponse({ status: 200, body: jobView(entry.value) satisfies Job }), jobId };
+}
+
+export async function verifyReport(context: OperationContext): Promise<OperationResult> {
+  const body = await readJsonObject(context.request, { bytes: bodyLimits.verifyReportBytes, status: 400 });
+  if (isEngineError(body)) return fail(body);
+  const diagnostics = diagnose({ schema: VerificationRequest, value: body });
+  if (diagnostics.length > 0) {
+    // verifyReport has no 413 (A-2): over-long input is a 400 whose code still says why.
+    const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
+    return fail({ status: 400, code: overMaximum ? 'limit_exceeded' : 'invalid_request', message: describeDiagnostics(diagnostics) });
+  }
+  const result = await verifyArtifact({ request: body as VerificationRequest, keys: context.issuerKeys });
+  return { response: jsonResponse({ status: 200, body: result }) };
+}

@@ -1,0 +1,163 @@
+/**
+ * @module engine/scenario
+ * The scenario language: how jobs move (timelines and outcomes), which requests get which
+ * timeline (rules), and which calls get a forced error (faults). Validated by zod with errors
+ * that name the path; docs/scenarios.md describes it and scenarios/scenario.schema.json is
+ * published from this schema for editor completion.
+ */
+import * as z from 'zod';
+import { type EvaluationRequest, evaluations, evidenceKinds, limits, profiles } from '../contract/index.js';
+import { boundedText } from '../contract/text.js';
+import type { TimelineStep } from './jobs.js';
+
+const at = z
+  .union([
+    z.literal('manual'),
+    z
+      .strictObject({
+        reads: z.int().min(1).optional().describe('Reached at this read of the job (1 = the first GET).'),
+        ms: z.int().min(0).optional().describe("Reached this many milliseconds after creation, on the engine's clock."),
+      })
+      .refine((value) => value.reads !== undefined || value.ms !== undefined, { message: 'give reads, ms or both' }),
+  ])
+  .describe("When the step is reached: {reads, ms} (whichever comes first) or 'manual' (only when advanced by hand).");
+
+const step = z.strictObject({
+  status: z.enum(['RUNNING', 'COMPLETE', 'FAILED']),
+  evaluation: z.enum(evaluations).optional().describe('Required when status is COMPLETE; not allowed otherwise.'),
+  limitations: z
+    .array(boundedText(limits.limitationLength))
+    .max(limits.limitationsItems.max)
+    .optional()
+    .describe('Only on COMPLETE or FAILED.'),
+  at,
+});
+
+const timeline = z
+  .array(step)
+  .max(2)
+  .superRefine((steps, ctx) => {
+    steps.forEach((entry, index) => {
+      if (entry.status === 'COMPLETE' && !entry.evaluation)
+        ctx.addIssue({ code: 'custom', path: [index, 'evaluation'], message: 'a COMPLETE step needs an evaluation' });
+      if (entry.status !== 'COMPLETE' && entry.evaluation)
+        ctx.addIssue({ code: 'custom', path: [index, 'evaluation'], message: `a ${entry.status} step has no evaluation` });
+      if (entry.status === 'RUNNING' && entry.limitations)
+        ctx.addIssue({ code: 'custom', path: [index, 'limitations'], message: 'limitations appear only on COMPLETE or FAILED' });
+    });
+    const statuses = steps.map((entry) => entry.status).join(' → ');
+    const allowed = ['', 'RUNNING', 'FAILED', 'RUNNING → COMPLETE', 'RUNNING → FAILED'];
+    if (!allowed.includes(statuses)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a job moves QUEUED → RUNNING → COMPLETE or FAILED (or QUEUED → FAILED); '${statuses}' is not allowed`,
+      });
+    }
+    const first = steps[0]?.at;
+    const second = steps[1]?.at;
+    if (first && second && first !== 'manual' && second !== 'manual') {
+      if ((first.reads ?? 0) > (second.reads ?? Number.POSITIVE_INFINITY) || (first.ms ?? 0) > (second.ms ?? Number.POSITIVE_INFINITY)) {
+        ctx.addIssue({ code: 'custom', path: [1, 'at'], message: 'a later step cannot be reached before an earlier one' });
+      }
+    }
+  })
+  .describe('The steps after QUEUED, in order.');
+
+const jobPlan = z.strictObject({ timeline });
+
+const match = z
+  .strictObject({
+    profile: z.enum(profiles).optional(),
+    operationId: z
+      .string()
+      .refine(
+        (source) => {
+          try {
+            new RegExp(source, 'u');
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        { message: 'must be a valid regular expression' },
+      )
+      .optional()
+      .describe('A regular expression the request operationId must match.'),
+    evidenceKinds: z.array(z.enum(evidenceKinds)).min(1).optional().describe('The request must include evidence of each of these kinds.'),
+  })
+  .describe('Every condition given must hold.');
+
+const faultableOperations = ['createEvaluation', 'verifyReport', 'getJob', '*'] as const;
+export const forcedStatuses = [400, 404, 409, 413, 429, 500, 503] as const;
+
+const fault = z
+  .strictObject({
+    operation: z.enum(faultableOperations).default('*').describe("The operation it applies to ('*': every operation but health)."),
+    status: z.literal(forcedStatuses).describe('The status answered, with a contract Error body.'),
+    times: z.int().min(1).optional().describe('Only the next N matching calls.'),
+    fraction: z.number().gt(0).max(1).optional().describe('A seeded fraction of matching calls.'),
+    latencyMs: z.int().min(0).max(60_000).optional().describe('Delay before answering.'),
+    retryAfter: z.int().min(0).max(86_400).optional().describe('Retry-After seconds (429 and 503 default to 1).'),
+    message: boundedText({ max: 512 }).optional(),
+  })
+  .refine((value) => value.times === undefined || value.fraction === undefined, { message: 'give times or fraction, not both' });
+
+export const scenarioSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, { message: 'must be lowercase letters, digits and dashes' }),
+    description: z.string().max(1024).default(''),
+    job: jobPlan.optional().describe("The timeline of every job unless a rule matches (default: the 'default' timeline)."),
+    rules: z
+      .array(z.strictObject({ match, job: jobPlan }))
+      .default([])
+      .describe('The first rule whose match holds gives the timeline.'),
+    faults: z.array(fault).default([]).describe('The first fault that applies to a call forces its answer.'),
+    latencyMs: z.int().min(0).max(60_000).default(0).describe('Delay before every answer.'),
+  })
+  .describe('An evidence-harness mock scenario.');
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type Fault = Scenario['faults'][number];
+export type JobPlan = z.output<typeof jobPlan>;
+
+/** The default timeline (A-22): RUNNING at the first read or 500 ms, COMPLETE PASS at the third read or 2 s. */
+export const defaultTimeline: readonly TimelineStep[] = [
+  { status: 'RUNNING', at: { reads: 1, ms: 500 } },
+  { status: 'COMPLETE', evaluation: 'PASS', at: { reads: 3, ms: 2000 } },
+];
+
+/** A scenario file that does not fit the language: every problem with its path. */
+export class ScenarioError extends Error {
+  override readonly name = 'ScenarioError';
+  constructor(
+    readonly source: string,
+    readonly problems: readonly { path: string; message: string }[],
+  ) {
+    super(`${source}: invalid scenario:\n${problems.map((problem) => `  ${problem.path}: ${problem.message}`).join('\n')}`);
+  }
+}
+
+/** Validates a parsed scenario document; `source` names it in errors (a file path, say). */
+export function parseScenario(options: { value: unknown; source: string }): Scenario {
+  const result = scenarioSchema.safeParse(options.value);
+  if (result.success) return result.data;
+  throw new ScenarioError(
+    options.source,
+    result.error.issues.map((issue) => ({ path: issue.path.length ? issue.path.join('.') : '(root)', message: issue.message })),
+  );
+}
+
+/** The timeline a new job gets under `scenario` for this request. */
+export function timelineFor(options: { scenario: Scenario; request: EvaluationRequest }): readonly TimelineStep[] {
+  const { scenario, request } = options;
+  for (const rule of scenario.rules) {
+    const { profile, operationId, evidenceKinds: kinds } = rule.match;
+    if (profile && request.profile !== profile) continue;
+    if (operationId && !new RegExp(operationId, 'u').test(request.operationId)) continue;
+    if (kinds && !kinds.every((kind) => request.evidence.some((evidence) => evidence.kind === kind))) continue;
+    return rule.job.timeline;
+  }
+  return scenario.job?.timeline ?? defaultTimeline;
+}

@@ -1,0 +1,61 @@
+/**
+ * @module engine/validation
+ * Stage 2b: validates inputs with the contract's zod schemas and collects every problem as a
+ * diagnostic instead of stopping at the first. Whether the answer is 400 or 413 is decided
+ * from the diagnostics by the operation (docs/assumptions.md A-2).
+ */
+import type * as z from 'zod';
+
+export interface Diagnostic {
+  /** Where, as a JSON Pointer into the body, or a header/parameter name. */
+  readonly path: string;
+  readonly message: string;
+  /** True when a maximum of section 8 is exceeded. */
+  readonly overMaximum: boolean;
+}
+
+function pointer(prefix: string, path: readonly PropertyKey[]): string {
+  return prefix + path.map((part) => `/${String(part).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+}
+
+function messageOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return /received undefined/.test(issue.message)
+        ? 'is required'
+        : `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}`;
+    case 'too_big':
+      return issue.origin === 'array' ? `must have at most ${String(issue.maximum)} items` : issue.message;
+    case 'too_small':
+      return issue.origin === 'array' ? `must have at least ${String(issue.minimum)} item${issue.minimum === 1 ? '' : 's'}` : issue.message;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** Every problem zod finds in `value`, as diagnostics (empty when valid). */
+export function diagnose(options: { schema: z.ZodType; value: unknown; prefix?: string }): Diagnostic[] {
+  const result = options.schema.safeParse(options.value);
+  if (result.success) return [];
+  const prefix = options.prefix ?? '';
+  return result.error.issues.flatMap((issue): Diagnostic[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: pointer(prefix, [...issue.path, key]),
+        message: 'is not a property of the contract',
+        overMaximum: false,
+      }));
+    }
+    return [{ path: pointer(prefix, issue.path) || prefix || '/', message: messageOf(issue), overMaximum: issue.code === 'too_big' }];
+  });
+}
+
+/** "2 problems: /a must …; /b is …" — what a developer reads in the Error message. */
+export function describeDiagnostics(diagnostics: readonly Diagnostic[]): string {
+  const lines = diagnostics.slice(0, 10).map((diagnostic) => `${diagnostic.path || '(body)'} ${diagnostic.message}`);
+  const more = diagnostics.length > 10 ? `; and ${diagnostics.length - 10} more` : '';
+  const head = diagnostics.length === 1 ? '' : `${diagnostics.length} problems: `;
+  return `${head}${lines.join('; ')}${more}.`;
+}
