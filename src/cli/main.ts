@@ -4,10 +4,11 @@
  */
 import { packageVersion } from '../openapi/package-root.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
+import { mockCommand } from './mock-command.js';
 import { specCommand } from './spec-command.js';
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [specCommand];
+export const commands: readonly Command[] = [mockCommand, specCommand];
 
 function overview(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -27,6 +28,24 @@ Run 'evidence-harness <command> --help' for a command's options and examples.
 `;
 }
 
+/** Levenshtein distance, for "did you mean" on a mistyped command. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+function suggestion(typed: string): string {
+  const near = commands.filter((command) => editDistance(typed, command.name) <= 2);
+  return near.length > 0 ? ` Did you mean '${near[0]!.name}'?` : '';
+}
+
 /** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CommandIo): Promise<number> {
   const [first, ...rest] = argv;
@@ -42,7 +61,9 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   const command = commands.find((candidate) => candidate.name === first);
   if (!command) {
     io.stderr(
-      diagnostic(`unknown command '${first}'. Commands: ${commands.map((c) => c.name).join(', ')}. See 'evidence-harness --help'.`),
+      diagnostic(
+        `unknown command '${first}'.${suggestion(first)} Commands: ${commands.map((c) => c.name).join(', ')}. See 'evidence-harness --help'.`,
+      ),
     );
     return exitCodes.usage;
   }

@@ -38,10 +38,15 @@ it('shows a command’s help with <command> --help and help <command>', async ()
   expect(b.stdout).toBe(a.stdout);
 });
 
-it('answers an unknown command with exit 2 and the list of commands', async () => {
+it('answers an unknown command with exit 2, the nearest command and the list of commands', async () => {
   const result = await run('mokc');
   expect(result.code).toBe(2);
-  expect(result.stderr).toBe("evidence-harness: unknown command 'mokc'. Commands: spec. See 'evidence-harness --help'.\n");
+  expect(result.stderr).toBe(
+    "evidence-harness: unknown command 'mokc'. Did you mean 'mock'? Commands: mock, spec. See 'evidence-harness --help'.\n",
+  );
+  expect((await run('zzzzzz')).stderr).toBe(
+    "evidence-harness: unknown command 'zzzzzz'. Commands: mock, spec. See 'evidence-harness --help'.\n",
+  );
 });
 
 it('answers an unknown option with exit 2 and a pointer to the command’s help', async () => {

@@ -1,0 +1,102 @@
+/**
+ * @module server/control-api
+ * The engine's control surface over HTTP, under the reserved prefix /__mock/ (outside the
+ * contract's paths). Described in spec/control-api.yaml. When the server listens beyond
+ * loopback every call must carry the control token (X-Mock-Token).
+ */
+import { ControlError, type MockEngine, ScenarioError } from '../engine/index.js';
+
+export const controlPrefix = '/__mock';
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+function problem(status: number, code: string, message: string): Response {
+  return json(status, { code, message });
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.length > 1024 * 1024) throw new ControlError('the control request body is over 1 MiB', 'invalid');
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ControlError(`the body is not well-formed JSON: ${(error as Error).message}`, 'invalid');
+  }
+}
+
+function field(body: unknown, name: string): unknown {
+  return body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** Constant-time comparison, so the token cannot be guessed a character at a time. */
+function sameToken(given: string, expected: string): boolean {
+  if (given.length !== expected.length) return false;
+  let difference = 0;
+  for (let index = 0; index < given.length; index += 1) difference |= given.charCodeAt(index) ^ expected.charCodeAt(index);
+  return difference === 0;
+}
+
+export interface ControlApiOptions {
+  readonly engine: MockEngine;
+  /** When set, calls without `X-Mock-Token: <token>` are refused with 401. */
+  readonly token?: string;
+}
+
+/** Answers a /__mock/ request. */
+export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
+  const { control } = options.engine;
+  if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
+    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
+  }
+  const path = new URL(request.url).pathname.slice(controlPrefix.length);
+  const method = request.method.toUpperCase();
+  const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
+  try {
+    if (path === '/scenarios' && method === 'GET') {
+      return json(200, {
+        current: control.scenario,
+        scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
+      });
+    }
+    if (path === '/scenario' && method === 'PUT') {
+      const body = await readJson(request);
+      const choice = field(body, 'scenario') ?? field(body, 'name');
+      if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
+        throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
+      }
+      const scenario = control.useScenario(choice as string);
+      return json(200, { current: scenario.name });
+    }
+    if (path === '/reset' && method === 'POST') {
+      await control.reset();
+      return json(200, { current: control.scenario });
+    }
+    if (path === '/jobs' && method === 'GET') return json(200, { jobs: await control.listJobs() });
+    if (jobPath) {
+      const jobId = decodeURIComponent(jobPath[1]!);
+      if (!jobPath[2] && method === 'GET') {
+        const job = await control.inspectJob(jobId);
+        return job ? json(200, job) : problem(404, 'job_not_found', `No job '${jobId}'.`);
+      }
+      if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
+      if (jobPath[2] === '/state' && method === 'PUT') {
+        const body = await readJson(request);
+        return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
+      }
+    }
+    if (path === '/journal' && method === 'GET') return json(200, { entries: control.journal() });
+    if (path === '/journal' && method === 'DELETE') {
+      control.clearJournal();
+      return json(200, { entries: [] });
+    }
+    return problem(404, 'route_not_found', `No control operation ${method} ${controlPrefix}${path}; see spec/control-api.yaml.`);
+  } catch (error) {
+    if (error instanceof ControlError)
+      return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);
+    if (error instanceof ScenarioError) return problem(400, 'invalid_scenario', error.message);
+    throw error;
+  }
+}

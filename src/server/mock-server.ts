@@ -1,0 +1,170 @@
+/**
+ * @module server/mock-server
+ * The mock engine served over node:http: CORS for browser clients on other ports, the control
+ * API under /__mock/, one log line per request, timeouts against slow clients, and a graceful
+ * close.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMockEngine, type MockEngine, type MockEngineOptions } from '../engine/index.js';
+import { controlPrefix, handleControl } from './control-api.js';
+import { sendFetchResponse, toFetchRequest } from './node-adapter.js';
+
+export interface MockServerOptions {
+  /** The engine to serve; default: a new one from `engineOptions`. */
+  readonly engine?: MockEngine;
+  readonly engineOptions?: MockEngineOptions;
+  /** Default 4010; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** The control API token; required (and generated when not given) beyond loopback. */
+  readonly controlToken?: string;
+  /** Receives one line per request; default: none. */
+  readonly log?: (line: string) => void;
+  readonly timeouts?: {
+    /** Time to receive a request's headers. Default 10 s. */
+    readonly headersMs?: number;
+    /** Time to receive a whole request. Default 30 s. */
+    readonly requestMs?: number;
+    /** Idle keep-alive. Default 5 s. */
+    readonly keepAliveMs?: number;
+  };
+}
+
+export interface RunningMockServer {
+  /** Base URL, such as http://127.0.0.1:4010. */
+  readonly url: string;
+  readonly port: number;
+  readonly engine: MockEngine;
+  /** The control token in force, when the control API needs one. */
+  readonly controlToken?: string;
+  /** Stops accepting connections and waits for in-flight requests (at most `graceMs`, default 5 s). */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** CORS headers on every answer, so a browser app on another origin can call the mock (A-20). */
+const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'Retry-After, Allow, Content-Length',
+} as const;
+
+const preflightHeaders = {
+  ...corsHeaders,
+  'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer, X-Mock-Token',
+  'access-control-max-age': '600',
+} as const;
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ code, message });
+}
+
+function formatLine(options: { method: string; path: string; status: number; ms: number; scenario: string }): string {
+  const time = new Date().toISOString().slice(11, 23);
+  return `${time} ${options.method} ${options.path} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
+}
+
+export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
+  const engine = options.engine ?? createMockEngine(options.engineOptions);
+  const host = options.host ?? '127.0.0.1';
+  const controlToken = options.controlToken ?? (loopback.test(host) ? undefined : randomBytes(18).toString('base64url'));
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
+  const log = options.log;
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = incoming.method ?? 'GET';
+    const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+    let status = 500;
+    try {
+      if (method === 'OPTIONS' && incoming.headers['access-control-request-method']) {
+        outgoing.writeHead(204, preflightHeaders).end();
+        status = 204;
+        return;
+      }
+      let request: Request;
+      try {
+        request = toFetchRequest(incoming, { origin });
+      } catch {
+        status = 400;
+        outgoing
+          .writeHead(400, { ...corsHeaders, 'content-type': 'application/json' })
+          .end(errorBody('invalid_request', 'The request target is not a valid URL.'));
+        return;
+      }
+      const response =
+        path === controlPrefix || path.startsWith(`${controlPrefix}/`)
+          ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
+          : await engine.handle(request);
+      status = response.status;
+      // A refused body may still be arriving; closing the connection after the answer keeps it from being read.
+      if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');
+      await sendFetchResponse(response, outgoing, corsHeaders);
+    } catch (error) {
+      status = 500;
+      if (!outgoing.headersSent) {
+        outgoing.writeHead(500, { ...corsHeaders, 'content-type': 'application/json' });
+        outgoing.end(
+          errorBody(
+            'internal_error',
+            `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+          ),
+        );
+      } else {
+        outgoing.destroy();
+      }
+    } finally {
+      log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
+    }
+  }
+
+  const server: Server = createServer(
+    {
+      headersTimeout: options.timeouts?.headersMs ?? 10_000,
+      requestTimeout: options.timeouts?.requestMs ?? 30_000,
+      keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
+    },
+    (incoming, outgoing) => void handle(incoming, outgoing),
+  );
+  // Node answers malformed HTTP with a bare 400; answer it as an Error body and close.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
+    const body = timeout
+      ? errorBody('request_timeout', 'The request was not received in time.')
+      : errorBody('invalid_request', 'The request is not valid HTTP.');
+    socket.end(
+      `HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `${origin}:${port}`,
+    port,
+    engine,
+    ...(controlToken === undefined ? {} : { controlToken }),
+    close: ({ graceMs = 5000 } = {}) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

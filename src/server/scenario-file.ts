@@ -1,0 +1,37 @@
+/**
+ * @module server/scenario-file
+ * Resolves `--scenario NAME|FILE`: a shipped scenario's name, or a JSON or YAML file parsed
+ * and validated with errors that name the file and the path inside it.
+ */
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
+
+/** True when `value` looks like a path rather than a scenario name. */
+export function isScenarioPath(value: string): boolean {
+  return /[/\\]/.test(value) || /\.(json|ya?ml)$/i.test(value);
+}
+
+export async function loadScenarioFile(path: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(path, [
+      { path: '(file)', message: `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` },
+    ]);
+  }
+  let value: unknown;
+  try {
+    value = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new ScenarioError(path, [
+      {
+        path: '(file)',
+        message: `is not valid ${extname(path).slice(1).toUpperCase() || 'JSON'}: ${(error as Error).message.split('\n')[0]}`,
+      },
+    ]);
+  }
+  return parseScenario({ value, source: path });
+}
