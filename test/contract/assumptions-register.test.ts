@@ -28,7 +28,10 @@ const mapRows = register
   .slice(register.indexOf('## Contract "not shown"'))
   .split('\n')
   .filter((line) => line.startsWith('| ') && line.includes('"'))
-  .map((line) => ({ quote: line.match(/"([^"]+)"/)?.[1] ?? '', entries: [...line.matchAll(/\[A-(\d+)\]/g)].map((match) => Number(match[1])) }));
+  .map((line) => ({
+    quote: line.match(/"([^"]+)"/)?.[1] ?? '',
+    entries: [...line.matchAll(/\[A-(\d+)\]/g)].map((match) => Number(match[1])),
+  }));
 
 it('finds the gaps of the contract it is meant to cover (the parser itself works)', () => {
   expect(gaps.length).toBeGreaterThanOrEqual(13);
@@ -54,7 +57,8 @@ it.each([...entries.keys()])('entry A-%i states the contract, the decision, why,
 
 it('lists every entry in its table of contents, with the runner treatment', () => {
   const contents = register.slice(register.indexOf('## Contents'), register.indexOf('\n---\n'));
-  for (const number of entries.keys()) expect(contents).toMatch(new RegExp(`\\| \\[A-${number}\\]\\(#a-${number}-[^)]+\\) \\| [^|]+ \\| [^|]+ \\|`));
+  for (const number of entries.keys())
+    expect(contents).toMatch(new RegExp(`\\| \\[A-${number}\\]\\(#a-${number}-[^)]+\\) \\| [^|]+ \\| [^|]+ \\|`));
 });
 
 function filesUnder(folder: string): string[] {
