@@ -13,6 +13,7 @@ import { Journal, type JournalEntry } from './journal.js';
 import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
 import * as operations from './operations.js';
 import { createRandom } from './random.js';
+import { discardBody } from './request-body.js';
 import { type EngineError, errorResponse } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
 import { forcedStatuses, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
@@ -224,7 +225,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     const base = { operationId: route.operationId, scenario: active.name };
     const forced = forcedAnswer(route.operationId, active, preferences);
     if (forced && 'error' in forced) {
-      await request.body?.cancel().catch(() => undefined);
+      discardBody(request);
       await clock.sleep(forced.latencyMs + active.latencyMs);
       return { result: { response: errorResponse(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
     }

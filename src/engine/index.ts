@@ -6,6 +6,7 @@
  */
 export { canonicalJson, requestDigest } from './canonical-json.js';
 export { type Clock, systemClock, VirtualClock } from './clock.js';
+export { type ControlApiOptions, controlPrefix, handleControl, isControlPath } from './control-api.js';
 export {
   ControlError,
   createMockEngine,

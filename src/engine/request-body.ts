@@ -15,6 +15,14 @@ export interface BodyLimit {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Discards a body the engine will not read. Not awaited: under MSW the request body is a
+ * stream whose cancel() may only settle when the interceptor finishes, after our answer.
+ */
+export function discardBody(request: Request): void {
+  if (request.body && !request.bodyUsed && !request.body.locked) request.body.cancel().catch(() => undefined);
+}
+
 function refusal(status: number, code: ErrorCode, message: string): EngineError {
   return { status, code, message };
 }
@@ -27,7 +35,7 @@ export function isJsonMediaType(contentType: string | null): boolean {
 async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large'> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    await request.body?.cancel().catch(() => undefined);
+    discardBody(request);
     return 'too_large';
   }
   if (!request.body) return new Uint8Array(0);
@@ -39,7 +47,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array 
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel().catch(() => undefined);
+      // Not awaited, as in discardBody.
+      reader.cancel().catch(() => undefined);
       return 'too_large';
     }
     chunks.push(value);
@@ -57,7 +66,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array 
 /** The parsed body as a plain JSON object, or the refusal to answer with. */
 export async function readJsonObject(request: Request, limit: BodyLimit): Promise<Record<string, unknown> | EngineError> {
   if (!isJsonMediaType(request.headers.get('content-type'))) {
-    await request.body?.cancel().catch(() => undefined);
+    discardBody(request);
     const received = request.headers.get('content-type');
     return refusal(
       415,

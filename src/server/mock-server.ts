@@ -7,8 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMockEngine, type MockEngine, type MockEngineOptions } from '../engine/index.js';
-import { controlPrefix, handleControl } from './control-api.js';
+import { createMockEngine, handleControl, isControlPath, type MockEngine, type MockEngineOptions } from '../engine/index.js';
 import { sendFetchResponse, toFetchRequest } from './node-adapter.js';
 
 export interface MockServerOptions {
@@ -96,10 +95,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           .end(errorBody('invalid_request', 'The request target is not a valid URL.'));
         return;
       }
-      const response =
-        path === controlPrefix || path.startsWith(`${controlPrefix}/`)
-          ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
-          : await engine.handle(request);
+      const response = isControlPath(path)
+        ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
+        : await engine.handle(request);
       status = response.status;
       // A refused body may still be arriving; closing the connection after the answer keeps it from being read.
       if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');

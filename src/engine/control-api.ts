@@ -1,19 +1,27 @@
 /**
- * @module server/control-api
+ * @module engine/control-api
  * The engine's control surface over HTTP, under the reserved prefix /__mock/ (outside the
- * contract's paths). Described in spec/control-api.yaml. When the server listens beyond
+ * contract's paths), described in spec/control-api.yaml. Isomorphic, so the Node mock server
+ * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
-import { ControlError, type MockEngine, ScenarioError } from '../engine/index.js';
+import { ControlError, type MockEngine } from './engine.js';
+import { jsonResponse } from './responses.js';
+import { ScenarioError } from './scenario.js';
 
 export const controlPrefix = '/__mock';
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+function json(status: number, body: unknown): Response {
+  return jsonResponse({ status, body });
 }
 
 function problem(status: number, code: string, message: string): Response {
   return json(status, { code, message });
+}
+
+/** True when `pathname` is under the control API's prefix. */
+export function isControlPath(pathname: string): boolean {
+  return pathname === controlPrefix || pathname.startsWith(`${controlPrefix}/`);
 }
 
 async function readJson(request: Request): Promise<unknown> {

@@ -1,0 +1,7 @@
+/**
+ * @module mocks
+ * `evidence-harness/msw`: MSW handlers over the mock engine, for setupServer (Node) and
+ * setupWorker (browser). `evidence-harness/msw/node` and `evidence-harness/msw/browser` add
+ * the ready-made server and worker.
+ */
+export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
