@@ -4,11 +4,37 @@
  */
 import { packageVersion } from '../openapi/package-root.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
-import { mockCommand } from './mock-command.js';
-import { specCommand } from './spec-command.js';
+
+/**
+ * A subcommand as the dispatcher knows it before loading it. Commands load on demand so that
+ * `mock` starts without parsing the conformance runner's dependencies (swagger-parser, ajv,
+ * fast-check), which would cost most of a second before the first /health answer.
+ */
+export interface CommandEntry {
+  readonly name: string;
+  /** One line for the command list; test/cli checks it equals the command's own summary. */
+  readonly summary: string;
+  load(): Promise<Command>;
+}
 
 /** Every subcommand, in the order `--help` lists them. */
-export const commands: readonly Command[] = [mockCommand, specCommand];
+export const commands: readonly CommandEntry[] = [
+  {
+    name: 'mock',
+    summary: 'serve a stateful mock of the contract (default http://127.0.0.1:4010)',
+    load: async () => (await import('./mock-command.js')).mockCommand,
+  },
+  {
+    name: 'artifact',
+    summary: 'mint signed test artifacts for verifyReport (profile eh-jws-ed25519/0.1)',
+    load: async () => (await import('./artifact-command.js')).artifactCommand,
+  },
+  {
+    name: 'spec',
+    summary: 'validate an OpenAPI document and print a summary of the contract',
+    load: async () => (await import('./spec-command.js')).specCommand,
+  },
+];
 
 function overview(): string {
   const width = Math.max(...commands.map((command) => command.name.length));
@@ -51,15 +77,15 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
   const [first, ...rest] = argv;
   if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
     const named = first === 'help' ? commands.find((command) => command.name === rest[0]) : undefined;
-    io.stdout(named ? named.help : overview());
+    io.stdout(named ? (await named.load()).help : overview());
     return exitCodes.ok;
   }
   if (first === '-v' || first === '--version') {
     io.stdout(`${packageVersion()}\n`);
     return exitCodes.ok;
   }
-  const command = commands.find((candidate) => candidate.name === first);
-  if (!command) {
+  const entry = commands.find((candidate) => candidate.name === first);
+  if (!entry) {
     io.stderr(
       diagnostic(
         `unknown command '${first}'.${suggestion(first)} Commands: ${commands.map((c) => c.name).join(', ')}. See 'evidence-harness --help'.`,
@@ -67,6 +93,7 @@ export async function main(argv: readonly string[], io: CommandIo): Promise<numb
     );
     return exitCodes.usage;
   }
+  const command = await entry.load();
   if (rest.includes('-h') || rest.includes('--help')) {
     io.stdout(command.help);
     return exitCodes.ok;

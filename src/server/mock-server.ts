@@ -45,6 +45,11 @@ export interface RunningMockServer {
 
 const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
+/** True when `host` is reachable only from this machine; beyond it the control API needs a token. */
+export function isLoopbackHost(host: string): boolean {
+  return loopback.test(host);
+}
+
 /** CORS headers on every answer, so a browser app on another origin can call the mock (A-20). */
 const corsHeaders = {
   'access-control-allow-origin': '*',
@@ -70,7 +75,7 @@ function formatLine(options: { method: string; path: string; status: number; ms:
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const engine = options.engine ?? createMockEngine(options.engineOptions);
   const host = options.host ?? '127.0.0.1';
-  const controlToken = options.controlToken ?? (loopback.test(host) ? undefined : randomBytes(18).toString('base64url'));
+  const controlToken = options.controlToken ?? (isLoopbackHost(host) ? undefined : randomBytes(18).toString('base64url'));
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
 
@@ -120,11 +125,16 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
+  const headersTimeout = options.timeouts?.headersMs ?? 10_000;
+  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
   const server: Server = createServer(
     {
-      headersTimeout: options.timeouts?.headersMs ?? 10_000,
-      requestTimeout: options.timeouts?.requestMs ?? 30_000,
+      headersTimeout,
+      requestTimeout,
       keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
+      // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
+      // which would let a slow client hold a connection far past its limit.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
     },
     (incoming, outgoing) => void handle(incoming, outgoing),
   );

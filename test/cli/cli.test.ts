@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { commands, main } from '../../src/cli/main.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
 
 async function run(...argv: string[]) {
@@ -42,10 +42,10 @@ it('answers an unknown command with exit 2, the nearest command and the list of 
   const result = await run('mokc');
   expect(result.code).toBe(2);
   expect(result.stderr).toBe(
-    "evidence-harness: unknown command 'mokc'. Did you mean 'mock'? Commands: mock, spec. See 'evidence-harness --help'.\n",
+    "evidence-harness: unknown command 'mokc'. Did you mean 'mock'? Commands: mock, artifact, spec. See 'evidence-harness --help'.\n",
   );
   expect((await run('zzzzzz')).stderr).toBe(
-    "evidence-harness: unknown command 'zzzzzz'. Commands: mock, spec. See 'evidence-harness --help'.\n",
+    "evidence-harness: unknown command 'zzzzzz'. Commands: mock, artifact, spec. See 'evidence-harness --help'.\n",
   );
 });
 
@@ -90,4 +90,11 @@ it('runs as the installed executable (dist, built by npm run build)', async () =
   expect(existsSync(bin), 'run `npm run build` first (npm test does)').toBe(true);
   const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
   expect(stdout).toBe(`${version}\n`);
+});
+
+it('lists each command with the name and summary the command itself states', async () => {
+  for (const entry of commands) {
+    const command = await entry.load();
+    expect([command.name, command.summary]).toEqual([entry.name, entry.summary]);
+  }
 });

@@ -1,0 +1,112 @@
+/**
+ * The control API over HTTP (/__mock/), checked against its own OpenAPI document
+ * (spec/control-api.yaml): every operation answers what the document says, and drives the
+ * engine as `engine.control` does.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/engine/index.js';
+import { loadContract } from '../../src/openapi/document.js';
+import { packageRoot } from '../../src/openapi/package-root.js';
+import { ResponseValidator } from '../../src/openapi/response-validator.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+
+let server: RunningMockServer;
+let validator: ResponseValidator;
+const clock = new VirtualClock({ start: Date.UTC(2026, 10, 22) });
+
+beforeAll(async () => {
+  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml') }));
+  server = await startMockServer({ port: 0, host: '127.0.0.1', controlToken: 'tok', engineOptions: { clock } });
+});
+afterAll(() => server.close({ graceMs: 100 }));
+
+/** Calls a control operation and checks the answer against spec/control-api.yaml. */
+async function control(operationId: string, path: string, init: RequestInit = {}) {
+  const response = await fetch(`${server.url}${path}`, { ...init, headers: { 'x-mock-token': 'tok', ...(init.headers ?? {}) } });
+  const bodyText = await response.text();
+  const problems = validator.validate(operationId, {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    bodyText,
+  });
+  expect(problems, `${operationId} ${response.status} ${bodyText}`).toEqual([]);
+  return { status: response.status, body: JSON.parse(bodyText) };
+}
+
+const put = (body: unknown): RequestInit => ({ ...jsonPost(body), method: 'PUT' });
+
+it('states a valid OpenAPI 3.1 document with an operation for each control call', () => {
+  expect(validator.contract.operations.map((operation) => operation.operationId).sort()).toEqual(
+    ['advanceJob', 'clearJournal', 'inspectJob', 'listJobs', 'listScenarios', 'readJournal', 'reset', 'setJobState', 'useScenario'].sort(),
+  );
+});
+
+it('lists the shipped scenarios and switches between them', async () => {
+  const listed = await control('listScenarios', '/__mock/scenarios');
+  expect(listed.body.current).toBe('default');
+  expect(listed.body.scenarios.map((scenario: { name: string }) => scenario.name)).toEqual(
+    expect.arrayContaining(['slow-pass', 'flaky-503']),
+  );
+  expect((await control('useScenario', '/__mock/scenario', put({ name: 'fail' }))).body).toEqual({ current: 'fail' });
+  const unknown = await control('useScenario', '/__mock/scenario', put({ name: 'nope' }));
+  expect(unknown.status).toBe(404);
+  expect(unknown.body.message).toMatch(/unknown scenario 'nope'/);
+  const invalid = await control('useScenario', '/__mock/scenario', put({ scenario: { name: 'Bad Name' } }));
+  expect(invalid).toMatchObject({ status: 400, body: { code: 'invalid_scenario' } });
+  expect((await control('reset', '/__mock/reset', { method: 'POST' })).body).toEqual({ current: 'default' });
+});
+
+it('loads a new scenario sent as JSON, and new jobs follow it', async () => {
+  const scenario = { name: 'two-step-fail', job: { timeline: [{ status: 'FAILED', limitations: ['scripted'], at: { reads: 1 } }] } };
+  expect((await control('useScenario', '/__mock/scenario', put({ scenario }))).body).toEqual({ current: 'two-step-fail' });
+  const created = await fetch(`${server.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'ctl-scn' }));
+  const { jobId } = await created.json();
+  expect(await (await fetch(`${server.url}/v0/jobs/${jobId}`)).json()).toEqual({ jobId, status: 'FAILED', limitations: ['scripted'] });
+  await control('reset', '/__mock/reset', { method: 'POST' });
+});
+
+it('lists, inspects, advances and sets jobs; refuses moves the state machine forbids', async () => {
+  await control('useScenario', '/__mock/scenario', put({ name: 'manual' }));
+  const created = await fetch(
+    `${server.url}/v0/evaluations`,
+    jsonPost(evaluationRequest(), { 'idempotency-key': 'ctl-1', authorization: 'Bearer ann' }),
+  );
+  const { jobId } = await created.json();
+  const listed = await control('listJobs', '/__mock/jobs');
+  expect(listed.body.jobs).toEqual([
+    { job: { jobId, status: 'QUEUED' }, owner: 'Bearer ann', scenario: 'manual', createdAt: clock.now(), reads: 0 },
+  ]);
+  expect((await control('advanceJob', `/__mock/jobs/${jobId}/advance`, { method: 'POST' })).body).toEqual({ jobId, status: 'RUNNING' });
+  expect((await control('inspectJob', `/__mock/jobs/${jobId}`)).body.job).toEqual({ jobId, status: 'RUNNING' });
+  const set = await control('setJobState', `/__mock/jobs/${jobId}/state`, put({ status: 'COMPLETE', evaluation: 'FAIL' }));
+  expect(set.body).toEqual({ jobId, status: 'COMPLETE', evaluation: 'FAIL' });
+  const backwards = await control('setJobState', `/__mock/jobs/${jobId}/state`, put({ status: 'RUNNING' }));
+  expect(backwards.status).toBe(400);
+  expect(backwards.body.message).toMatch(/cannot move from COMPLETE to RUNNING: COMPLETE is final/);
+  expect((await control('advanceJob', `/__mock/jobs/${jobId}/advance`, { method: 'POST' })).status).toBe(400);
+  expect((await control('inspectJob', '/__mock/jobs/job_none')).status).toBe(404);
+  await control('reset', '/__mock/reset', { method: 'POST' });
+  expect((await control('listJobs', '/__mock/jobs')).body.jobs).toEqual([]);
+});
+
+it('reads and clears the request journal', async () => {
+  await control('clearJournal', '/__mock/journal', { method: 'DELETE' });
+  await fetch(`${server.url}/health`);
+  await fetch(`${server.url}/v0/jobs/job_none`);
+  const journal = await control('readJournal', '/__mock/journal');
+  expect(
+    journal.body.entries.map((entry: { method: string; path: string; status: number }) => [entry.method, entry.path, entry.status]),
+  ).toEqual([
+    ['GET', '/health', 200],
+    ['GET', '/v0/jobs/job_none', 404],
+  ]);
+  expect((await control('clearJournal', '/__mock/journal', { method: 'DELETE' })).body).toEqual({ entries: [] });
+});
+
+it('answers an unknown control path with 404 and a pointer to the document', async () => {
+  const response = await fetch(`${server.url}/__mock/nothing`, { headers: { 'x-mock-token': 'tok' } });
+  expect(response.status).toBe(404);
+  expect((await response.json()).message).toMatch(/spec\/control-api\.yaml/);
+});

@@ -1,0 +1,172 @@
+/**
+ * What the node:http mock server adds to the engine: the body limit enforced while reading,
+ * timeouts against slow clients, malformed HTTP answered with an Error body, CORS for browser
+ * apps, one log line per request, and the control token.
+ */
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { isLoopbackHost } from '../../src/server/mock-server.js';
+import { evaluationRequest } from '../support/fixtures.js';
+
+const running: RunningMockServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close({ graceMs: 100 })));
+});
+
+async function start(options: Parameters<typeof startMockServer>[0] = {}) {
+  const server = await startMockServer({ port: 0, host: '127.0.0.1', ...options });
+  running.push(server);
+  return server;
+}
+
+/** Sends raw bytes on a socket and resolves with everything the server sent before closing. */
+function rawExchange(options: { port: number; send: (socket: ReturnType<typeof connect>) => void }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(options.port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+    });
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+    socket.on('connect', () => options.send(socket));
+  });
+}
+
+it('answers 413 body_too_large to an oversized createEvaluation body before the client has sent it all', async () => {
+  const server = await start();
+  const total = 64 * 1024 * 1024;
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  const result = await new Promise<{ status: number; body: string; sentWhenAnswered: number }>((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const request = httpRequest(`${server.url}/v0/evaluations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'big-1', 'transfer-encoding': 'chunked' },
+    });
+    request.on('response', (response) => {
+      answered = true;
+      const sentWhenAnswered = sent;
+      let body = '';
+      response.on('data', (data) => {
+        body += data;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, sentWhenAnswered }));
+    });
+    request.on('error', (error) => (answered ? undefined : reject(error)));
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length;
+        if (!request.write(chunk)) return void request.once('drain', pump);
+      }
+      if (!answered) request.end();
+    };
+    pump();
+  });
+  expect(result.status).toBe(413);
+  expect(JSON.parse(result.body)).toEqual({
+    code: 'body_too_large',
+    message: 'The request body is larger than the limit of 2097152 bytes.',
+  });
+  expect(result.sentWhenAnswered).toBeLessThan(total);
+});
+
+it('refuses a declared Content-Length over the limit without reading the body', async () => {
+  const server = await start();
+  const reply = await rawExchange({
+    port: server.port,
+    send: (socket) =>
+      socket.write(
+        'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: 104857600\r\n\r\n{',
+      ),
+  });
+  expect(reply).toMatch(/^HTTP\/1\.1 413 /);
+  expect(reply).toContain('"code":"body_too_large"');
+});
+
+it('cuts off a client that trickles its headers, with 408 request_timeout, while serving others', async () => {
+  const server = await start({ timeouts: { headersMs: 300, requestMs: 600 } });
+  let stop = false;
+  const slow = rawExchange({
+    port: server.port,
+    send: (socket) => {
+      socket.write('GET /health HTTP/1.1\r\n');
+      const trickle = () => {
+        if (stop || socket.destroyed) return;
+        socket.write('X');
+        setTimeout(trickle, 50);
+      };
+      trickle();
+    },
+  });
+  // Another client is served while the slow one is still connected.
+  const health = await fetch(`${server.url}/health`);
+  expect(health.status).toBe(200);
+  const reply = await slow;
+  stop = true;
+  expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+  expect(reply).toContain('"code":"request_timeout"');
+});
+
+it('answers malformed HTTP with 400 and an Error body', async () => {
+  const server = await start();
+  const reply = await rawExchange({ port: server.port, send: (socket) => socket.write('NOT HTTP AT ALL\r\n\r\n') });
+  expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+  expect(reply).toContain('{"code":"invalid_request","message":"The request is not valid HTTP."}');
+});
+
+it('answers a CORS preflight so a browser app on another origin can call it', async () => {
+  const server = await start();
+  const response = await fetch(`${server.url}/v0/evaluations`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'http://localhost:5173',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'idempotency-key',
+    },
+  });
+  expect(response.status).toBe(204);
+  expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  expect(response.headers.get('access-control-allow-headers')).toMatch(/Idempotency-Key/);
+  expect(response.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+  const created = await fetch(`${server.url}/v0/evaluations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': 'cors-1', origin: 'http://localhost:5173' },
+    body: JSON.stringify(evaluationRequest()),
+  });
+  expect(created.headers.get('access-control-allow-origin')).toBe('*');
+  expect(created.headers.get('access-control-expose-headers')).toMatch(/Retry-After/);
+});
+
+it('logs one line per request with method, path, status, milliseconds and scenario', async () => {
+  const lines: string[] = [];
+  const server = await start({ log: (line) => lines.push(line), engineOptions: { scenario: 'slow-pass' } });
+  await fetch(`${server.url}/health`);
+  await fetch(`${server.url}/v0/jobs/job_missing`);
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} GET \/health 200 \d+\.\dms scenario=slow-pass$/);
+  expect(lines[1]).toMatch(/ GET \/v0\/jobs\/job_missing 404 \d+\.\dms scenario=slow-pass$/);
+});
+
+it('refuses control calls without the token when one is set, and accepts them with it', async () => {
+  const server = await start({ controlToken: 'sesame' });
+  const without = await fetch(`${server.url}/__mock/scenarios`);
+  expect(without.status).toBe(401);
+  expect(await without.json()).toEqual({ code: 'control_token_required', message: expect.stringContaining('X-Mock-Token') });
+  const wrong = await fetch(`${server.url}/__mock/reset`, { method: 'POST', headers: { 'x-mock-token': 'sesamf' } });
+  expect(wrong.status).toBe(401);
+  const right = await fetch(`${server.url}/__mock/scenarios`, { headers: { 'x-mock-token': 'sesame' } });
+  expect(right.status).toBe(200);
+  // The contract's own operations never need the token.
+  expect((await fetch(`${server.url}/health`)).status).toBe(200);
+});
+
+it('needs no control token on loopback and generates one for any other address', async () => {
+  const server = await start();
+  expect(server.controlToken).toBeUndefined();
+  expect((await fetch(`${server.url}/__mock/scenarios`)).status).toBe(200);
+  for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) expect(isLoopbackHost(host)).toBe(true);
+  for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.test']) expect(isLoopbackHost(host)).toBe(false);
+});
