@@ -84,8 +84,14 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
     reached: -1,
     reads: 0,
   };
+  // The job is stored before the key points to it, so whoever finds the key finds its job
+  // (with any store, networked ones included). Of concurrent duplicates exactly one claims
+  // the key; the others drop the job they stored, which nobody has seen.
+  await context.jobs.insertIfAbsent(record.jobId, record);
   // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
   const binding = await bindKey({ context, scopedKey: `${context.caller}\n${idempotencyKey}`, digest, jobId: record.jobId });
+  if (binding === 'claimed') return { response: jsonResponse({ status: 202, body: jobView(record) }), jobId: record.jobId };
+  await context.jobs.delete(record.jobId);
   if (binding === 'conflict') {
     return fail({
       status: 409,
@@ -93,15 +99,12 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
       message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
     });
   }
-  if (binding !== 'claimed') return { response: jsonResponse({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
-  await context.jobs.insertIfAbsent(record.jobId, record);
-  return { response: jsonResponse({ status: 202, body: jobView(record) }), jobId: record.jobId };
+  return { response: jsonResponse({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
 }
 
 /**
- * Binds the (caller-scoped) key to a new job, or finds what it is already bound to. The key is
- * claimed before the job is stored: of concurrent duplicates exactly one claims it, and only
- * that one creates a job. A key whose job expired or was evicted is rebound to the new job.
+ * Binds the (caller-scoped) key to the new job, or finds what it is already bound to. A key
+ * whose job expired or was evicted is rebound to the new job.
  */
 async function bindKey(options: {
   context: OperationContext;
@@ -114,21 +117,11 @@ async function bindKey(options: {
     const claim = await context.idempotencyKeys.insertIfAbsent(scopedKey, { digest, jobId });
     if (claim.inserted) return 'claimed';
     if (claim.entry.value.digest !== digest) return 'conflict';
-    const existing = await waitForJob(context, claim.entry.value.jobId);
-    if (existing) return existing;
+    const existing = await context.jobs.get(claim.entry.value.jobId);
+    if (existing) return existing.value;
     if (await context.idempotencyKeys.compareAndSet(scopedKey, claim.entry.version, { digest, jobId })) return 'claimed';
   }
   throw new Error('the idempotency key store kept changing under this request');
-}
-
-/** A replay can race the first request between its key claim and its job insert; wait briefly. */
-async function waitForJob(context: OperationContext, jobId: string): Promise<JobRecord | undefined> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const entry = await context.jobs.get(jobId);
-    if (entry) return entry.value;
-    await Promise.resolve();
-  }
-  return undefined;
 }
 
 export async function getJob(context: OperationContext): Promise<OperationResult> {
