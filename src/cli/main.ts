@@ -25,6 +25,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./mock-command.js')).mockCommand,
   },
   {
+    name: 'conformance',
+    summary: 'check a live implementation against the OpenAPI document',
+    load: async () => (await import('./conformance-command.js')).conformanceCommand,
+  },
+  {
     name: 'artifact',
     summary: 'mint signed test artifacts for verifyReport (profile eh-jws-ed25519/0.1)',
     load: async () => (await import('./artifact-command.js')).artifactCommand,

@@ -1,0 +1,116 @@
+/**
+ * @module conformance/checks/check
+ * What a check is (STYLE 6): a named function with a one-line description and one signature,
+ * `judge(exchange, context) → verdict`, marked required (the contract says so) or advisory (a
+ * decision of docs/assumptions.md). Conditions many checks share are wrappers (STYLE 8), so a
+ * check's body holds only its own rule.
+ */
+import type { ContractDocument, JsonSchema, OperationDescription } from '../../openapi/document.js';
+import type { ResponseValidator } from '../../openapi/response-validator.js';
+import type { Exchange, ExpectedRejection, Intent, IntentKind, ReceivedResponse } from '../exchange.js';
+import { fail, type Severity, skip, type Verdict } from '../failures.js';
+
+/** The groups of requests the runner can send; a check names the ones it needs. */
+export type ProbeName =
+  | 'positive'
+  | 'negative'
+  | 'missing-header'
+  | 'malformed-json'
+  | 'lifecycle'
+  | 'replay'
+  | 'reserialized-replay'
+  | 'conflict'
+  | 'isolation'
+  | 'unknown-job'
+  | 'verification'
+  | 'oversized-body'
+  | 'undeclared-method'
+  | 'undeclared-path';
+
+export interface CheckContext {
+  readonly contract: ContractDocument;
+  readonly validator: ResponseValidator;
+  /** The operation of the spec the exchange targets, if any. */
+  readonly operation?: OperationDescription;
+  /** The schema every error body must match where no other is documented (components.schemas.Error). */
+  readonly errorSchema?: JsonSchema;
+}
+
+export type Judge = (exchange: Exchange, context: CheckContext) => Verdict;
+
+export interface Check {
+  /** The CLI key and report label. */
+  readonly name: string;
+  /** One line, for --help and reports. */
+  readonly description: string;
+  readonly severity: Severity;
+  /** The docs/assumptions.md entry behind the check, when it is one. */
+  readonly assumption?: string;
+  /** The probes whose requests this check judges (generic checks judge every exchange). */
+  readonly probes: readonly ProbeName[];
+  /** Checks that must pass for this one to mean anything; when one fails, this one is skipped. */
+  readonly requires?: readonly string[];
+  readonly judge: Judge;
+}
+
+export type ExchangeWith<K extends IntentKind> = Exchange & { intent: Extract<Intent, { kind: K }> };
+export type Answered = Exchange & { response: ReceivedResponse };
+
+/** Applies the judge only to exchanges sent with one of `kinds` of intent. */
+export function forIntent<K extends IntentKind>(
+  kinds: readonly K[],
+  judge: (exchange: ExchangeWith<K>, context: CheckContext) => Verdict,
+): Judge {
+  return (exchange, context) =>
+    (kinds as readonly IntentKind[]).includes(exchange.intent.kind) ? judge(exchange as ExchangeWith<K>, context) : skip;
+}
+
+/** Skips exchanges that got no answer (the check that owns the exchange's intent reports those). */
+export function withResponse(judge: (exchange: Answered, context: CheckContext) => Verdict): Judge {
+  return (exchange, context) => (exchange.response ? judge(exchange as Answered, context) : skip);
+}
+
+/** Fails an exchange that got no answer: the request was sent to learn its answer, and none came. */
+export function answered(expected: string, judge: (exchange: Answered, context: CheckContext) => Verdict): Judge {
+  return (exchange, context) => {
+    if (!exchange.response) return fail({ title: 'no answer', expected, received: exchange.transportError ?? 'no answer' });
+    return judge(exchange as Answered, context);
+  };
+}
+
+/** Skips an exchange still rate limited after one retry: its answer says nothing about the input (A-11). */
+export function unlessRateLimited(judge: Judge): Judge {
+  return (exchange, context) => (exchange.rateLimited ? skip : judge(exchange, context));
+}
+
+/** Skips exchanges outside the spec's operations. */
+export function onlyForOperation(
+  judge: (exchange: Exchange, context: CheckContext & { operation: OperationDescription }) => Verdict,
+): Judge {
+  return (exchange, context) => (context.operation ? judge(exchange, context as CheckContext & { operation: OperationDescription }) : skip);
+}
+
+/** Skips answers whose body is not a JSON object that looks like a Job (has string jobId and status). */
+export function onlyForJobBodies(judge: (exchange: Answered, job: Record<string, unknown>, context: CheckContext) => Verdict): Judge {
+  return withResponse((exchange, context) => {
+    const body = exchange.response.json;
+    if (exchange.response.status >= 300 || !body || typeof body !== 'object' || Array.isArray(body)) return skip;
+    const job = body as Record<string, unknown>;
+    return typeof job.jobId === 'string' && typeof job.status === 'string' ? judge(exchange, job, context) : skip;
+  });
+}
+
+export function describeExpected(expected: ExpectedRejection): string {
+  return expected.status === 'any-4xx' ? `a 4xx (${expected.because})` : `${expected.status} (${expected.because})`;
+}
+
+export function meetsExpectation(status: number, expected: ExpectedRejection): boolean {
+  return expected.status === 'any-4xx' ? status >= 400 && status < 500 : status === expected.status;
+}
+
+/** The answer as a short string for "received": status and the start of the body. */
+export function received(exchange: Exchange): string {
+  if (!exchange.response) return `no answer: ${exchange.transportError ?? 'unknown'}`;
+  const body = exchange.response.bodyText;
+  return `${exchange.response.status} ${body.length > 240 ? `${body.slice(0, 240)}…` : body || '(empty body)'}`.trim();
+}

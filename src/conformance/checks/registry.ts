@@ -1,0 +1,86 @@
+/**
+ * @module conformance/checks/registry
+ * The one list of checks. A check's name is its CLI key (--checks, --exclude-checks), its
+ * report label and its JUnit test name; the order here is the order of --help and reports.
+ */
+import { undeclaredMethodRejected, undeclaredPathNotFound } from './assumption-checks.js';
+import type { Check } from './check.js';
+import {
+  invalidJobIdNotFound,
+  malformedJsonRejected,
+  missingRequiredHeader,
+  negativeDataRejection,
+  oversizedBodyRejected,
+  positiveDataAcceptance,
+} from './data-checks.js';
+import {
+  contentTypeDocumented,
+  errorBody,
+  errorCodeDocumented,
+  notAServerError,
+  notRateLimited,
+  responseSchemaConformance,
+  statusCodeDocumented,
+} from './generic-checks.js';
+import {
+  createdJobReadable,
+  evaluationWhenComplete,
+  finalStateStaysFinal,
+  idempotencyConflict,
+  idempotentReplay,
+  jobReachesFinalState,
+  jobStatusMovesForward,
+  noEvaluationBeforeComplete,
+  reserializedReplay,
+  secondCallerIsolation,
+  unknownJobNotFound,
+  verificationResult,
+} from './stateful-checks.js';
+
+export const checks: readonly Check[] = [
+  // Required: what the contract states.
+  statusCodeDocumented,
+  contentTypeDocumented,
+  responseSchemaConformance,
+  errorBody,
+  notAServerError,
+  positiveDataAcceptance,
+  negativeDataRejection,
+  missingRequiredHeader,
+  malformedJsonRejected,
+  createdJobReadable,
+  idempotentReplay,
+  idempotencyConflict,
+  secondCallerIsolation,
+  unknownJobNotFound,
+  verificationResult,
+  // Advisory: decisions of docs/assumptions.md.
+  jobStatusMovesForward,
+  finalStateStaysFinal,
+  evaluationWhenComplete,
+  noEvaluationBeforeComplete,
+  jobReachesFinalState,
+  reserializedReplay,
+  errorCodeDocumented,
+  invalidJobIdNotFound,
+  oversizedBodyRejected,
+  undeclaredMethodRejected,
+  undeclaredPathNotFound,
+  notRateLimited,
+];
+
+/** Thrown for a --checks or --exclude-checks name that is not in the list. */
+export class UnknownCheckError extends Error {
+  override readonly name = 'UnknownCheckError';
+}
+
+/** The checks to run: `include` (default all) minus `exclude`; unknown names throw. */
+export function selectChecks(options: { include?: readonly string[]; exclude?: readonly string[] }): Check[] {
+  const names = new Set(checks.map((check) => check.name));
+  for (const name of [...(options.include ?? []), ...(options.exclude ?? [])]) {
+    if (!names.has(name)) throw new UnknownCheckError(`no check named '${name}'; the checks are: ${[...names].join(', ')}`);
+  }
+  const include = options.include && options.include.length > 0 ? new Set(options.include) : undefined;
+  const exclude = new Set(options.exclude ?? []);
+  return checks.filter((check) => (include ? include.has(check.name) : true) && !exclude.has(check.name));
+}

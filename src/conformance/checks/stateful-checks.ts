@@ -1,0 +1,267 @@
+/**
+ * @module conformance/checks/stateful-checks
+ * Checks over sequences of requests: a created job can be read, idempotency keys replay and
+ * conflict, jobs are private to their caller, and a job's status moves the way
+ * docs/assumptions.md A-3/A-4 decide. Each judges one exchange; the probe that sent it put what
+ * came before (the jobId, the statuses seen) in its intent.
+ */
+import type { JobObservation } from '../exchange.js';
+import { fail, pass, skip } from '../failures.js';
+import { answered, type Check, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
+
+const statusRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
+const finalStatuses = new Set(['COMPLETE', 'FAILED']);
+
+function jobIdOf(json: unknown): unknown {
+  return json && typeof json === 'object' ? (json as { jobId?: unknown }).jobId : undefined;
+}
+
+function observationOf(json: unknown): JobObservation | undefined {
+  const job = json as { status?: unknown; evaluation?: unknown } | undefined;
+  if (!job || typeof job.status !== 'string') return undefined;
+  return { status: job.status, ...(typeof job.evaluation === 'string' ? { evaluation: job.evaluation } : {}) };
+}
+
+function show(observation: JobObservation): string {
+  return observation.evaluation ? `${observation.status}/${observation.evaluation}` : observation.status;
+}
+
+export const createdJobReadable: Check = {
+  name: 'created_job_readable',
+  description: 'a job just created is readable by its creator (200 with the same jobId, not 404)',
+  severity: 'required',
+  probes: ['lifecycle'],
+  judge: forIntent(['read-created'], (exchange, context) =>
+    unlessRateLimited(
+      answered('200 with the created job', (answer) => {
+        if (answer.response.status === 200 && jobIdOf(answer.response.json) === exchange.intent.jobId) return pass;
+        return fail({
+          title: answer.response.status === 404 ? 'created job not found' : `created job read answered ${answer.response.status}`,
+          expected: `200 with jobId ${exchange.intent.jobId}`,
+          received: received(answer),
+        });
+      }),
+    )(exchange, context),
+  ),
+};
+
+export const idempotentReplay: Check = {
+  name: 'idempotent_replay',
+  description: 'the same request sent again with the same Idempotency-Key returns the same jobId',
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['replay'],
+  judge: forIntent(['replay'], (exchange, context) =>
+    unlessRateLimited(
+      answered('2xx with the original jobId', (answer) => {
+        const jobId = jobIdOf(answer.response.json);
+        if (answer.response.status >= 200 && answer.response.status < 300 && jobId === exchange.intent.jobId) return pass;
+        return fail({
+          title:
+            jobId !== undefined && jobId !== exchange.intent.jobId
+              ? 'replay created a new job'
+              : `replay answered ${answer.response.status}`,
+          expected: `2xx with jobId ${exchange.intent.jobId}`,
+          received: received(answer),
+        });
+      }),
+    )(exchange, context),
+  ),
+};
+
+export const reserializedReplay: Check = {
+  name: 'reserialized_replay',
+  description: 'an equal body re-serialised (keys reordered, whitespace changed) with the same key is a replay, not a conflict',
+  severity: 'advisory',
+  assumption: 'A-5',
+  probes: ['reserialized-replay'],
+  requires: ['idempotent_replay'],
+  judge: forIntent(['reserialized-replay'], (exchange, context) =>
+    unlessRateLimited(
+      answered('2xx with the original jobId', (answer) =>
+        answer.response.status >= 200 && answer.response.status < 300 && jobIdOf(answer.response.json) === exchange.intent.jobId
+          ? pass
+          : fail({
+              title: `re-serialised replay answered ${answer.response.status}`,
+              expected: `2xx with jobId ${exchange.intent.jobId} (the digest is over the parsed body, A-5)`,
+              received: received(answer),
+            }),
+      ),
+    )(exchange, context),
+  ),
+};
+
+export const idempotencyConflict: Check = {
+  name: 'idempotency_conflict',
+  description: 'an Idempotency-Key reused with a different body gets 409',
+  severity: 'required',
+  probes: ['conflict'],
+  judge: forIntent(['conflict'], (exchange, context) =>
+    unlessRateLimited(
+      answered('409', (answer) =>
+        answer.response.status === 409
+          ? pass
+          : fail({ title: `key reused with another body answered ${answer.response.status}`, expected: '409', received: received(answer) }),
+      ),
+    )(exchange, context),
+  ),
+};
+
+export const secondCallerIsolation: Check = {
+  name: 'second_caller_isolation',
+  description: 'a job created by the first caller is 404 for the second caller (needs --second-caller-header)',
+  severity: 'required',
+  assumption: 'A-10',
+  probes: ['isolation'],
+  judge: forIntent(['second-caller'], (exchange, context) =>
+    unlessRateLimited(
+      answered('404', (answer) =>
+        answer.response.status === 404
+          ? pass
+          : fail({
+              title: `another caller's job answered ${answer.response.status}`,
+              expected: `404 for job ${exchange.intent.jobId}, which the first caller created`,
+              received: received(answer),
+            }),
+      ),
+    )(exchange, context),
+  ),
+};
+
+export const unknownJobNotFound: Check = {
+  name: 'unknown_job_not_found',
+  description: 'a jobId that no job has is 404',
+  severity: 'required',
+  probes: ['unknown-job'],
+  judge: forIntent(['unknown-job'], (exchange, context) =>
+    unlessRateLimited(
+      answered('404', (answer) =>
+        answer.response.status === 404
+          ? pass
+          : fail({ title: `unknown job answered ${answer.response.status}`, expected: '404', received: received(answer) }),
+      ),
+    )(exchange, context),
+  ),
+};
+
+export const verificationResult: Check = {
+  name: 'verification_result',
+  description: "verifyReport's documented example gets 200 with a body valid against its 200 schema",
+  severity: 'required',
+  assumption: 'A-12',
+  probes: ['verification'],
+  judge: forIntent(['verification-example'], (exchange, context) =>
+    unlessRateLimited(
+      answered('200 with a VerificationResult', (answer) => {
+        const documented = context.operation?.responses.find((response) => response.status === '200');
+        const schema = documented ? Object.values(documented.content)[0] : undefined;
+        const problems = schema && answer.response.json !== undefined ? context.validator.validateSchema(schema, answer.response.json) : [];
+        if (answer.response.status === 200 && answer.response.json !== undefined && problems.length === 0) return pass;
+        return fail({
+          title:
+            answer.response.status === 200 ? '200 without a valid result' : `valid verification input answered ${answer.response.status}`,
+          expected: '200 with a body valid against the 200 schema',
+          received: `${problems.map((problem) => problem.message).join('; ')} ${received(answer)}`.trim(),
+        });
+      }),
+    )(exchange, context),
+  ),
+};
+
+export const jobStatusMovesForward: Check = {
+  name: 'job_status_moves_forward',
+  description: 'between two reads, a job that is not final moves only forward: QUEUED → RUNNING → COMPLETE or FAILED',
+  severity: 'advisory',
+  assumption: 'A-3',
+  probes: ['lifecycle'],
+  judge: forIntent(['poll'], (exchange) => {
+    const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
+    const previous = exchange.intent.history.at(-1);
+    if (!current || !previous || statusRank[current.status] === undefined || statusRank[previous.status] === undefined) return skip;
+    if (finalStatuses.has(previous.status)) return skip; // final_state_stays_final
+    return statusRank[current.status]! >= statusRank[previous.status]!
+      ? pass
+      : fail({
+          title: `status moved back from ${previous.status} to ${current.status}`,
+          expected: `${previous.status} or a later state`,
+          received: `${show(current)} after ${exchange.intent.history.map(show).join(' → ')}`,
+        });
+  }),
+};
+
+export const finalStateStaysFinal: Check = {
+  name: 'final_state_stays_final',
+  description: 'once COMPLETE or FAILED, a job answers the same status and evaluation on every later read',
+  severity: 'advisory',
+  assumption: 'A-3',
+  probes: ['lifecycle'],
+  judge: forIntent(['poll'], (exchange) => {
+    const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
+    const final = exchange.intent.history.find((observation) => finalStatuses.has(observation.status));
+    if (!current || !final) return skip;
+    return current.status === final.status && current.evaluation === final.evaluation
+      ? pass
+      : fail({
+          title: `final state ${final.status} changed to ${current.status}`,
+          expected: show(final),
+          received: `${show(current)} after ${exchange.intent.history.map(show).join(' → ')}`,
+        });
+  }),
+};
+
+export const evaluationWhenComplete: Check = {
+  name: 'evaluation_when_complete',
+  description: 'a COMPLETE job has an evaluation',
+  severity: 'advisory',
+  assumption: 'A-4',
+  probes: ['lifecycle'],
+  judge: onlyForJobBodies((exchange, job) => {
+    if (job.status !== 'COMPLETE') return skip;
+    return job.evaluation !== undefined
+      ? pass
+      : fail({
+          title: 'COMPLETE job without evaluation',
+          expected: 'evaluation: PASS, FAIL or INDETERMINATE',
+          received: received(exchange),
+        });
+  }),
+};
+
+export const noEvaluationBeforeComplete: Check = {
+  name: 'no_evaluation_before_complete',
+  description: 'a QUEUED, RUNNING or FAILED job has no evaluation',
+  severity: 'advisory',
+  assumption: 'A-4',
+  probes: ['lifecycle'],
+  judge: onlyForJobBodies((exchange, job) => {
+    if (job.status === 'COMPLETE' || statusRank[job.status as string] === undefined) return skip;
+    return job.evaluation === undefined
+      ? pass
+      : fail({
+          title: `${String(job.status)} job with an evaluation`,
+          expected: 'no evaluation before COMPLETE',
+          received: received(exchange),
+        });
+  }),
+};
+
+export const jobReachesFinalState: Check = {
+  name: 'job_reaches_final_state',
+  description: 'a job polled with backoff reaches COMPLETE or FAILED within --job-timeout',
+  severity: 'advisory',
+  assumption: 'A-22',
+  probes: ['lifecycle'],
+  judge: forIntent(['poll'], (exchange) => {
+    const end = exchange.intent.end;
+    if (!end) return skip;
+    const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
+    const seen = [...exchange.intent.history, ...(current ? [current] : [])];
+    return end.reachedFinal
+      ? pass
+      : fail({
+          title: 'job not final within --job-timeout',
+          expected: `COMPLETE or FAILED within ${end.timeoutMs} ms`,
+          received: `${seen.map(show).join(' → ') || 'no status'} after ${Math.round(end.elapsedMs)} ms`,
+        });
+  }),
+};

@@ -1,0 +1,41 @@
+/**
+ * @module conformance/failures
+ * Failures as typed values (STYLE 7): a check's verdict on one exchange, and the failure the
+ * report shows — which check, which operation, what was expected against what was received,
+ * and a curl command that reproduces it.
+ */
+
+export type Severity = 'required' | 'advisory';
+
+/** What a check decided about one exchange. */
+export type Verdict =
+  | { readonly outcome: 'pass' }
+  /** The check does not apply to this exchange. */
+  | { readonly outcome: 'skip' }
+  | { readonly outcome: 'fail'; readonly title: string; readonly expected: string; readonly received: string };
+
+export const pass: Verdict = { outcome: 'pass' };
+export const skip: Verdict = { outcome: 'skip' };
+
+export function fail(details: { title: string; expected: string; received: string }): Verdict {
+  return { outcome: 'fail', ...details };
+}
+
+/** One failure as reported: enough to act on without reading the runner's code. */
+export interface Failure {
+  readonly check: string;
+  readonly severity: Severity;
+  /** The operationId, or "METHOD /path" for a request outside the contract. */
+  readonly operation: string;
+  readonly title: string;
+  readonly expected: string;
+  readonly received: string;
+  /** Why the request was sent, e.g. "/evidence/0/id: 257 characters (maxLength 256)". */
+  readonly input: string;
+  /** A copy-pasteable curl command, credentials redacted. */
+  readonly curl: string;
+  /** The exchange's sequence number in the run. */
+  readonly exchange: number;
+  /** How many exchanges failed the same way (same check, operation and title). */
+  readonly occurrences: number;
+}

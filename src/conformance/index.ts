@@ -1,0 +1,20 @@
+/**
+ * @module conformance
+ * The conformance runner's public API: `runConformance(options)` checks a live server (or an
+ * injected Fetch function) against the OpenAPI document and returns a report, which the
+ * reporters render for terminals, CI (JUnit), tools (JSON) and people (HTML).
+ */
+export type { Check, CheckContext, ProbeName } from './checks/check.js';
+export { checks, selectChecks, UnknownCheckError } from './checks/registry.js';
+export type { Exchange, Intent } from './exchange.js';
+export type { Failure, Severity, Verdict } from './failures.js';
+export { redactHeaders, toCurl } from './http/curl.js';
+export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
+export type { FetchFunction } from './http/transport.js';
+export { renderHtml } from './report/html-report.js';
+export { renderJson } from './report/json-report.js';
+export { renderJunit } from './report/junit-report.js';
+export type { CheckResult, CheckStatus, ConformanceReport } from './report/report.js';
+export { renderSummary } from './report/summary-text.js';
+export { parseReportTarget, type ReportFormat, ReportSpecError, type ReportTarget, writeReports } from './report/write-reports.js';
+export { type ConformanceOptions, conformanceDefaults, runConformance, UnreachableTargetError } from './run.js';

@@ -1,0 +1,221 @@
+/**
+ * @module conformance/probes/job-probes
+ * Stateful request sequences for the contract's job and idempotency rules: create a job and
+ * poll it to a final state, replay and conflict on an Idempotency-Key, read a job as another
+ * caller, read an unknown job, and verify the documented verifyReport example. They find the
+ * operations by the contract's operationIds (createEvaluation, getJob, verifyReport).
+ */
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import type { OperationDescription } from '../../openapi/document.js';
+import type { Exchange, JobObservation } from '../exchange.js';
+import { fullValidValue } from '../generators/mutations.js';
+import { arbitraryFromSchema } from '../generators/schema-arbitrary.js';
+import { contractOperationIds } from './contract-operations.js';
+import { requestExamples } from './data-probes.js';
+import { deriveSeed, type ProbeContext } from './probe-context.js';
+import { buildRequest, jsonBodySchema, parametersIn } from './request-builder.js';
+
+const finalStatuses = new Set(['COMPLETE', 'FAILED']);
+/** Reads of a job after its first final answer, to see that it stays final. */
+const rereadsAfterFinal = 2;
+
+function operation(context: ProbeContext, operationId: string): OperationDescription | undefined {
+  const found = context.contract.operations.find((candidate) => candidate.operationId === operationId);
+  if (!found) context.note(`the spec has no operation '${operationId}'; its stateful checks do not run`);
+  return found;
+}
+
+/** The body stateful probes create jobs with: the first documented example, else a built one. */
+function creationBody(create: OperationDescription): unknown {
+  const schema = jsonBodySchema(create);
+  return requestExamples(create)[0] ?? (schema ? fullValidValue(schema) : {});
+}
+
+function jobIdOf(exchange: Exchange | undefined): string | undefined {
+  const response = exchange?.response;
+  if (!response || response.status < 200 || response.status >= 300) return undefined;
+  const jobId = (response.json as { jobId?: unknown } | undefined)?.jobId;
+  return typeof jobId === 'string' ? jobId : undefined;
+}
+
+function observationOf(exchange: Exchange | undefined): JobObservation | undefined {
+  if (!exchange?.response || exchange.response.status >= 300) return undefined;
+  const job = exchange.response.json as { status?: unknown; evaluation?: unknown } | undefined;
+  if (typeof job?.status !== 'string') return undefined;
+  return { status: job.status, ...(typeof job.evaluation === 'string' ? { evaluation: job.evaluation } : {}) };
+}
+
+/** Creates a job under a key named by `purpose`; resolves to the exchange and the new jobId. */
+async function createJob(context: ProbeContext, create: OperationDescription, purpose: string, body: unknown) {
+  const request = buildRequest({ operation: create, seed: context.seed, purpose, body: { value: body } });
+  const exchange = await context.send(request, { kind: 'create', purpose });
+  const jobId = jobIdOf(exchange);
+  if (exchange && !jobId)
+    context.note(
+      `${purpose}: createEvaluation gave no jobId (${exchange.response?.status ?? exchange.transportError}); the checks that build on it do not run`,
+    );
+  return { exchange, jobId, request };
+}
+
+function readRequest(context: ProbeContext, read: OperationDescription, jobId: string, caller: 1 | 2 = 1) {
+  const name = parametersIn(read, 'path')[0]?.name ?? 'jobId';
+  return buildRequest({ operation: read, seed: context.seed, purpose: 'read', path: { [name]: jobId }, caller });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Creates a job, reads it, and polls it with backoff until final (then reads it again). Returns its jobId. */
+export async function lifecycleProbe(context: ProbeContext): Promise<string | undefined> {
+  const create = operation(context, contractOperationIds.create);
+  const read = operation(context, contractOperationIds.read);
+  if (!create || !read) return undefined;
+  const created = await createJob(context, create, 'lifecycle', creationBody(create));
+  if (!created.jobId) return undefined;
+  const jobId = created.jobId;
+  const history: JobObservation[] = [];
+  const observe = (exchange: Exchange) => {
+    const observation = observationOf(exchange);
+    if (observation) history.push(observation);
+  };
+  const isFinal = () => finalStatuses.has(history.at(-1)?.status ?? '');
+  const poll = async () => {
+    const exchange = await context.send(readRequest(context, read, jobId), { kind: 'poll', jobId, history: [...history] });
+    if (exchange) observe(exchange);
+    return exchange;
+  };
+  const markEnd = (exchange: Exchange, reachedFinal: boolean, elapsedMs: number) => {
+    if (exchange.intent.kind === 'poll')
+      exchange.intent = { ...exchange.intent, end: { reachedFinal, elapsedMs, timeoutMs: context.jobTimeoutMs } };
+  };
+  if (created.exchange) observe(created.exchange);
+  const first = await context.send(readRequest(context, read, jobId), { kind: 'read-created', jobId });
+  if (!first) return jobId;
+  observe(first);
+  const started = performance.now();
+  let last: Exchange = first;
+  let delay = 100;
+  while (!isFinal()) {
+    const elapsed = performance.now() - started;
+    if (elapsed >= context.jobTimeoutMs) {
+      if (last.intent.kind !== 'poll') {
+        const closing = await poll();
+        if (!closing) return jobId;
+        last = closing;
+      }
+      markEnd(last, isFinal(), performance.now() - started);
+      return jobId;
+    }
+    await sleep(Math.min(delay, context.jobTimeoutMs - elapsed));
+    delay = Math.min(delay * 1.5, 2000);
+    const next = await poll();
+    if (!next) return jobId;
+    last = next;
+  }
+  const reachedAt = performance.now() - started;
+  let endMarked = last.intent.kind === 'poll';
+  markEnd(last, true, reachedAt);
+  for (let reread = 0; reread < rereadsAfterFinal; reread += 1) {
+    const next = await poll();
+    if (!next) return jobId;
+    if (!endMarked) {
+      markEnd(next, true, reachedAt);
+      endMarked = true;
+    }
+  }
+  return jobId;
+}
+
+/** Reads the first caller's job with the second caller's credentials. */
+export async function isolationProbe(context: ProbeContext, jobId: string | undefined): Promise<void> {
+  if (!context.hasSecondCaller) {
+    context.note('no --second-caller-header: second_caller_isolation does not run');
+    return;
+  }
+  const read = operation(context, contractOperationIds.read);
+  if (!read || !jobId) return;
+  await context.send(readRequest(context, read, jobId, 2), { kind: 'second-caller', jobId });
+}
+
+/** Creates a job, then sends the same bytes with the same key. */
+export async function replayProbe(context: ProbeContext): Promise<void> {
+  const create = operation(context, contractOperationIds.create);
+  if (!create) return;
+  const created = await createJob(context, create, 'replay', creationBody(create));
+  if (!created.jobId) return;
+  await context.send(created.request, { kind: 'replay', jobId: created.jobId });
+}
+
+/** Reverses key order at every level: an equal value, serialised differently. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, item]) => [key, reordered(item)]),
+  );
+}
+
+/** Creates a job, then sends an equal body re-serialised (keys reordered, indented) with the same key. */
+export async function reserializedReplayProbe(context: ProbeContext): Promise<void> {
+  const create = operation(context, contractOperationIds.create);
+  if (!create) return;
+  const body = creationBody(create);
+  const created = await createJob(context, create, 'reserialized-replay', body);
+  if (!created.jobId) return;
+  await context.send(
+    { ...created.request, body: `${JSON.stringify(reordered(body), null, 2)}\n` },
+    { kind: 'reserialized-replay', jobId: created.jobId },
+  );
+}
+
+/** A valid body that differs from `body`: another example, a built value, or a generated one. */
+function anotherValidBody(context: ProbeContext, create: OperationDescription, body: unknown): unknown {
+  const schema = jsonBodySchema(create);
+  if (!schema) return undefined;
+  const generated = fc.sample(arbitraryFromSchema(schema), { seed: deriveSeed(context.seed, 'conflict'), numRuns: 10 });
+  return [...requestExamples(create), fullValidValue(schema), ...generated].find(
+    (candidate) => !isDeepStrictEqual(candidate, body) && context.validator.validateSchema(schema, candidate).length === 0,
+  );
+}
+
+/** Creates a job, then sends a different valid body with the same key. */
+export async function conflictProbe(context: ProbeContext): Promise<void> {
+  const create = operation(context, contractOperationIds.create);
+  if (!create) return;
+  const body = creationBody(create);
+  const other = anotherValidBody(context, create, body);
+  if (other === undefined) {
+    context.note('no second valid body to reuse an Idempotency-Key with; idempotency_conflict does not run');
+    return;
+  }
+  const created = await createJob(context, create, 'conflict', body);
+  if (!created.jobId) return;
+  await context.send({ ...created.request, body: JSON.stringify(other) }, { kind: 'conflict', jobId: created.jobId });
+}
+
+/** Reads a jobId no job has (derived from the seed). */
+export async function unknownJobProbe(context: ProbeContext): Promise<void> {
+  const read = operation(context, contractOperationIds.read);
+  if (!read) return;
+  const jobId = `job_${createHash('sha256').update(`unknown:${context.seed}`).digest('hex').slice(0, 26).toUpperCase()}`;
+  await context.send(readRequest(context, read, jobId), { kind: 'unknown-job' });
+}
+
+/** Sends verifyReport's documented examples (or a built valid body when it has none). */
+export async function verificationProbe(context: ProbeContext): Promise<void> {
+  const verify = operation(context, contractOperationIds.verify);
+  if (!verify) return;
+  const schema = jsonBodySchema(verify);
+  const examples = requestExamples(verify);
+  const bodies = examples.length > 0 ? examples : schema ? [fullValidValue(schema)] : [];
+  for (const [index, body] of bodies.entries()) {
+    const request = buildRequest({ operation: verify, seed: context.seed, purpose: `verification:${index}`, body: { value: body } });
+    await context.send(request, {
+      kind: 'verification-example',
+      description: examples.length > 0 ? `request example ${index + 1}` : 'a built valid body',
+    });
+  }
+}

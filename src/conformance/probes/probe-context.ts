@@ -1,0 +1,73 @@
+/**
+ * @module conformance/probes/probe-context
+ * What every probe gets from the runner: the spec, the seed, a way to send a request (counted
+ * against --max-requests and recorded for judging), and the helpers that make requests
+ * reproducible — idempotency keys and seeds derived from the run's seed.
+ */
+import { createHash } from 'node:crypto';
+import type { ContractDocument, OperationDescription } from '../../openapi/document.js';
+import type { ResponseValidator } from '../../openapi/response-validator.js';
+import type { ProbeName } from '../checks/check.js';
+import type { Exchange, Intent } from '../exchange.js';
+
+export interface ProbeRequest {
+  readonly operation?: OperationDescription;
+  readonly method: string;
+  /** The path under the base URL, filled and percent-encoded. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** 1 (default): the first caller's credentials; 2: the second caller's. */
+  readonly caller?: 1 | 2;
+}
+
+export interface ProbeContext {
+  readonly contract: ContractDocument;
+  readonly validator: ResponseValidator;
+  readonly seed: number;
+  readonly jobTimeoutMs: number;
+  readonly examplesPerOperation: number;
+  readonly hasSecondCaller: boolean;
+  /** Whether a probe runs in this run (the selected checks need it). */
+  runs(probe: ProbeName): boolean;
+  /**
+   * Sends a request and records the exchange for judging (unless `record: false`). Resolves to
+   * undefined, sending nothing, when --max-requests is used up.
+   */
+  send(request: ProbeRequest, intent: Intent, options?: { record?: boolean }): Promise<Exchange | undefined>;
+  /** Records an exchange sent with `record: false`. */
+  record(exchange: Exchange): void;
+  /** True when no selected check fails on the exchange (property-based probes shrink on false). */
+  conforms(exchange: Exchange): boolean;
+  remainingRequests(): number;
+  /** A note in the report about this probe (why it did less than usual). */
+  note(message: string): void;
+}
+
+/** A number derived from the run's seed and a label, so each probe has its own stable stream. */
+export function deriveSeed(seed: number, label: string): number {
+  const digest = createHash('sha256').update(`${seed}:${label}`).digest();
+  return digest.readUInt32BE(0) & 0x7fffffff;
+}
+
+/**
+ * An Idempotency-Key for a request: derived from the seed, the purpose and the body, so the same
+ * seed sends the same keys, and a key is never reused with another body by accident (which
+ * would be a 409 against a long-lived server run twice).
+ */
+export function idempotencyKeyFor(options: { seed: number; purpose: string; body: string }): string {
+  return `eh-${createHash('sha256').update(`${options.seed}\n${options.purpose}\n${options.body}`).digest('hex').slice(0, 32)}`;
+}
+
+/** Fits a token to a string schema's length bounds (pads or cuts). */
+export function fitToLength(token: string, schema: { minLength?: unknown; maxLength?: unknown }): string {
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
+  const padded = token.length < min ? token + 'x'.repeat(min - token.length) : token;
+  return padded.length > max ? padded.slice(0, max) : padded;
+}
+
+/** A value that can travel in an HTTP header as it is: visible ASCII, inner spaces allowed. */
+export function isSendableHeaderValue(value: unknown): value is string {
+  return typeof value === 'string' && /^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/.test(value);
+}

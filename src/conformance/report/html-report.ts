@@ -1,0 +1,61 @@
+/**
+ * @module conformance/report/html-report
+ * One self-contained HTML page (inline CSS, no scripts, nothing fetched): the summary table,
+ * then each failure with its reproduction, for attaching to a CI run.
+ */
+import { type ConformanceReport, countsOf } from './report.js';
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+}
+
+const style = `
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;max-width:80rem}
+h1{font-size:1.4rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
+th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}.passed{color:#1a7f37}.failed{color:#cf222e;font-weight:600}.skipped{color:#6e7781}
+.verdict{font-size:1.1rem;font-weight:600}code,pre{font:12px/1.4 ui-monospace,monospace}
+pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+details{border:1px solid #d0d7de;border-radius:6px;padding:.5rem .8rem;margin:.6rem 0}
+summary{cursor:pointer}dt{font-weight:600}dd{margin:0 0 .4rem 0}`;
+
+export function renderHtml(report: ConformanceReport): string {
+  const required = countsOf(report, 'required');
+  const advisory = countsOf(report, 'advisory');
+  const rows = report.checks
+    .map(
+      (check) =>
+        `<tr><td><code>${escapeHtml(check.name)}</code></td><td>${check.severity}${check.assumption ? ` (${check.assumption})` : ''}</td>` +
+        `<td class="${check.status}">${check.status}</td><td>${check.applied}</td><td>${check.failedExchanges || ''}</td>` +
+        `<td>${escapeHtml(check.description)}${check.note ? `<br><small>${escapeHtml(check.note)}</small>` : ''}</td></tr>`,
+    )
+    .join('\n');
+  const failures = report.checks
+    .flatMap((check) => check.failures)
+    .map(
+      (failure) =>
+        `<details open><summary><strong>${escapeHtml(failure.check)}</strong> (${failure.severity}) · ${escapeHtml(failure.operation)} · ${escapeHtml(failure.title)}${
+          failure.occurrences > 1 ? ` ×${failure.occurrences}` : ''
+        }</summary><dl>` +
+        `<dt>Input</dt><dd>${escapeHtml(failure.input)}</dd><dt>Expected</dt><dd>${escapeHtml(failure.expected)}</dd>` +
+        `<dt>Received</dt><dd><pre>${escapeHtml(failure.received)}</pre></dd><dt>Reproduce</dt><dd><pre>${escapeHtml(failure.curl)}</pre></dd></dl></details>`,
+    )
+    .join('\n');
+  const notes =
+    report.notes.length > 0 ? `<h2>Notes</h2><ul>${report.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Conformance: ${escapeHtml(report.target)}</title><style>${style}</style></head><body>
+<h1>Conformance of ${escapeHtml(report.target)}</h1>
+<p class="verdict ${report.passed ? 'passed' : 'failed'}">${report.passed ? 'PASSED' : 'FAILED'}${report.strict ? ' (strict)' : ''}</p>
+<p>Spec <code>${escapeHtml(report.spec)}</code> · seed <code>${report.seed}</code> · ${report.requests} requests (limit ${report.maxRequests}) ·
+${(report.durationMs / 1000).toFixed(1)} s · started ${escapeHtml(report.startedAt)} · ${escapeHtml(report.tool)} ${escapeHtml(report.version)}</p>
+<p>Required: ${required.passed} passed, ${required.failed} failed, ${required.skipped} skipped. Advisory: ${advisory.passed} passed, ${advisory.failed} failed, ${advisory.skipped} skipped.</p>
+<table><thead><tr><th>Check</th><th>Kind</th><th>Result</th><th>Judged</th><th>Failures</th><th>Rule</th></tr></thead><tbody>
+${rows}
+</tbody></table>
+${failures ? `<h2>Failures</h2>\n${failures}` : '<h2>No failures</h2>'}
+${notes}
+</body></html>
+`;
+}

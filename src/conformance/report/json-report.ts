@@ -1,0 +1,10 @@
+/**
+ * @module conformance/report/json-report
+ * The whole report as JSON, for tools that read results (credentials are never in it: request
+ * headers given on the command line appear by name only, and reproductions are redacted).
+ */
+import type { ConformanceReport } from './report.js';
+
+export function renderJson(report: ConformanceReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}

@@ -1,0 +1,74 @@
+/**
+ * @module conformance/report/junit-report
+ * JUnit XML for CI: one test suite per severity, one test case per check. A failed required
+ * check is a <failure>; a failed advisory check is a <failure> only with --strict, else its
+ * failures are written to <system-out> so CI shows them without turning red (advisory failures
+ * do not fail the run either). A check that judged nothing is <skipped>.
+ */
+import type { Severity } from '../failures.js';
+import type { CheckResult, ConformanceReport } from './report.js';
+
+/** XML 1.0 forbids most control characters even as references, so they are dropped. */
+function isXmlCharacter(character: string): boolean {
+  const code = character.codePointAt(0)!;
+  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code !== 0xfffe && code !== 0xffff);
+}
+
+function escapeXml(text: string): string {
+  return [...text]
+    .filter(isXmlCharacter)
+    .join('')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
+}
+
+function failureText(check: CheckResult): string {
+  return check.failures
+    .map(
+      (failure, index) =>
+        `${index + 1}. ${failure.operation}: ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}\n` +
+        `   input: ${failure.input}\n   expected: ${failure.expected}\n   received: ${failure.received}\n   reproduce: ${failure.curl}`,
+    )
+    .join('\n\n');
+}
+
+function testCase(check: CheckResult, report: ConformanceReport): string {
+  const open = `    <testcase classname="conformance.${check.severity}" name="${escapeXml(check.name)}" time="0">`;
+  const description = `      <properties><property name="description" value="${escapeXml(check.description)}"/>${
+    check.assumption ? `<property name="assumption" value="${escapeXml(check.assumption)}"/>` : ''
+  }</properties>`;
+  let body = '';
+  if (check.status === 'skipped') {
+    body = `      <skipped message="${escapeXml(check.note ?? 'nothing to judge')}"/>`;
+  } else if (check.status === 'failed') {
+    const title = escapeXml(`${check.failures.length} distinct failure(s): ${check.failures[0]?.title ?? ''}`);
+    body =
+      check.severity === 'required' || report.strict
+        ? `      <failure message="${title}" type="${check.severity}">${escapeXml(failureText(check))}</failure>`
+        : `      <system-out>${escapeXml(`ADVISORY FAILURE (does not fail the run without --strict)\n${failureText(check)}`)}</system-out>`;
+  }
+  return [open, description, body, '    </testcase>'].filter(Boolean).join('\n');
+}
+
+export function renderJunit(report: ConformanceReport): string {
+  const suites = (['required', 'advisory'] as Severity[]).map((severity) => {
+    const checks = report.checks.filter((check) => check.severity === severity);
+    const failures = checks.filter((check) => check.status === 'failed' && (severity === 'required' || report.strict)).length;
+    const skipped = checks.filter((check) => check.status === 'skipped').length;
+    return [
+      `  <testsuite name="${severity}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" timestamp="${report.startedAt}">`,
+      ...checks.map((check) => testCase(check, report)),
+      '  </testsuite>',
+    ].join('\n');
+  });
+  const failures = report.checks.filter((check) => check.status === 'failed' && (check.severity === 'required' || report.strict)).length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${escapeXml(`${report.tool} ${report.target} seed ${report.seed}`)}" tests="${report.checks.length}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

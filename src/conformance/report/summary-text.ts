@@ -1,0 +1,46 @@
+/**
+ * @module conformance/report/summary-text
+ * The end-of-run summary for a terminal: one row per check, then each failure with what was
+ * expected, what came back and a curl command to reproduce it.
+ */
+import { type ConformanceReport, countsOf } from './report.js';
+
+const marks = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
+
+export function renderSummary(report: ConformanceReport): string {
+  const width = Math.max(...report.checks.map((check) => check.name.length), 5);
+  const lines = [`${'check'.padEnd(width)}  kind      result  judged  failures`];
+  for (const check of report.checks) {
+    const failures = check.failedExchanges > 0 ? String(check.failedExchanges) : '';
+    lines.push(
+      `${check.name.padEnd(width)}  ${check.severity.padEnd(8)}  ${marks[check.status].padEnd(6)}  ${String(check.applied).padStart(6)}  ${failures.padStart(8)}${
+        check.status === 'skipped' && check.note ? `  (${check.note})` : ''
+      }`,
+    );
+  }
+  const failures = report.checks.flatMap((check) => check.failures);
+  if (failures.length > 0) {
+    lines.push('', `Failures (${failures.length}):`);
+    for (const [index, failure] of failures.entries()) {
+      lines.push(
+        '',
+        `${index + 1}. [${failure.severity}] ${failure.check} · ${failure.operation} · ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}`,
+        `   input:    ${failure.input}`,
+        `   expected: ${failure.expected}`,
+        `   received: ${failure.received}`,
+        `   reproduce: ${failure.curl}`,
+      );
+    }
+  }
+  if (report.notes.length > 0) lines.push('', 'Notes:', ...report.notes.map((note) => `  - ${note}`));
+  const required = countsOf(report, 'required');
+  const advisory = countsOf(report, 'advisory');
+  lines.push(
+    '',
+    `required: ${required.passed} passed, ${required.failed} failed, ${required.skipped} skipped · advisory: ${advisory.passed} passed, ${advisory.failed} failed, ${advisory.skipped} skipped`,
+    `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} (rerun with --seed ${report.seed}) · ${
+      report.passed ? 'PASSED' : 'FAILED'
+    }${report.strict ? ' (--strict)' : ''}`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,121 @@
+/**
+ * The report formats: JUnit XML that CI tools read (a required failure is a <failure>, an
+ * advisory one is not unless strict), JSON with every check, and an HTML page that needs
+ * nothing from the network.
+ */
+import { expect, it } from 'vitest';
+import { renderHtml } from '../../src/conformance/report/html-report.js';
+import { renderJunit } from '../../src/conformance/report/junit-report.js';
+import type { ConformanceReport } from '../../src/conformance/report/report.js';
+import { renderSummary } from '../../src/conformance/report/summary-text.js';
+import { parseReportTarget } from '../../src/conformance/report/write-reports.js';
+
+const failure = {
+  severity: 'required' as const,
+  operation: 'createEvaluation',
+  title: 'key reused with another body answered 202',
+  expected: '409',
+  received: '202 {"jobId":"job_<1>&"}',
+  input: 'the Idempotency-Key of job job_1 with a different body',
+  curl: "curl -i -X POST 'http://127.0.0.1:1/v0/evaluations'",
+  exchange: 12,
+  occurrences: 1,
+};
+
+function report(overrides: Partial<ConformanceReport> = {}): ConformanceReport {
+  return {
+    tool: 'evidence-harness conformance',
+    version: '0.1.0',
+    target: 'http://127.0.0.1:1',
+    spec: 'spec/openapi.yaml',
+    seed: 3,
+    startedAt: '2026-11-22T00:00:00.000Z',
+    durationMs: 1500,
+    requests: 20,
+    maxRequests: 400,
+    requestsNotSent: 0,
+    strict: false,
+    passed: false,
+    notes: [],
+    settings: {},
+    checks: [
+      {
+        name: 'idempotency_conflict',
+        description: 'an Idempotency-Key reused with a different body gets 409',
+        severity: 'required',
+        status: 'failed',
+        applied: 1,
+        failedExchanges: 1,
+        failures: [{ ...failure, check: 'idempotency_conflict' }],
+      },
+      {
+        name: 'error_code_documented',
+        description: "an Error's code is listed",
+        severity: 'advisory',
+        assumption: 'A-7',
+        status: 'failed',
+        applied: 3,
+        failedExchanges: 1,
+        failures: [{ ...failure, severity: 'advisory', check: 'error_code_documented' }],
+      },
+      {
+        name: 'second_caller_isolation',
+        description: 'isolation',
+        severity: 'required',
+        status: 'skipped',
+        applied: 0,
+        failedExchanges: 0,
+        note: 'no --second-caller-header',
+        failures: [],
+      },
+      {
+        name: 'unknown_job_not_found',
+        description: 'unknown is 404',
+        severity: 'required',
+        status: 'passed',
+        applied: 1,
+        failedExchanges: 0,
+        failures: [],
+      },
+    ],
+    ...overrides,
+  };
+}
+
+it('writes JUnit with a <failure> for a required check, an advisory one in <system-out>, and <skipped>', () => {
+  const xml = renderJunit(report());
+  expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites [^>]*tests="4" failures="1"/);
+  expect(xml).toMatch(
+    /<testcase classname="conformance\.required" name="idempotency_conflict" time="0">[\s\S]*?<failure message="1 distinct failure\(s\): key reused/,
+  );
+  expect(xml).toMatch(/name="error_code_documented"[\s\S]*?<system-out>ADVISORY FAILURE/);
+  expect(xml).toMatch(/name="second_caller_isolation"[\s\S]*?<skipped message="no --second-caller-header"\/>/);
+  expect(xml).toContain('job_&lt;1&gt;&amp;');
+  expect(xml).not.toMatch(/job_<1>/);
+  // Balanced: every testcase closes.
+  expect(xml.match(/<testcase /g)?.length).toBe(xml.match(/<\/testcase>/g)?.length);
+  expect(renderJunit(report({ strict: true }))).toMatch(/<testsuites [^>]*failures="2"/);
+});
+
+it('writes one self-contained HTML page with every check and each failure escaped', () => {
+  const html = renderHtml(report());
+  expect(html).toMatch(/^<!doctype html>/);
+  expect(html).not.toMatch(/<script|<link|src=|@import/);
+  for (const name of ['idempotency_conflict', 'error_code_documented', 'second_caller_isolation', 'unknown_job_not_found'])
+    expect(html).toContain(`<code>${name}</code>`);
+  expect(html).toContain('202 {&quot;jobId&quot;:&quot;job_&lt;1&gt;&amp;&quot;}');
+  expect(html).toContain('FAILED');
+});
+
+it('prints a summary table with a row per check and the rerun seed', () => {
+  const text = renderSummary(report());
+  expect(text).toMatch(/^check +kind +result +judged +failures\n/);
+  expect(text).toMatch(/\nsecond_caller_isolation +required +skip +0 +\(no --second-caller-header\)\n/);
+  expect(text).toMatch(/required: 1 passed, 1 failed, 1 skipped · advisory: 0 passed, 1 failed, 0 skipped/);
+  expect(text).toMatch(/seed 3 \(rerun with --seed 3\) · FAILED\n$/);
+});
+
+it('reads --report FORMAT=FILE', () => {
+  expect(parseReportTarget('junit=out/a=b.xml')).toEqual({ format: 'junit', file: 'out/a=b.xml' });
+  expect(() => parseReportTarget('html')).toThrow(/FORMAT=FILE/);
+});

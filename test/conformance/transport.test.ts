@@ -1,0 +1,99 @@
+/**
+ * The runner's HTTP edge: reproductions redact credentials and paste into a shell as they are,
+ * redirects to another origin are never followed, a silent server becomes a timeout, and a 429
+ * is retried once after its Retry-After.
+ */
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { afterEach, expect, it } from 'vitest';
+import { redacted, toCurl } from '../../src/conformance/http/curl.js';
+import { parseHeaderLine } from '../../src/conformance/http/header-line.js';
+import { Transport } from '../../src/conformance/http/transport.js';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+it('builds a curl command that redacts credentials and survives shell quoting', async () => {
+  const body = `{"operationId":"it's \\"quoted\\" $HOME \`x\`"}`;
+  const curl = toCurl(
+    {
+      method: 'POST',
+      url: 'http://127.0.0.1:1/v0/evaluations',
+      headers: { Authorization: 'Bearer s3cret', 'X-Team-Token': 't0ken', 'Idempotency-Key': 'k-1' },
+      body,
+    },
+    { secretHeaders: ['x-team-token'] },
+  );
+  expect(curl).not.toMatch(/s3cret|t0ken/);
+  expect(curl).toContain(`-H 'Authorization: ${redacted}'`);
+  expect(curl).toContain("-H 'Idempotency-Key: k-1'");
+  // The shell gives back the exact body: run `printf %s <the quoted body>` through sh.
+  const quoted = curl.slice(curl.indexOf('--data-binary ') + '--data-binary '.length);
+  const { stdout } = await promisify(execFile)('sh', ['-c', `printf %s ${quoted}`]);
+  expect(stdout).toBe(body);
+});
+
+it('parses header lines and refuses ones without a name', () => {
+  expect(parseHeaderLine('Authorization: Bearer a:b')).toEqual(['Authorization', 'Bearer a:b']);
+  expect(() => parseHeaderLine(': x')).toThrow(/not a header line/);
+});
+
+it('never follows a redirect to another origin, and follows one on the same origin', async () => {
+  let otherHits = 0;
+  const other = await serve((_, response) => {
+    otherHits += 1;
+    response.end('{}');
+  });
+  const target = await serve((request, response) => {
+    if (request.url === '/away') response.writeHead(302, { location: `${other}/steal` }).end();
+    else if (request.url === '/here') response.writeHead(307, { location: '/final' }).end();
+    else response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 2000 });
+  const away = await transport.send({ method: 'GET', path: '/away', headers: { authorization: 'Bearer secret' } });
+  expect(away.response?.status).toBe(302);
+  expect(away.notes.join()).toMatch(/redirect to another origin .* not followed/);
+  expect(otherHits).toBe(0);
+  const here = await transport.send({ method: 'GET', path: '/here', headers: {} });
+  expect(here.response?.status).toBe(200);
+  expect(here.notes.join()).toMatch(/followed 307 redirect to \/final/);
+});
+
+it('turns a server that never answers into a timeout, not a hung run', async () => {
+  const silent = await serve(() => undefined);
+  const result = await new Transport({ baseUrl: silent, timeoutMs: 300 }).send({ method: 'GET', path: '/', headers: {} });
+  expect(result.response).toBeUndefined();
+  expect(result.transportError).toBe('no answer within 300 ms (--timeout)');
+});
+
+it('retries a 429 once after Retry-After, and marks a persistent one', async () => {
+  let calls = 0;
+  const limited = await serve((_, response) => {
+    calls += 1;
+    if (calls === 1)
+      response.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"code":"rate_limited","message":"x"}');
+    else response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  const transport = new Transport({ baseUrl: limited, timeoutMs: 2000 });
+  const once = await transport.send({ method: 'GET', path: '/', headers: {} });
+  expect(once.response?.status).toBe(200);
+  expect(once.rateLimited).toBe(false);
+  expect(once.requestsSent).toBe(2);
+  const always = await serve((_, response) => response.writeHead(429, { 'retry-after': '0' }).end());
+  const persistent = await new Transport({ baseUrl: always, timeoutMs: 2000 }).send({ method: 'GET', path: '/', headers: {} });
+  expect(persistent.rateLimited).toBe(true);
+});
