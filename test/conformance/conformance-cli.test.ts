@@ -10,8 +10,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
-import { type RunningFaultServer, startFaultServer } from './fault-zoo/fault-server.js';
-import { faults } from './fault-zoo/faults.js';
+import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { faults } from '../fixtures/fault-zoo/faults.js';
 import { freePort } from './prism-support.js';
 
 async function run(...argv: string[]) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
-import { faults } from './fault-zoo/faults.js';
+import { faults } from '../fixtures/fault-zoo/faults.js';
 
 const file = join(packageRoot(), 'docs', 'conformance.md');
 

@@ -6,8 +6,8 @@
 import { expect, it } from 'vitest';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { runConformance } from '../../src/conformance/run.js';
-import { type FaultHandler, startFaultServer } from './fault-zoo/fault-server.js';
-import { cleanHandler, type Fault, faults } from './fault-zoo/faults.js';
+import { type FaultHandler, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { cleanHandler, type Fault, faults } from '../fixtures/fault-zoo/faults.js';
 
 const seed = 20261122;
 
