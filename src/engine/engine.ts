@@ -205,7 +205,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         : matchRoute({ method: request.method, path });
     if (isEngineError(route))
       return { result: { response: errorResponse(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
-    const preferences = preferencesOf(request);
+    // Health documents only 200: no preference, valid or not, changes its answer.
+    const preferences = route.operationId === 'health' ? {} : preferencesOf(request);
     let active = scenario;
     if (preferences.scenario) {
       const chosen = registry.get(preferences.scenario);

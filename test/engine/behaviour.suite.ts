@@ -547,10 +547,11 @@ export function behaviourSuite(factory: TargetFactory): void {
     expect(target.control.journal().at(-1)?.durationMs).toBe(100);
   });
 
-  it('never forces an error on health', async () => {
+  it('never forces an error on health, and ignores a Prefer header there (found by fuzzing)', async () => {
     const { send } = await start({ scenario: 'server-error' });
     expect((await send('/health')).status).toBe(200);
     expect((await send('/health', { headers: { prefer: 'code=503' } })).status).toBe(200);
+    expect((await send('/health', { headers: { prefer: 'scenario=nope' } })).status).toBe(200);
   });
 
   it('lets one request choose its scenario with Prefer: scenario=NAME', async () => {
