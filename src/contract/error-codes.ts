@@ -8,7 +8,7 @@
 
 export const errorCodes = {
   invalid_json: 'The request body is not well-formed JSON.',
-  invalid_body: 'The request body is missing, or is JSON but not an object.',
+  invalid_body: 'The request body is missing, ended before it was complete, or is JSON but not an object.',
   invalid_request:
     'A field, header or parameter breaks the contract: missing, unknown, wrong type, pattern, enum, format or below a minimum.',
   missing_idempotency_key: 'The Idempotency-Key header is missing or empty.',

@@ -32,7 +32,7 @@ export function isJsonMediaType(contentType: string | null): boolean {
   return essence === 'application/json';
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large'> {
+async function readLimited(request: Request, limit: number): Promise<Uint8Array | 'too_large' | 'unreadable'> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
     discardBody(request);
@@ -43,7 +43,14 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array 
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The body stream failed: the client went away mid-body, or the adapter gave up on it.
+      return 'unreadable';
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
@@ -78,6 +85,7 @@ export async function readJsonObject(request: Request, limit: BodyLimit): Promis
   if (bytes === 'too_large') {
     return refusal(limit.status, 'body_too_large', `The request body is larger than the limit of ${limit.bytes} bytes.`);
   }
+  if (bytes === 'unreadable') return refusal(400, 'invalid_body', 'The request body ended before it was complete.');
   if (bytes.byteLength === 0) return refusal(400, 'invalid_body', 'The request body is empty; a JSON object is required.');
   let text: string;
   try {

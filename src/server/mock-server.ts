@@ -67,7 +67,7 @@ function errorBody(code: string, message: string): string {
   return JSON.stringify({ code, message });
 }
 
-function formatLine(options: { method: string; path: string; status: number; ms: number; scenario: string }): string {
+function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
   const time = new Date().toISOString().slice(11, 23);
   return `${time} ${options.method} ${options.path} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
 }
@@ -83,7 +83,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const started = performance.now();
     const method = incoming.method ?? 'GET';
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
-    let status = 500;
+    let status: number | 'aborted' = 500;
     try {
       if (method === 'OPTIONS' && incoming.headers['access-control-request-method']) {
         outgoing.writeHead(204, preflightHeaders).end();
@@ -103,7 +103,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const response = isControlPath(path)
         ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
         : await engine.handle(request);
-      status = response.status;
+      // The connection is gone (the client left, or a timeout cut it off with its own 408):
+      // nobody will read this answer, so the log says so instead of showing a status never sent.
+      status = incoming.socket?.destroyed ? 'aborted' : response.status;
       // A refused body may still be arriving; closing the connection after the answer keeps it from being read.
       if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');
       await sendFetchResponse(response, outgoing, corsHeaders);

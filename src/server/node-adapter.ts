@@ -20,11 +20,18 @@ function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
           if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
         });
+        let ended = false;
         incoming.once('end', () => {
+          ended = true;
           if (!cancelled) controller.close();
         });
         incoming.once('error', (error) => {
           if (!cancelled) controller.error(error);
+        });
+        // A client that goes away (or is cut off by a timeout) mid-body: without this the
+        // engine would wait for the rest forever, holding the request's memory.
+        incoming.once('close', () => {
+          if (!ended && !cancelled) controller.error(new Error('the client closed the connection before the body was complete'));
         });
       },
       pull() {

@@ -110,6 +110,31 @@ it('cuts off a client that trickles its headers, with 408 request_timeout, while
   expect(reply).toContain('"code":"request_timeout"');
 });
 
+it('cuts off a client that trickles its body, with 408, and logs the request as aborted', async () => {
+  const lines: string[] = [];
+  const server = await start({ timeouts: { headersMs: 300, requestMs: 600 }, log: (line) => lines.push(line) });
+  let stop = false;
+  const slow = rawExchange({
+    port: server.port,
+    send: (socket) => {
+      socket.write(
+        'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: 1000\r\n\r\n{',
+      );
+      const trickle = () => {
+        if (stop || socket.destroyed) return;
+        socket.write(' ');
+        setTimeout(trickle, 50);
+      };
+      trickle();
+    },
+  });
+  expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  const reply = await slow;
+  stop = true;
+  expect(reply).toMatch(/^HTTP\/1\.1 408 /);
+  await expect.poll(() => lines.find((line) => line.includes('POST /v0/evaluations'))).toMatch(/ POST \/v0\/evaluations aborted /);
+});
+
 it('answers malformed HTTP with 400 and an Error body', async () => {
   const server = await start();
   const reply = await rawExchange({ port: server.port, send: (socket) => socket.write('NOT HTTP AT ALL\r\n\r\n') });
