@@ -18,6 +18,8 @@ import { type FuzzRequest, fuzzRequests } from './fuzz-requests.js';
 const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const engineRuns = Number(process.env.FUZZ_RUNS ?? 100_000);
 const httpRuns = Number(process.env.FUZZ_HTTP_RUNS ?? 10_000);
+/** Generous per-test limits that grow with the run size (a long run takes minutes). */
+const timeoutFor = (runs: number, msPerRequest: number) => Math.max(60_000, runs * msPerRequest);
 console.log(`fuzz: seed ${seed} (FUZZ_SEED=${seed} replays), ${engineRuns} in-process and ${httpRuns} HTTP requests`);
 
 let validator: ResponseValidator;
@@ -40,36 +42,44 @@ function check(request: FuzzRequest, answer: Awaited<ReturnType<typeof answerOf>
   if (problems.length > 0) throw new Error(`${describeRequest(request)} → ${answer.status}: ${problems.join('; ')}`);
 }
 
-it(`answers ${engineRuns} generated requests in-process as the spec allows, never with an unasked 5xx`, async () => {
-  const engine = createMockEngine({ clock: new VirtualClock(), seed });
-  await fc.assert(
-    fc.asyncProperty(fuzzRequests(validator.contract), async (request) => {
-      const response = await engine.handle(
-        new Request(`http://mock.test${request.path}`, {
+it(
+  `answers ${engineRuns} generated requests in-process as the spec allows, never with an unasked 5xx`,
+  async () => {
+    const engine = createMockEngine({ clock: new VirtualClock(), seed });
+    await fc.assert(
+      fc.asyncProperty(fuzzRequests(validator.contract), async (request) => {
+        const response = await engine.handle(
+          new Request(`http://mock.test${request.path}`, {
+            method: request.method,
+            headers: request.headers,
+            ...(request.body === undefined ? {} : { body: request.body }),
+          }),
+        );
+        check(request, await answerOf(response));
+      }),
+      { seed, numRuns: engineRuns },
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(engine.control.journal().length).toBeGreaterThan(0);
+  },
+  timeoutFor(engineRuns, 2),
+);
+
+it(
+  `answers ${httpRuns} generated requests over HTTP as the spec allows, and keeps serving`,
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fuzzRequests(validator.contract), async (request) => {
+        const response = await fetch(`${server.url}${request.path}`, {
           method: request.method,
           headers: request.headers,
           ...(request.body === undefined ? {} : { body: request.body }),
-        }),
-      );
-      check(request, await answerOf(response));
-    }),
-    { seed, numRuns: engineRuns },
-  );
-  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  expect(engine.control.journal().length).toBeGreaterThan(0);
-});
-
-it(`answers ${httpRuns} generated requests over HTTP as the spec allows, and keeps serving`, async () => {
-  await fc.assert(
-    fc.asyncProperty(fuzzRequests(validator.contract), async (request) => {
-      const response = await fetch(`${server.url}${request.path}`, {
-        method: request.method,
-        headers: request.headers,
-        ...(request.body === undefined ? {} : { body: request.body }),
-      });
-      check(request, await answerOf(response));
-    }),
-    { seed, numRuns: httpRuns },
-  );
-  expect((await fetch(`${server.url}/health`)).status).toBe(200);
-});
+        });
+        check(request, await answerOf(response));
+      }),
+      { seed, numRuns: httpRuns },
+    );
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  },
+  timeoutFor(httpRuns, 5),
+);
