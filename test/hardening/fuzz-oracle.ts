@@ -14,7 +14,53 @@ export interface ObservedAnswer {
 }
 
 /** Methods Node's HTTP parser accepts (a subset of http.METHODS that fuzzing can produce). */
-const knownMethods = new Set(['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'COPY', 'LOCK', 'MOVE', 'PURGE', 'QUERY', 'REPORT', 'SEARCH', 'MERGE', 'NOTIFY', 'UNLOCK', 'BIND', 'LINK', 'MKCOL', 'REBIND', 'UNBIND', 'UNLINK', 'ACL', 'CHECKOUT', 'MKACTIVITY', 'MKCALENDAR', 'PROPFIND', 'PROPPATCH', 'SUBSCRIBE', 'UNSUBSCRIBE', 'SOURCE', 'DESCRIBE', 'ANNOUNCE', 'SETUP', 'PLAY', 'PAUSE', 'TEARDOWN', 'GET_PARAMETER', 'SET_PARAMETER', 'REDIRECT', 'RECORD', 'FLUSH', 'PRI', 'M-SEARCH']);
+const knownMethods = new Set([
+  'GET',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'HEAD',
+  'OPTIONS',
+  'COPY',
+  'LOCK',
+  'MOVE',
+  'PURGE',
+  'QUERY',
+  'REPORT',
+  'SEARCH',
+  'MERGE',
+  'NOTIFY',
+  'UNLOCK',
+  'BIND',
+  'LINK',
+  'MKCOL',
+  'REBIND',
+  'UNBIND',
+  'UNLINK',
+  'ACL',
+  'CHECKOUT',
+  'MKACTIVITY',
+  'MKCALENDAR',
+  'PROPFIND',
+  'PROPPATCH',
+  'SUBSCRIBE',
+  'UNSUBSCRIBE',
+  'SOURCE',
+  'DESCRIBE',
+  'ANNOUNCE',
+  'SETUP',
+  'PLAY',
+  'PAUSE',
+  'TEARDOWN',
+  'GET_PARAMETER',
+  'SET_PARAMETER',
+  'REDIRECT',
+  'RECORD',
+  'FLUSH',
+  'PRI',
+  'M-SEARCH',
+]);
 
 function operationOf(contract: ContractDocument, method: string, path: string): OperationDescription | undefined {
   const pathname = path.split('?')[0] ?? path;
@@ -28,7 +74,8 @@ function operationOf(contract: ContractDocument, method: string, path: string): 
 export function judgeAnswer(options: { validator: ResponseValidator; request: FuzzRequest; answer: ObservedAnswer }): string[] {
   const { validator, request, answer } = options;
   const problems: string[] = [];
-  if (answer.status >= 500 && !request.asksForServerError) problems.push(`an unasked-for ${answer.status}: ${answer.bodyText.slice(0, 300)}`);
+  if (answer.status >= 500 && !request.asksForServerError)
+    problems.push(`an unasked-for ${answer.status}: ${answer.bodyText.slice(0, 300)}`);
   if (request.method.toUpperCase() === 'HEAD') return problems;
   const operation = operationOf(validator.contract, request.method, request.path);
   if (operation) {

@@ -113,9 +113,9 @@ function bodiesFor(schemas: readonly JsonSchema[]): fc.Arbitrary<string | undefi
 
 /** An arbitrary of fuzz requests over the contract's request schemas. */
 export function fuzzRequests(contract: ContractDocument): fc.Arbitrary<FuzzRequest> {
-  const schemas = contract.operations.flatMap((operation) => Object.values(operation.requestBody?.content ?? {})).filter(
-    (schema): schema is JsonSchema => schema !== undefined,
-  );
+  const schemas = contract.operations
+    .flatMap((operation) => Object.values(operation.requestBody?.content ?? {}))
+    .filter((schema): schema is JsonSchema => schema !== undefined);
   const idempotencyKeys = fc.oneof(
     { weight: 8, arbitrary: fc.uuid() },
     { weight: 1, arbitrary: fc.constantFrom('', 'k'.repeat(128), 'k'.repeat(129), 'replayed-key') },
