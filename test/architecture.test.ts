@@ -21,6 +21,8 @@ const layers = [
   { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose'] },
   // The MSW handlers hold no rules: they reach only the engine's public entry point.
   { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw'] },
+  // The typed client runs in browsers and depends on openapi-fetch only.
+  { folder: 'src/client', mayImport: ['src/client'], packages: ['openapi-fetch'] },
   // The runner tests servers over HTTP only: it may not reach into the mock it is tested against.
   {
     folder: 'src/conformance',
