@@ -6,6 +6,7 @@
  */
 import type { Job } from '../contract/index.js';
 import { builtinScenarios } from './builtin-scenarios.js';
+import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { type Clock, systemClock } from './clock.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
@@ -13,8 +14,7 @@ import { Journal, type JournalEntry } from './journal.js';
 import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
 import * as operations from './operations.js';
 import { createRandom } from './random.js';
-import { discardBody } from './request-body.js';
-import { type EngineError, errorResponse } from './responses.js';
+import { type EngineError, errorAnswer } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
 import { forcedStatuses, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
 import { type KeyValueStore, MemoryStore } from './store.js';
@@ -91,6 +91,12 @@ export interface MockControl {
 export interface MockEngine {
   /** Answers one request as the service would under the scenario in force. Never throws. */
   handle(request: Request): Promise<Response>;
+  /**
+   * `handle` without Fetch objects: the same answer for the same call. For servers that are
+   * not Fetch-based (the node:http server), which would otherwise build a Request and read
+   * back a Response per request. Optional, so an engine of your own need only have `handle`.
+   */
+  answerCall?(call: EngineCall): Promise<EngineAnswer>;
   readonly control: MockControl;
   readonly clock: Clock;
 }
@@ -111,10 +117,13 @@ interface Preferences {
   code?: number;
 }
 
+/** Shared by every call without preferences; never mutated. */
+const noPreferences: Preferences = Object.freeze({});
+
 /** Reads `Prefer: scenario=NAME, code=503` (RFC 7240 syntax, in the spirit of Prism's Prefer). */
-function preferencesOf(request: Request): Preferences {
-  const header = request.headers.get('prefer');
-  if (!header) return {};
+function preferencesOf(call: EngineCall): Preferences {
+  const header = call.header('prefer');
+  if (!header) return noPreferences;
   const preferences: Preferences = {};
   for (const part of header.split(/[,;]/)) {
     const [name, raw] = part.split('=').map((piece) => piece.trim());
@@ -190,23 +199,20 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     return faults.decide({ scenario: active, operationId });
   }
 
-  async function pipeline(
-    request: Request,
-    started: number,
-  ): Promise<{
+  async function pipeline(call: EngineCall): Promise<{
     result: OperationResult;
     entry: Omit<JournalEntry, 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
   }> {
-    const url = new URL(request.url);
-    const path = basePath && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) || '/' : url.pathname;
+    const pathname = call.pathname;
+    const path = basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname;
     const route =
-      basePath && !url.pathname.startsWith(basePath)
-        ? matchRoute({ method: request.method, path: `\0${url.pathname}` })
-        : matchRoute({ method: request.method, path });
+      basePath && !pathname.startsWith(basePath)
+        ? matchRoute({ method: call.method, path: `\0${pathname}` })
+        : matchRoute({ method: call.method, path });
     if (isEngineError(route))
-      return { result: { response: errorResponse(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
+      return { result: { answer: errorAnswer(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
     // Health documents only 200 (A-8): no preference, valid or not, changes its answer.
-    const preferences = route.operationId === 'health' ? {} : preferencesOf(request);
+    const preferences = route.operationId === 'health' ? noPreferences : preferencesOf(call);
     let active = scenario;
     if (preferences.scenario) {
       const chosen = registry.get(preferences.scenario);
@@ -217,7 +223,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
           message: `Prefer: scenario=${preferences.scenario.slice(0, 80)} names no scenario; known: ${[...registry.keys()].join(', ')}.`,
         };
         return {
-          result: { response: errorResponse(error), code: error.code },
+          result: { answer: errorAnswer(error), code: error.code },
           entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
         };
       }
@@ -226,16 +232,16 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     const base = { operationId: route.operationId, scenario: active.name };
     const forced = forcedAnswer(route.operationId, active, preferences);
     if (forced && 'error' in forced) {
-      discardBody(request);
+      call.discardBody();
       await clock.sleep(forced.latencyMs + active.latencyMs);
-      return { result: { response: errorResponse(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
+      return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
     }
-    if (forced) return { result: { response: errorResponse(forced), code: forced.code }, entry: { ...base, forced: false } };
+    if (forced) return { result: { answer: errorAnswer(forced), code: forced.code }, entry: { ...base, forced: false } };
     if (active.latencyMs > 0) await clock.sleep(active.latencyMs);
     const context: OperationContext = {
-      request,
+      call,
       params: route.params,
-      caller: request.headers.get('authorization') ?? '',
+      caller: call.header('authorization') ?? '',
       scenario: active,
       clock,
       random,
@@ -244,18 +250,18 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       issuerKeys,
     };
     const result = await handlers[route.operationId](context);
-    void started;
-    const response = route.head
-      ? new Response(null, { status: result.response.status, headers: result.response.headers })
-      : result.response;
-    return { result: { ...result, response }, entry: { ...base, forced: false } };
+    if (route.head) {
+      const answer: EngineAnswer = { status: result.answer.status, headers: result.answer.headers, body: null };
+      return { result: { ...result, answer }, entry: { ...base, forced: false } };
+    }
+    return { result, entry: { ...base, forced: false } };
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function answerCall(call: EngineCall): Promise<EngineAnswer> {
     const started = clock.now();
     let outcome: Awaited<ReturnType<typeof pipeline>>;
     try {
-      outcome = await pipeline(request, started);
+      outcome = await pipeline(call);
     } catch (error) {
       // A bug in the mock must still answer as the contract allows, without a stack trace.
       const failure: EngineError = {
@@ -263,20 +269,23 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         code: 'internal_error',
         message: `The mock failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
       };
-      outcome = { result: { response: errorResponse(failure), code: failure.code }, entry: { scenario: scenario.name, forced: false } };
+      outcome = { result: { answer: errorAnswer(failure), code: failure.code }, entry: { scenario: scenario.name, forced: false } };
     }
-    const url = new URL(request.url);
     journal.record({
       time: started,
-      method: request.method,
-      path: url.pathname,
-      status: outcome.result.response.status,
+      method: call.method,
+      path: call.pathname,
+      status: outcome.result.answer.status,
       durationMs: clock.now() - started,
       ...outcome.entry,
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
     });
-    return outcome.result.response;
+    return outcome.result.answer;
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    return answerToResponse(await answerCall(callFromRequest(request)));
   }
 
   const inspection = (record: JobRecord): JobInspection => ({
@@ -355,5 +364,5 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     clearJournal: () => journal.clear(),
   };
 
-  return { handle, control, clock };
+  return { handle, answerCall, control, clock };
 }

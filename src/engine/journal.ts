@@ -22,21 +22,34 @@ export interface JournalEntry {
   readonly durationMs: number;
 }
 
+/**
+ * A ring of `capacity` slots: recording overwrites the oldest entry in place, where an array
+ * trimmed from the front would move every entry on every request once full.
+ */
 export class Journal {
-  private readonly list: JournalEntry[] = [];
+  private readonly ring: JournalEntry[] = [];
+  /** The slot the next entry goes to once the ring is full (and so the oldest entry's slot). */
+  private next = 0;
 
   constructor(private readonly capacity: number) {}
 
   record(entry: JournalEntry): void {
-    this.list.push(entry);
-    if (this.list.length > this.capacity) this.list.splice(0, this.list.length - this.capacity);
+    if (this.capacity <= 0) return;
+    if (this.ring.length < this.capacity) {
+      this.ring.push(entry);
+      return;
+    }
+    this.ring[this.next] = entry;
+    this.next = (this.next + 1) % this.capacity;
   }
 
+  /** Oldest first. */
   entries(): readonly JournalEntry[] {
-    return [...this.list];
+    return [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
   }
 
   clear(): void {
-    this.list.length = 0;
+    this.ring.length = 0;
+    this.next = 0;
   }
 }

@@ -1,15 +1,16 @@
 /**
  * @module engine/operations
  * Stage 3, acting on state: one handler per operation of the contract. Each takes the request
- * already routed (and past any scenario fault) and returns the Response the contract allows.
+ * already routed (and past any scenario fault) and returns the answer the contract allows.
  */
 import { bodyLimits, EvaluationRequest, IdempotencyKey, type Job, JobIdParameter, VerificationRequest } from '../contract/index.js';
+import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
 import type { Clock } from './clock.js';
 import { afterRead, type JobRecord, jobView } from './jobs.js';
 import { newJobId, type Random } from './random.js';
 import { readJsonObject } from './request-body.js';
-import { type EngineError, errorResponse, jsonResponse } from './responses.js';
+import { type EngineError, errorAnswer, jsonAnswer } from './responses.js';
 import { isEngineError } from './router.js';
 import { type Scenario, timelineFor } from './scenario.js';
 import type { KeyValueStore } from './store.js';
@@ -23,7 +24,7 @@ export interface IdempotencyRecord {
 }
 
 export interface OperationContext {
-  readonly request: Request;
+  readonly call: EngineCall;
   readonly params: Readonly<Record<string, string>>;
   /** The caller's identity: the Authorization header's value, '' when absent (A-10). */
   readonly caller: string;
@@ -37,25 +38,28 @@ export interface OperationContext {
 
 /** What an operation answered, with the jobId it concerned (for the journal). */
 export interface OperationResult {
-  readonly response: Response;
+  readonly answer: EngineAnswer;
   readonly jobId?: string;
   readonly code?: string;
 }
 
 function fail(error: EngineError): OperationResult {
-  return { response: errorResponse(error), code: error.code };
+  return { answer: errorAnswer(error), code: error.code };
 }
 
 const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: 'No job with this jobId is available to this caller.' };
 
+// Built once: health's answer never changes, and answers are never mutated.
+const healthy: OperationResult = { answer: jsonAnswer({ status: 200, body: { status: 'ok' } }) };
+
 export async function health(): Promise<OperationResult> {
-  return { response: jsonResponse({ status: 200, body: { status: 'ok' } }) };
+  return healthy;
 }
 
 export async function createEvaluation(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.request, { bytes: bodyLimits.createEvaluationBytes, status: 413 });
+  const body = await readJsonObject(context.call, { bytes: bodyLimits.createEvaluationBytes, status: 413 });
   if (isEngineError(body)) return fail(body);
-  const key = context.request.headers.get('idempotency-key');
+  const key = context.call.header('idempotency-key');
   const diagnostics = [
     ...(key === null
       ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
@@ -90,7 +94,7 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
   await context.jobs.insertIfAbsent(record.jobId, record);
   // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
   const binding = await bindKey({ context, scopedKey: `${context.caller}\n${idempotencyKey}`, digest, jobId: record.jobId });
-  if (binding === 'claimed') return { response: jsonResponse({ status: 202, body: jobView(record) }), jobId: record.jobId };
+  if (binding === 'claimed') return { answer: jsonAnswer({ status: 202, body: jobView(record) }), jobId: record.jobId };
   await context.jobs.delete(record.jobId);
   if (binding === 'conflict') {
     return fail({
@@ -99,7 +103,7 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
       message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
     });
   }
-  return { response: jsonResponse({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
+  return { answer: jsonAnswer({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
 }
 
 /**
@@ -139,15 +143,15 @@ export async function getJob(context: OperationContext): Promise<OperationResult
     if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
     const next = afterRead(entry.value, context.clock.now());
     const stored = await context.jobs.compareAndSet(jobId, entry.version, next);
-    if (stored) return { response: jsonResponse({ status: 200, body: jobView(next) }), jobId };
+    if (stored) return { answer: jsonAnswer({ status: 200, body: jobView(next) }), jobId };
   }
   const entry = await context.jobs.get(jobId);
   if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
-  return { response: jsonResponse({ status: 200, body: jobView(entry.value) satisfies Job }), jobId };
+  return { answer: jsonAnswer({ status: 200, body: jobView(entry.value) satisfies Job }), jobId };
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.request, { bytes: bodyLimits.verifyReportBytes, status: 400 });
+  const body = await readJsonObject(context.call, { bytes: bodyLimits.verifyReportBytes, status: 400 });
   if (isEngineError(body)) return fail(body);
   const diagnostics = diagnose({ schema: VerificationRequest, value: body });
   if (diagnostics.length > 0) {
@@ -156,5 +160,5 @@ export async function verifyReport(context: OperationContext): Promise<Operation
     return fail({ status: 400, code: overMaximum ? 'limit_exceeded' : 'invalid_request', message: describeDiagnostics(diagnostics) });
   }
   const result = await verifyArtifact({ request: body as VerificationRequest, keys: context.issuerKeys });
-  return { response: jsonResponse({ status: 200, body: result }) };
+  return { answer: jsonAnswer({ status: 200, body: result }) };
 }

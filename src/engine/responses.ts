@@ -1,18 +1,31 @@
 /**
  * @module engine/responses
- * The one place Response objects are built: JSON bodies, and the contract's Error body from a
- * code, a status and a message (truncated to the contract's limits, never a stack trace).
+ * The one place answers are built: JSON bodies, and the contract's Error body from a code, a
+ * status and a message (truncated to the contract's limits, never a stack trace).
  */
 import { type ErrorCode, limits } from '../contract/index.js';
+import type { EngineAnswer } from './call.js';
 
 const jsonHeaders = { 'content-type': 'application/json' } as const;
 
+/** A JSON answer; shares one headers object among answers without extra headers (nobody mutates them). */
+export function jsonAnswer(options: { status: number; body: unknown; headers?: Record<string, string> }): EngineAnswer {
+  return {
+    status: options.status,
+    headers: options.headers ? { ...jsonHeaders, ...options.headers } : jsonHeaders,
+    body: JSON.stringify(options.body),
+  };
+}
+
+/** A JSON Fetch Response (for the control API, which speaks Fetch only). */
 export function jsonResponse(options: { status: number; body: unknown; headers?: Record<string, string> }): Response {
   return new Response(JSON.stringify(options.body), { status: options.status, headers: { ...jsonHeaders, ...options.headers } });
 }
 
 /** Cuts `text` to at most `max` code points, marking the cut with an ellipsis. */
 export function truncate(text: string, max: number): string {
+  // .length counts UTF-16 units, never fewer than code points: short texts need no split.
+  if (text.length <= max) return text;
   const points = Array.from(text);
   return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
 }
@@ -24,8 +37,8 @@ export interface EngineError {
   readonly headers?: Record<string, string>;
 }
 
-export function errorResponse(error: EngineError): Response {
-  return jsonResponse({
+export function errorAnswer(error: EngineError): EngineAnswer {
+  return jsonAnswer({
     status: error.status,
     body: { code: truncate(error.code, limits.errorCodeLength.max), message: truncate(error.message, limits.errorMessageLength.max) },
     ...(error.headers ? { headers: error.headers } : {}),

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMockEngine, handleControl, isControlPath, type MockEngine, type MockEngineOptions } from '../engine/index.js';
-import { sendFetchResponse, toFetchRequest } from './node-adapter.js';
+import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 
 export interface MockServerOptions {
   /** The engine to serve; default: a new one from `engineOptions`. */
@@ -88,6 +88,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       if (method === 'OPTIONS' && incoming.headers['access-control-request-method']) {
         outgoing.writeHead(204, preflightHeaders).end();
         status = 204;
+        return;
+      }
+      // The common case without Fetch objects (see engine/call): same answer, far less work.
+      const call = engine.answerCall && !isControlPath(path) ? toEngineCall(incoming) : undefined;
+      if (call && engine.answerCall) {
+        const answer = await engine.answerCall(call);
+        status = incoming.socket?.destroyed ? 'aborted' : answer.status;
+        if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');
+        sendAnswer(answer, outgoing, corsHeaders);
         return;
       }
       let request: Request;

@@ -6,6 +6,7 @@
  * body streamed with backpressure).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EngineAnswer, EngineCall } from '../engine/index.js';
 
 /**
  * A ReadableStream over the request body. Cancelling it (the engine refusing a body) does not
@@ -113,4 +114,150 @@ export async function sendFetchResponse(
     chunk = await reader.read();
   }
   outgoing.end();
+}
+
+// ── the engine's own exchange, without Fetch objects ──────────────────────────────────────
+
+/** Targets whose pathname `new URL` would return unchanged: no dot segments, no escapes, no odd characters. */
+const plainTarget = /^(\/[A-Za-z0-9\-_~/]*)(?:\?.*)?$/s;
+/** Header names and values as Fetch's Headers accepts them (others are dropped, as toFetchRequest drops them). */
+const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const httpWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+const forbiddenInValue = /[\0\r\n]/;
+
+/**
+ * A request body read straight from the IncomingMessage, with the web-stream adapter's
+ * semantics: chunks are taken as they arrive (pausing the socket after four unread ones), a
+ * client that leaves before the end makes the body unreadable, and discarding drops the rest.
+ */
+function nodeBody(incoming: IncomingMessage): { read(limit: number): Promise<Uint8Array | 'too_large' | 'unreadable'>; discard(): void } {
+  const queue: Uint8Array[] = [];
+  let state: 'open' | 'ended' | 'failed' | 'discarded' = 'open';
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  incoming.on('data', (chunk: Buffer) => {
+    queue.push(chunk);
+    if (queue.length >= 4) incoming.pause();
+    notify();
+  });
+  incoming.once('end', () => {
+    if (state === 'open') state = 'ended';
+    notify();
+  });
+  const fail = () => {
+    if (state === 'open') state = 'failed';
+    notify();
+  };
+  incoming.once('error', fail);
+  // As in bodyStream: without this a client leaving mid-body would leave the engine waiting forever.
+  incoming.once('close', fail);
+  const discard = () => {
+    if (state === 'open') state = 'discarded';
+    queue.length = 0;
+    incoming.removeAllListeners('data');
+    incoming.resume();
+  };
+  return {
+    discard,
+    async read(limit) {
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for (;;) {
+        if (state === 'failed') return 'unreadable';
+        const chunk = queue.shift();
+        if (chunk) {
+          total += chunk.byteLength;
+          if (total > limit) {
+            discard();
+            return 'too_large';
+          }
+          chunks.push(chunk);
+          continue;
+        }
+        if (state !== 'open') break;
+        incoming.resume();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+      return joinChunks(chunks, total);
+    },
+  };
+}
+
+function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * IncomingMessage → the engine's EngineCall, for the requests whose Fetch form is plain:
+ * GET, HEAD or POST to a target whose pathname needs no URL normalisation. Any other request
+ * returns undefined and goes through toFetchRequest, so odd requests keep exactly the answers
+ * Fetch's own parsing gives them.
+ */
+export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined {
+  const method = incoming.method;
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return undefined;
+  const match = plainTarget.exec(incoming.url ?? '');
+  if (!match) return undefined;
+  let headers: Map<string, string> | undefined;
+  // Built on first use, with Headers.get's semantics: names case-insensitive, values trimmed,
+  // repeated names joined by ', ', values Fetch refuses dropped.
+  const header = (name: string): string | null => {
+    if (!headers) {
+      headers = new Map();
+      const raw = incoming.rawHeaders;
+      for (let index = 0; index + 1 < raw.length; index += 2) {
+        const key = raw[index]!;
+        const value = raw[index + 1]!.replace(httpWhitespace, '');
+        if (!token.test(key) || forbiddenInValue.test(value)) continue;
+        const lower = key.toLowerCase();
+        const previous = headers.get(lower);
+        headers.set(lower, previous === undefined ? value : `${previous}, ${value}`);
+      }
+    }
+    return headers.get(name) ?? null;
+  };
+  const body = method === 'POST' ? nodeBody(incoming) : undefined;
+  return {
+    method,
+    pathname: match[1]!,
+    header,
+    async readBody(limit) {
+      const declared = Number(header('content-length') ?? Number.NaN);
+      if (Number.isFinite(declared) && declared > limit) {
+        body?.discard();
+        return 'too_large';
+      }
+      return body ? body.read(limit) : new Uint8Array(0);
+    },
+    discardBody: () => body?.discard(),
+  };
+}
+
+/** The engine's answer → ServerResponse, with `extraHeaders` (CORS, say) first, as sendFetchResponse writes it. */
+export function sendAnswer(answer: EngineAnswer, outgoing: ServerResponse, extraHeaders: Record<string, string> = {}): void {
+  outgoing.statusCode = answer.status;
+  for (const name in extraHeaders) outgoing.setHeader(name, extraHeaders[name]!);
+  // Fetch's Headers iterates in name order; keep that order on the wire.
+  const names = Object.keys(answer.headers);
+  if (names.length > 1) names.sort();
+  for (const name of names) outgoing.setHeader(name, answer.headers[name]!);
+  if (answer.body === null) {
+    outgoing.end();
+    return;
+  }
+  outgoing.setHeader('content-length', Buffer.byteLength(answer.body));
+  outgoing.end(answer.body);
 }

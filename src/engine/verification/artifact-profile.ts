@@ -9,7 +9,7 @@
  * Verification never throws: every input string, however broken or long, gets a result that is
  * valid against the contract's VerificationResult schema, with reasons that say what to fix.
  */
-import { base64url, CompactSign, compactVerify, errors, importJWK, type JWK } from 'jose';
+import type * as Jose from 'jose';
 import {
   codePointLength,
   type Evaluation,
@@ -19,6 +19,24 @@ import {
   type VerificationRequest,
   type VerificationResult,
 } from '../../contract/index.js';
+
+let loadedJose: typeof Jose | undefined;
+
+/**
+ * jose, loaded on the first verification or minting rather than when the engine is imported:
+ * it is dozens of modules, and `evidence-harness mock` answered its first /health about 20 ms
+ * later for loading it up front, though most runs never verify an artifact.
+ */
+async function loadJose(): Promise<typeof Jose> {
+  loadedJose ??= await import('jose');
+  return loadedJose;
+}
+
+/** jose, once loadJose() has run (every entry point below awaits it first). */
+function jose(): typeof Jose {
+  if (!loadedJose) throw new Error('artifact-profile: jose used before loadJose()');
+  return loadedJose;
+}
 
 /** The name of this test profile; not a production signing profile (A-12). */
 export const profileId = 'eh-jws-ed25519/0.1';
@@ -176,7 +194,7 @@ function decodeSegment(options: { segment: string; label: string; offset: number
     return { ok: false, problem: `the ${label} is not base64url: a length of ${segment.length} characters cannot encode whole bytes` };
   }
   try {
-    return { ok: true, value: base64url.decode(segment) };
+    return { ok: true, value: jose().base64url.decode(segment) };
   } catch {
     return { ok: false, problem: `the ${label} is not base64url` };
   }
@@ -266,7 +284,7 @@ function decodeArtifact(artifact: string): DecodedArtifact {
 
 // ── keys (rules b and c) ─────────────────────────────────────────────────────────────────
 
-type VerificationKey = Awaited<ReturnType<typeof importJWK>>;
+type VerificationKey = Awaited<ReturnType<typeof Jose.importJWK>>;
 
 // Imported keys are cached per JWK object: the key set rarely changes, and importing is async.
 const publicKeys = new WeakMap<JsonWebKey, Promise<VerificationKey>>();
@@ -275,7 +293,7 @@ const publicKeys = new WeakMap<JsonWebKey, Promise<VerificationKey>>();
 function publicKeyOf(jwk: JsonWebKey): Promise<VerificationKey> {
   let key = publicKeys.get(jwk);
   if (!key) {
-    key = importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x } as JWK, header.alg);
+    key = jose().importJWK({ kty: jwk.kty, crv: jwk.crv, x: jwk.x } as Jose.JWK, header.alg);
     publicKeys.set(jwk, key);
   }
   return key;
@@ -343,6 +361,7 @@ export async function verifyArtifact(options: VerifyArtifactOptions): Promise<Ve
 }
 
 async function verify(options: VerifyArtifactOptions): Promise<VerificationResult> {
+  await loadJose();
   const { request, keys } = options;
   const artifact: unknown = request.artifact;
   if (typeof artifact !== 'string') return unresolved([`artifact must be a string, found ${describe(artifact)}`]);
@@ -381,15 +400,15 @@ async function verify(options: VerifyArtifactOptions): Promise<VerificationResul
     ]);
   }
   try {
-    await compactVerify(artifact, key, { algorithms: [header.alg] });
+    await jose().compactVerify(artifact, key, { algorithms: [header.alg] });
   } catch (error) {
-    if (error instanceof errors.JWSSignatureVerificationFailed) {
+    if (error instanceof jose().errors.JWSSignatureVerificationFailed) {
       return invalid([
         `signature does not verify with the key of issuer ${quote(iss)}: the artifact was changed after it was signed, or was signed with another key`,
       ]);
     }
     // decodeArtifact has already refused everything jose refuses, so this is not expected.
-    const code = error instanceof errors.JOSEError ? error.code : 'unexpected error';
+    const code = error instanceof jose().errors.JOSEError ? error.code : 'unexpected error';
     return unresolved([`the artifact could not be checked (${excerpt(code)}); ${docPointer}`]);
   }
 
@@ -450,7 +469,8 @@ export async function mintArtifact(options: MintArtifactOptions): Promise<string
       `mintArtifact: issuer '${issuer}' has no privateJwk in the key set, so the mock cannot sign as it; add its private JWK`,
     );
   }
-  const signingKey = await importJWK(entry.privateJwk as JWK, header.alg);
+  await loadJose();
+  const signingKey = await jose().importJWK(entry.privateJwk as Jose.JWK, header.alg);
   const claims = {
     iss: tamper === 'unknown-issuer' ? unknownIssuer : issuer,
     operationId,
@@ -458,7 +478,9 @@ export async function mintArtifact(options: MintArtifactOptions): Promise<string
     ...(reasons === undefined ? {} : { reasons }),
     iat: options.issuedAt ?? Math.floor(Date.now() / 1000),
   };
-  const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader({ ...header }).sign(signingKey);
+  const jws = await new (jose().CompactSign)(new TextEncoder().encode(JSON.stringify(claims)))
+    .setProtectedHeader({ ...header })
+    .sign(signingKey);
   switch (tamper) {
     case 'signature':
       return flipSignatureBit(jws);
@@ -472,10 +494,10 @@ export async function mintArtifact(options: MintArtifactOptions): Promise<string
 
 function flipSignatureBit(jws: string): string {
   const cut = jws.lastIndexOf('.');
-  const signature = base64url.decode(jws.slice(cut + 1));
+  const signature = jose().base64url.decode(jws.slice(cut + 1));
   // The first byte, not the last character: the last base64url character also holds unused bits.
   signature[0] = (signature[0] ?? 0) ^ 0x01;
-  return `${jws.slice(0, cut + 1)}${base64url.encode(signature)}`;
+  return `${jws.slice(0, cut + 1)}${jose().base64url.encode(signature)}`;
 }
 
 // ── outcome examples ─────────────────────────────────────────────────────────────────────

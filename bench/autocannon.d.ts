@@ -1,0 +1,49 @@
+/**
+ * The slice of autocannon's programmatic API the benchmarks use. autocannon ships no types and
+ * @types/autocannon is not installed, so this declares only what bench/load.ts calls.
+ */
+declare module 'autocannon' {
+  export interface AutocannonRequest {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Called before each request is sent; returns the request to send. */
+    setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
+  }
+  export interface AutocannonOptions {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    pipelining?: number;
+    timeout?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    requests?: AutocannonRequest[];
+  }
+  export interface Histogram {
+    average: number;
+    mean: number;
+    stddev: number;
+    min: number;
+    max: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    total: number;
+  }
+  export interface AutocannonResult {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    duration: number;
+    '2xx': number;
+  }
+  function autocannon(options: AutocannonOptions): Promise<AutocannonResult>;
+  export default autocannon;
+}

@@ -1,0 +1,351 @@
+/**
+ * @module bench/report
+ * docs/performance.md from one run's measurements: the machine, the targets' verdicts, one
+ * table per group with the command that re-runs each row, how it was measured, and the
+ * hand-written notes (bench/performance-notes.md) on what was changed for performance.
+ */
+import { type BenchConfig, rowCommand } from './bench-config.js';
+import type { ConformanceResult } from './groups/conformance.js';
+import type { ThroughputRow } from './groups/throughput.js';
+import { code, fixed, integer, percent, ratio, table } from './markdown.js';
+import { targetLabels } from './servers.js';
+import { judgedConnections, judgeTargets, type Measurements } from './targets.js';
+
+export interface Machine {
+  readonly node: string;
+  readonly cores: number;
+  readonly cpuModel: string;
+  readonly memoryGb: number;
+  readonly platform: string;
+  /** 1-minute load average at the start and end of the run: other work on the machine. */
+  readonly loadBefore: number;
+  readonly loadAfter: number;
+  readonly date: string;
+  readonly durationS: number;
+}
+
+export interface Report extends Measurements {
+  readonly config: BenchConfig;
+  readonly machine: Machine;
+  readonly conformance?: ConformanceResult;
+  readonly notes: string;
+  /** An earlier run's figures (BENCH_JSON output) to compare with: the code before the performance work. */
+  readonly baseline?: Baseline;
+}
+
+/** What BENCH_JSON holds: a run's figures without its notes. */
+export type Baseline = Omit<Report, 'notes' | 'baseline'>;
+
+function cellOf(row: ThroughputRow | undefined): { rps: string; latency: string } {
+  if (!row) return { rps: '—', latency: '—' };
+  const { result } = row;
+  const flawed = result.non2xx + result.errors + result.timeouts > 0 ? ' ⚠' : '';
+  return {
+    rps: `${integer(result.rps)} ±${integer(result.rpsStddev)}${flawed}`,
+    latency: `${result.p50Ms} / ${result.p99Ms}`,
+  };
+}
+
+function throughputSection(report: Report): string {
+  const rows = report.throughput ?? [];
+  const find = (target: string, workload: string, connections: number) =>
+    rows.find((row) => row.target === target && row.workload === workload && row.connections === connections);
+  const body = report.config.workloads.flatMap((workload) =>
+    report.config.connections.map((connections) => {
+      const mock = find('mock', workload, connections);
+      const prism = find('prism', workload, connections);
+      const bare = find('bare', workload, connections);
+      const [m, p, b] = [cellOf(mock), cellOf(prism), cellOf(bare)];
+      return [
+        workload,
+        String(connections),
+        m.rps,
+        m.latency,
+        p.rps,
+        p.latency,
+        b.rps,
+        b.latency,
+        ratio(mock?.result.rps, prism?.result.rps),
+        bare && mock ? percent(mock.result.rps, bare.result.rps) : 'n/a',
+        ratio(bare?.result.rps, prism?.result.rps),
+        code(rowCommand({ group: 'throughput', workload, connections })),
+      ];
+    }),
+  );
+  const flawed = rows.filter((row) => row.result.non2xx + row.result.errors + row.result.timeouts > 0);
+  const warnings = flawed.map(
+    (row) =>
+      `- ⚠ ${targetLabels[row.target]} ${row.workload} at ${row.connections} connections: ` +
+      `${row.result.non2xx} non-2xx answers, ${row.result.errors} errors, ${row.result.timeouts} timeouts of ${row.result.total} requests.`,
+  );
+  return [
+    '## Throughput over loopback (autocannon)',
+    '',
+    `Requests per second (mean over the run, ± the standard deviation of autocannon's 1-s samples) and latency p50 / p99 in ms. ` +
+      `${report.config.durationS} s measured per row after ${report.config.warmupS} s of unmeasured warm-up, pipelining 1; ` +
+      'the three servers run side by side (idle while another is measured) and take turns row by row, so the figures of one ratio are seconds apart. ' +
+      'mock/Prism and mock/bare are ratios of requests per second in this run; bare/Prism is the most any Node server could reach over Prism here. ' +
+      'Every request of the createEvaluation rows carries a new Idempotency-Key, so each one stores a new job; getJob reads one job created before the row.',
+    '',
+    table(
+      [
+        'Request',
+        'Conn.',
+        'mock req/s',
+        'mock p50 / p99',
+        'Prism req/s',
+        'Prism p50 / p99',
+        'bare req/s',
+        'bare p50 / p99',
+        'mock/Prism',
+        'mock/bare',
+        'bare/Prism',
+        'Reproduce',
+      ],
+      body,
+    ),
+    '',
+    ...(warnings.length > 0
+      ? [...warnings, '']
+      : ['Every request of every row was answered 2xx, without transport errors or timeouts.', '']),
+    'Servers: mock ' +
+      code('node dist/src/cli/bin.js mock --port PORT --quiet') +
+      '; Prism ' +
+      code('npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent') +
+      ' (run through its JS entry, node_modules/@stoplight/prism-cli/dist/index.js); bare ' +
+      code('node dist/bench/children/bare-server.js --port PORT') +
+      '. By hand, a GET row is ' +
+      code('npx autocannon -c 50 -d 3 http://127.0.0.1:PORT/health') +
+      "; createEvaluation's new key per request is autocannon's " +
+      code("-I -H 'idempotency-key: [<id>]'") +
+      '.',
+  ].join('\n');
+}
+
+function startupSection(report: Report): string {
+  const rows = report.startup ?? [];
+  const bare = rows.find((row) => row.target === 'bare');
+  return [
+    '## Start-up: process start to the first 200 on /health',
+    '',
+    `Spawn to the first 200 answer on GET /health, polled every 5 ms; ${report.config.startupRuns} starts each, the servers taking turns.`,
+    '',
+    table(
+      ['Server', 'Median ms', 'Each start, ms', '× bare', 'Reproduce'],
+      rows.map((row) => [
+        row.label,
+        fixed(row.medianMs, 0),
+        row.runsMs.map((value) => value.toFixed(0)).join(', '),
+        bare ? ratio(row.medianMs, bare.medianMs) : 'n/a',
+        code(row.command),
+      ]),
+    ),
+  ].join('\n');
+}
+
+function mswSection(report: Report): string {
+  const msw = report.msw!;
+  return [
+    '## MSW in-process (setupServer)',
+    '',
+    `One process, one setupServer, one fetch loop (${msw.concurrency} requests in flight), the handler set swapped between samples: ` +
+      "the engine's handlers (" +
+      code("createHandlers({ baseUrl: 'http://bench.test', controlApi: false })") +
+      ') against a trivial ' +
+      code("http.all('http://bench.test/*', () => HttpResponse.json({ status: 'ok' }))") +
+      `. Mean of ${msw.samples} samples of ${msw.durationMs} ms each, alternating, after a warm-up of both.`,
+    '',
+    table(
+      ['Request', 'Engine handlers req/s', 'Static handler req/s', 'Engine / static', 'Non-2xx', 'Reproduce'],
+      msw.rows.map((row) => [
+        row.request,
+        integer(row.engineRps),
+        integer(row.staticRps),
+        percent(row.engineRps, row.staticRps),
+        String(row.failures),
+        code(msw.command),
+      ]),
+    ),
+  ].join('\n');
+}
+
+function conformanceSection(report: Report): string {
+  const result = report.conformance!;
+  return [
+    '## Conformance runner against the mock',
+    '',
+    'Wall time of the built CLI with its default limits (at most 400 requests, no rate limit) against the mock server in another process.',
+    '',
+    table(
+      ['Wall time s', 'Exit code', "Runner's verdict", 'Reproduce'],
+      [[fixed(result.wallMs / 1000, 2), String(result.exitCode), result.summary, code(result.command)]],
+    ),
+  ].join('\n');
+}
+
+function memorySection(report: Report): string {
+  const memory = report.memory!;
+  return [
+    '## Memory: RSS idle and with jobs stored',
+    '',
+    'The mock server (engine and node:http, as `evidence-harness mock` runs them) in a process of its own ' +
+      '(`node --expose-gc dist/bench/children/memory-probe.js`, forked by the bench), measuring itself after a full GC' +
+      `${memory.gcExposed ? ' (--expose-gc)' : ' (gc not exposed: figures include garbage)'}. ` +
+      `The jobs are stored over HTTP by autocannon in the bench process: ${integer(memory.jobs)} createEvaluation requests, ` +
+      'each with a new Idempotency-Key, so each stores a job and a key (the store keeps at most 100,000 jobs, evicting the oldest)' +
+      `${memory.failures > 0 ? `; ⚠ ${memory.failures} of them were not answered 202` : ''}.`,
+    '',
+    table(
+      ['State', 'Jobs stored', 'RSS MB', 'Heap used MB', 'Reproduce'],
+      [
+        ['idle (after one request of each kind)', '1', fixed(memory.idle.rssMb), fixed(memory.idle.heapUsedMb), code(memory.command)],
+        [
+          `after ${integer(memory.jobs)} more creations`,
+          integer(memory.stored),
+          fixed(memory.loaded.rssMb),
+          fixed(memory.loaded.heapUsedMb),
+          code(memory.command),
+        ],
+        ['added', '', fixed(memory.loaded.rssMb - memory.idle.rssMb), fixed(memory.loaded.heapUsedMb - memory.idle.heapUsedMb), ''],
+      ],
+    ),
+  ].join('\n');
+}
+
+function targetsSection(report: Report): string {
+  const verdicts = judgeTargets(report);
+  return [
+    '## Targets of issue 6 in this run',
+    '',
+    `Ratios from this run only; throughput targets are judged at ${judgedConnections} connections, the issue's setting.`,
+    '',
+    table(
+      ['Target', 'Measured', 'Held', 'Margin'],
+      verdicts.map((verdict) => [
+        verdict.target,
+        verdict.measured,
+        verdict.held === undefined ? 'not measured' : verdict.held ? 'yes' : '**no**',
+        verdict.margin,
+      ]),
+    ),
+  ].join('\n');
+}
+
+function machineSection(report: Report): string {
+  const { machine, config } = report;
+  return [
+    '## Machine and run',
+    '',
+    table(
+      ['Fact', 'Value'],
+      [
+        ['Date', machine.date],
+        ['Node.js', machine.node],
+        ['CPU', `${machine.cores} cores, ${machine.cpuModel}`],
+        ['Memory', `${machine.memoryGb.toFixed(1)} GB`],
+        ['Platform', machine.platform],
+        ['Load average (1 min) at start / end', `${machine.loadBefore.toFixed(2)} / ${machine.loadAfter.toFixed(2)}`],
+        ['Run', `${config.smoke ? 'smoke (BENCH_SMOKE=1: tiny, not for quoting)' : 'full'}, ${machine.durationS.toFixed(0)} s`],
+        ['Command', code(config.filtered ? `node dist/bench/run-bench.js ${process.argv.slice(2).join(' ')}` : 'npm run bench')],
+      ],
+    ),
+  ].join('\n');
+}
+
+function comparisonSection(report: Report): string | undefined {
+  const before = report.baseline;
+  if (!before) return undefined;
+  const mockRps = (source: Measurements, workload: string, target = 'mock') =>
+    source.throughput?.find((row) => row.target === target && row.workload === workload && row.connections === judgedConnections)?.result
+      .rps;
+  const startupOf = (source: Measurements, target: string) => source.startup?.find((row) => row.target === target)?.medianMs;
+  const added = (source: Measurements) => (source.memory ? source.memory.loaded.rssMb - source.memory.idle.rssMb : undefined);
+  const mswShare = (source: Measurements) => {
+    const row = source.msw?.rows.find((entry) => entry.request === 'getJob');
+    return row ? row.engineRps / row.staticRps : undefined;
+  };
+  const show = (value: number | undefined, format: (value: number) => string) => (value === undefined ? 'n/a' : format(value));
+  const rows: string[][] = [];
+  for (const workload of ['health', 'createEvaluation', 'getJob', 'verifyReport']) {
+    const [was, now] = [mockRps(before, workload), mockRps(report, workload)];
+    const [wasBare, nowBare] = [mockRps(before, workload, 'bare'), mockRps(report, workload, 'bare')];
+    rows.push([
+      `${workload} req/s, ${judgedConnections} connections (mock/bare)`,
+      `${show(was, integer)} (${was !== undefined && wasBare ? percent(was, wasBare) : 'n/a'})`,
+      `${show(now, integer)} (${now !== undefined && nowBare ? percent(now, nowBare) : 'n/a'})`,
+      ratio(now, was),
+    ]);
+  }
+  const [startWas, startNow] = [startupOf(before, 'mock'), startupOf(report, 'mock')];
+  const [bareWas, bareNow] = [startupOf(before, 'bare'), startupOf(report, 'bare')];
+  rows.push([
+    'start-up median ms (× bare)',
+    `${show(startWas, (value) => value.toFixed(0))} (${ratio(startWas, bareWas)})`,
+    `${show(startNow, (value) => value.toFixed(0))} (${ratio(startNow, bareNow)})`,
+    ratio(startWas, startNow),
+  ]);
+  const [memoryWas, memoryNow] = [added(before), added(report)];
+  rows.push(['RSS added by 100,000 jobs, MB', show(memoryWas, fixed), show(memoryNow, fixed), ratio(memoryWas, memoryNow)]);
+  const [mswWas, mswNow] = [mswShare(before), mswShare(report)];
+  rows.push([
+    'MSW getJob, engine / static handler',
+    show(mswWas, (value) => `${(value * 100).toFixed(0)}%`),
+    show(mswNow, (value) => `${(value * 100).toFixed(0)}%`),
+    '',
+  ]);
+  return [
+    '## Before and after the performance work',
+    '',
+    `"Before" is bench/baseline.json: the same harness run on ${before.machine.date} against commit 3a8bd9a (the code before the ` +
+      'changes described below), on this machine. "After" is this run. The two runs are minutes apart, not simultaneous, so ' +
+      'compare the ratios to the bare server more than the absolute figures. "Gain" is after/before (for start-up and memory, before/after). ' +
+      'To take a baseline again: ' +
+      code('git archive 3a8bd9a | tar -x -C DIR') +
+      ', copy bench/ and tsconfig.build.json into DIR, link node_modules, then in DIR ' +
+      code('npx tsc -p tsconfig.build.json && BENCH_JSON=baseline.json node dist/bench/run-bench.js') +
+      '.',
+    '',
+    table(['Figure', 'Before', 'After', 'Gain'], rows),
+  ].join('\n');
+}
+
+const method = `## How it is measured
+
+- **Separate processes.** Every server under load runs in a child process of its own (spawned by
+  bench/child-server.ts); autocannon runs in the bench process. The load generator and the server
+  therefore never share an event loop, but they do share the machine's two cores with each other
+  (and with anything else running), so every figure is a figure for "server and load generator
+  on two cores", the same for all three servers.
+- **Prism** is @stoplight/prism-cli **5.14.2**, the newest release that runs on Node 20 (Prism
+  5.16 needs Node 24). The issue's Prism figures were taken with 5.16; the ratios here are
+  against 5.14.2 in the same run.
+- **The bench is TypeScript** compiled by tsc with the rest of the package (tsconfig.build.json
+  includes bench/, output dist/bench/): Node 20 cannot run .ts files, and compiling keeps the bench
+  under the same strict type-checking as the code it measures.
+- **Bounded**: every load runs for a fixed time, every child has a time limit, every server is
+  stopped at the end (SIGTERM, then SIGKILL after 3 s), also when the run fails.
+- Speed and memory are never asserted in tests; test/bench/bench-smoke.test.ts runs this harness
+  in its smoke mode only to prove it works and writes its tables.`;
+
+export function renderReport(report: Report): string {
+  const sections = [
+    '# Performance',
+    '',
+    `Written by ${code('npm run bench')} (bench/run-bench.ts) on ${report.machine.date}; every figure below comes from that run. ` +
+      'Edit bench/report.ts or bench/performance-notes.md, not this file.',
+    '',
+    machineSection(report),
+    '',
+    targetsSection(report),
+  ];
+  if (report.throughput) sections.push('', throughputSection(report));
+  if (report.startup) sections.push('', startupSection(report));
+  if (report.msw) sections.push('', mswSection(report));
+  if (report.conformance) sections.push('', conformanceSection(report));
+  if (report.memory) sections.push('', memorySection(report));
+  const comparison = comparisonSection(report);
+  sections.push('', method, '', report.notes.trim());
+  if (comparison) sections.push('', comparison);
+  sections.push('');
+  return sections.join('\n');
+}

@@ -1,0 +1,66 @@
+/**
+ * @module bench/servers
+ * How each benchmarked server is launched: the mock from its built CLI (what a developer
+ * runs), Prism's mock from its own JS entry (what `npx prism mock` runs, without npx's
+ * start-up in the timing), and the bare node:http ceiling.
+ */
+import { join } from 'node:path';
+import { packageRoot } from '../src/openapi/package-root.js';
+import { type ChildServer, startChild } from './child-server.js';
+import { freePort } from './free-port.js';
+
+export type TargetName = 'mock' | 'prism' | 'bare';
+
+export const targetLabels: Record<TargetName, string> = {
+  mock: 'evidence-harness mock',
+  prism: 'Prism 5.14.2 mock',
+  bare: 'bare node:http',
+};
+
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** The same launch as a person types it from the package root. */
+  readonly display: string;
+}
+
+export function launchFor(target: TargetName, port: number): Launch {
+  const root = packageRoot();
+  switch (target) {
+    case 'mock':
+      return {
+        command: process.execPath,
+        args: [join(root, 'dist/src/cli/bin.js'), 'mock', '--port', String(port), '--quiet'],
+        display: 'node dist/src/cli/bin.js mock --port PORT --quiet',
+      };
+    case 'prism':
+      return {
+        command: process.execPath,
+        args: [
+          join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+          'mock',
+          join(root, 'spec/openapi.yaml'),
+          '-p',
+          String(port),
+          '-h',
+          '127.0.0.1',
+          '-v',
+          'silent',
+        ],
+        display: 'npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent',
+      };
+    case 'bare':
+      return {
+        command: process.execPath,
+        args: [join(root, 'dist/bench/children/bare-server.js'), '--port', String(port)],
+        display: 'node dist/bench/children/bare-server.js --port PORT',
+      };
+  }
+}
+
+/** Starts `target` on a free loopback port and waits for its first 200 on /health. */
+export async function startTarget(target: TargetName): Promise<ChildServer> {
+  const port = await freePort();
+  const launch = launchFor(target, port);
+  return startChild({ command: launch.command, args: launch.args, port, cwd: packageRoot(), timeoutMs: 30_000 });
+}

@@ -1,0 +1,53 @@
+/**
+ * The benchmark harness works: in its smoke mode (BENCH_SMOKE=1: a few hundred requests per
+ * row, no Prism, no conformance run) the built `dist/bench/run-bench.js` starts and stops its
+ * servers, runs every other group and writes the Markdown tables. Speed and memory are never
+ * asserted here, only that each table is there with figures in it: the figures themselves
+ * belong to `npm run bench` and docs/performance.md.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { packageRoot } from '../../src/openapi/package-root.js';
+
+const root = packageRoot();
+const entry = join(root, 'dist/bench/run-bench.js');
+
+function runSmoke(out: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [entry], {
+      cwd: root,
+      env: { ...process.env, BENCH_SMOKE: '1', BENCH_OUT: out },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const limit = setTimeout(() => child.kill('SIGKILL'), 55_000);
+    child.once('exit', (code) => {
+      clearTimeout(limit);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+it('runs every group in smoke mode and writes their tables', { timeout: 60_000 }, async () => {
+  expect(existsSync(entry), 'dist/bench/run-bench.js is missing: run npm run build first').toBe(true);
+  const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'performance.md');
+  const { code, stderr } = await runSmoke(out);
+  expect(code, stderr).toBe(0);
+  const markdown = readFileSync(out, 'utf8');
+  for (const heading of ['## Machine and run', '## Targets of issue 6', '## Throughput', '## Start-up', '## MSW in-process', '## Memory']) {
+    expect(markdown).toContain(heading);
+  }
+  expect(markdown).toContain('smoke (BENCH_SMOKE=1');
+  // A throughput row with a figure for the mock and for the bare server, and its command.
+  expect(markdown).toMatch(/\| health \| 2 \| [\d,]+ ±[\d,]+[^|]*\| [\d.]+ \/ [\d.]+ \| — \| — \| [\d,]+ ±/);
+  expect(markdown).toContain('`node dist/bench/run-bench.js --group throughput --workload health --connections 2`');
+  // Prism is left out of smoke runs, so its targets say so rather than inventing a figure.
+  expect(markdown).toMatch(/\| createEvaluation ≥ 6× Prism \(50 connections\) \| not measured \| not measured \|/);
+  expect(markdown).toMatch(/\| evidence-harness mock \| \d+ \|/);
+});
