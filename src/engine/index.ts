@@ -4,7 +4,7 @@
  * `createMockEngine(options).handle(request)` answers a Fetch Request with a Response.
  * Imports nothing from Node; runs in Node, MSW's setupServer and a browser service worker.
  */
-export { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
+export { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall, joinChunks } from './call.js';
 export { canonicalJson, requestDigest } from './canonical-json.js';
 export { type Clock, systemClock, VirtualClock } from './clock.js';
 export { type ControlApiOptions, controlPrefix, handleControl, isControlPath } from './control-api.js';

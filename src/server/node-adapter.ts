@@ -6,7 +6,7 @@
  * body streamed with backpressure).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineAnswer, EngineCall } from '../engine/index.js';
+import { type EngineAnswer, type EngineCall, joinChunks } from '../engine/index.js';
 
 /**
  * A ReadableStream over the request body. Cancelling it (the engine refusing a body) does not
@@ -187,17 +187,6 @@ function nodeBody(incoming: IncomingMessage): { read(limit: number): Promise<Uin
       return joinChunks(chunks, total);
     },
   };
-}
-
-function joinChunks(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /**
