@@ -64,7 +64,8 @@ export function benchConfig(options: { argv: readonly string[]; env: NodeJS.Proc
     return number;
   });
   const filtered = Boolean(groups ?? targets ?? workloads ?? connections);
-  const out = values.out ?? options.env.BENCH_OUT ?? (filtered ? undefined : 'docs/performance.md');
+  // Only a full, unfiltered run rewrites docs/performance.md; a smoke or partial run prints its tables.
+  const out = values.out ?? options.env.BENCH_OUT ?? (filtered || smoke ? undefined : 'docs/performance.md');
   return {
     smoke,
     groups: groups ?? (smoke ? groupNames.filter((group) => group !== 'conformance') : groupNames),
