@@ -4,7 +4,7 @@
  * development.
  */
 import { parseArgs } from 'node:util';
-import { createMockEngine, ScenarioError } from '../engine/index.js';
+import { createMockEngine, normalizeBasePath, ScenarioError } from '../engine/index.js';
 import { startMockServer } from '../server/mock-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { type Command, diagnostic, exitCodes, parseCommandLine, UsageError } from './command.js';
@@ -44,7 +44,7 @@ Examples:
 function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max)
+  if (value.trim() === '' || !Number.isInteger(number) || number < min || number > max)
     throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'.`);
   return number;
 }
@@ -71,6 +71,12 @@ export const mockCommand: Command = {
     );
     const port = integer(values.port, 'port', 0, 65535) ?? 4010;
     const seed = integer(values.seed, 'seed', 0, 2 ** 32 - 1);
+    let basePath: string;
+    try {
+      basePath = normalizeBasePath(values['base-path']);
+    } catch (error) {
+      throw new UsageError(`--${(error as Error).message.replace('basePath', 'base-path')}.`);
+    }
     let engine: ReturnType<typeof createMockEngine>;
     try {
       const choice = values.scenario ?? 'default';
@@ -78,7 +84,7 @@ export const mockCommand: Command = {
       engine = createMockEngine({
         scenario,
         ...(seed === undefined ? {} : { seed }),
-        ...(values['base-path'] ? { basePath: values['base-path'] } : {}),
+        ...(basePath ? { basePath } : {}),
       });
     } catch (error) {
       if (error instanceof ScenarioError) {
@@ -103,7 +109,7 @@ export const mockCommand: Command = {
       io.stderr(diagnostic(`mock: cannot listen: ${reason}.`));
       return exitCodes.failed;
     }
-    const base = `${server.url}${values['base-path'] ?? ''}`;
+    const base = `${server.url}${basePath}`;
     io.stdout(
       [
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,

@@ -5,6 +5,7 @@
  * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
+import { callFromRequest } from './call.js';
 import { ControlError, type MockEngine } from './engine.js';
 import { jsonResponse } from './responses.js';
 import { ScenarioError } from './scenario.js';
@@ -24,9 +25,14 @@ export function isControlPath(pathname: string): boolean {
   return pathname === controlPrefix || pathname.startsWith(`${controlPrefix}/`);
 }
 
+const controlBodyLimit = 1024 * 1024;
+
 async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.length > 1024 * 1024) throw new ControlError('the control request body is over 1 MiB', 'invalid');
+  // The same bounded reader as the contract's operations: an oversized body is never buffered.
+  const bytes = await callFromRequest(request).readBody(controlBodyLimit);
+  if (bytes === 'too_large') throw new ControlError('the control request body is over 1 MiB', 'invalid');
+  if (bytes === 'unreadable') throw new ControlError('the control request body ended before it was complete', 'invalid');
+  const text = new TextDecoder().decode(bytes);
   if (!text) return {};
   try {
     return JSON.parse(text);
@@ -84,7 +90,13 @@ export async function handleControl(request: Request, options: ControlApiOptions
     }
     if (path === '/jobs' && method === 'GET') return json(200, { jobs: await control.listJobs() });
     if (jobPath) {
-      const jobId = decodeURIComponent(jobPath[1]!);
+      let jobId: string;
+      try {
+        jobId = decodeURIComponent(jobPath[1]!);
+      } catch {
+        // Not valid percent-encoding: it names no job.
+        return problem(404, 'job_not_found', `No job '${jobPath[1]!.slice(0, 140)}'.`);
+      }
       if (!jobPath[2] && method === 'GET') {
         const job = await control.inspectJob(jobId);
         return job ? json(200, job) : problem(404, 'job_not_found', `No job '${jobId}'.`);

@@ -4,9 +4,10 @@
  * of named stages — route → scenario and faults → operation (validate, act on state) →
  * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
  */
-import type { Job } from '../contract/index.js';
+import { Job } from '../contract/index.js';
 import { builtinScenarios } from './builtin-scenarios.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
+import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
@@ -16,8 +17,9 @@ import * as operations from './operations.js';
 import { createRandom } from './random.js';
 import { type EngineError, errorAnswer } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
-import { forcedStatuses, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { forcibleStatuses, isForcible, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
 import { type KeyValueStore, MemoryStore } from './store.js';
+import { describeDiagnostics, diagnose } from './validation.js';
 import type { IssuerKeySet } from './verification/artifact-profile.js';
 import { testKeySet } from './verification/test-keys.js';
 
@@ -114,7 +116,8 @@ export class ControlError extends Error {
 
 interface Preferences {
   scenario?: string;
-  code?: number;
+  /** As written, so a message can quote it. */
+  code?: string;
 }
 
 /** Shared by every call without preferences; never mutated. */
@@ -129,9 +132,23 @@ function preferencesOf(call: EngineCall): Preferences {
     const [name, raw] = part.split('=').map((piece) => piece.trim());
     const value = raw?.replace(/^"|"$/g, '');
     if (name === 'scenario' && value) preferences.scenario = value;
-    if (name === 'code' && value) preferences.code = Number(value);
+    if (name === 'code' && value) preferences.code = value;
   }
   return preferences;
+}
+
+/**
+ * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
+ * is not a path, so a typo fails at start rather than turning every answer into a 404.
+ */
+export function normalizeBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
+  if (trimmed === '') return '';
+  const withSlash = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/.test(withSlash)) {
+    throw new TypeError(`basePath must be a path such as '/api', got '${basePath}'`);
+  }
+  return withSlash;
 }
 
 export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
@@ -167,7 +184,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   let faults = new FaultInjector(random);
   const journal = new Journal(options.journalCapacity ?? 1000);
   const issuerKeys = options.issuerKeys ?? testKeySet;
-  const basePath = (options.basePath ?? '').replace(/\/+$/, '');
+  const basePath = normalizeBasePath(options.basePath);
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -176,22 +193,44 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     getJob: operations.getJob,
   };
 
-  /** The forced answer for this call: a `Prefer: code=` first, then the scenario's faults. */
-  function forcedAnswer(operationId: OperationId, active: Scenario, preferences: Preferences): ForcedAnswer | EngineError | undefined {
-    if (preferences.code !== undefined && operationId !== 'health') {
-      if (!(forcedStatuses as readonly number[]).includes(preferences.code)) {
-        return {
-          status: 400,
-          code: 'invalid_request',
-          message: `Prefer: code=${preferences.code} is not a status the mock can force; use one of ${forcedStatuses.join(', ')}.`,
-        };
+  /**
+   * Checks the call's preferences against what this operation may answer. An unusable one is
+   * refused with 400 where the operation documents 400; getJob documents none, so there it is
+   * ignored, as RFC 7240 lets a server ignore a preference.
+   */
+  function usablePreferences(operationId: OperationId, preferences: Preferences): Preferences | EngineError {
+    const problems: string[] = [];
+    const usable: Preferences = {};
+    if (preferences.scenario !== undefined) {
+      if (registry.has(preferences.scenario)) usable.scenario = preferences.scenario;
+      else
+        problems.push(
+          `Prefer: scenario=${preferences.scenario.slice(0, 80)} names no scenario; known: ${[...registry.keys()].join(', ')}.`,
+        );
+    }
+    if (preferences.code !== undefined) {
+      if (/^\d{3}$/.test(preferences.code) && isForcible(operationId, Number(preferences.code))) usable.code = preferences.code;
+      else {
+        const allowed = forcibleStatuses[operationId as keyof typeof forcibleStatuses] ?? [];
+        problems.push(
+          `Prefer: code=${preferences.code.slice(0, 20)} is not a status ${operationId} can be forced to answer; use one of ${allowed.join(', ')}.`,
+        );
       }
+    }
+    if (problems.length === 0 || operationId === 'getJob') return usable;
+    return { status: 400, code: 'invalid_request', message: problems.join(' ') };
+  }
+
+  /** The forced answer for this call: a `Prefer: code=` first, then the scenario's faults. */
+  function forcedAnswer(operationId: OperationId, active: Scenario, preferences: Preferences): ForcedAnswer | undefined {
+    if (preferences.code !== undefined) {
+      const status = Number(preferences.code);
       return {
         error: forcedError({
-          status: preferences.code,
+          status,
           operationId,
           scenario: active.name,
-          message: `Forced by the Prefer header: ${preferences.code} on ${operationId}.`,
+          message: `Forced by the Prefer header: ${status} on ${operationId}.`,
         }),
         latencyMs: 0,
       };
@@ -204,39 +243,33 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     entry: Omit<JournalEntry, 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
   }> {
     const pathname = call.pathname;
-    const path = basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname;
-    const route =
-      basePath && !pathname.startsWith(basePath)
-        ? matchRoute({ method: call.method, path: `\0${pathname}` })
-        : matchRoute({ method: call.method, path });
+    // The base path is a whole number of segments: /api covers /api/health, not /apiv0/health.
+    const underBase = !basePath || pathname === basePath || pathname.startsWith(`${basePath}/`);
+    const route = underBase
+      ? matchRoute({ method: call.method, path: pathname.slice(basePath.length) || '/' })
+      : ({
+          status: 404,
+          code: 'route_not_found',
+          message: `The contract is served under ${basePath}; ${pathname.slice(0, 200)} is outside it.`,
+        } satisfies EngineError);
     if (isEngineError(route))
       return { result: { answer: errorAnswer(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
     // Health documents only 200 (A-8): no preference, valid or not, changes its answer.
-    const preferences = route.operationId === 'health' ? noPreferences : preferencesOf(call);
-    let active = scenario;
-    if (preferences.scenario) {
-      const chosen = registry.get(preferences.scenario);
-      if (!chosen) {
-        const error: EngineError = {
-          status: 400,
-          code: 'invalid_request',
-          message: `Prefer: scenario=${preferences.scenario.slice(0, 80)} names no scenario; known: ${[...registry.keys()].join(', ')}.`,
-        };
-        return {
-          result: { answer: errorAnswer(error), code: error.code },
-          entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
-        };
-      }
-      active = chosen;
+    const preferences = route.operationId === 'health' ? noPreferences : usablePreferences(route.operationId, preferencesOf(call));
+    if (isEngineError(preferences)) {
+      return {
+        result: { answer: errorAnswer(preferences), code: preferences.code },
+        entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
+      };
     }
+    const active = (preferences.scenario && registry.get(preferences.scenario)) || scenario;
     const base = { operationId: route.operationId, scenario: active.name };
     const forced = forcedAnswer(route.operationId, active, preferences);
-    if (forced && 'error' in forced) {
+    if (forced) {
       call.discardBody();
       await clock.sleep(forced.latencyMs + active.latencyMs);
       return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
     }
-    if (forced) return { result: { answer: errorAnswer(forced), code: forced.code }, entry: { ...base, forced: false } };
     if (active.latencyMs > 0) await clock.sleep(active.latencyMs);
     const context: OperationContext = {
       call,
@@ -250,10 +283,6 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       issuerKeys,
     };
     const result = await handlers[route.operationId](context);
-    if (route.head) {
-      const answer: EngineAnswer = { status: result.answer.status, headers: result.answer.headers, body: null };
-      return { result: { ...result, answer }, entry: { ...base, forced: false } };
-    }
     return { result, entry: { ...base, forced: false } };
   }
 
@@ -281,6 +310,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
     });
+    // HEAD answers, errors included, carry the headers of the GET answer and no body.
+    if (call.method.toUpperCase() === 'HEAD') return { ...outcome.result.answer, body: null };
     return outcome.result.answer;
   }
 
@@ -339,9 +370,24 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         }
         return advanced(record);
       }),
-    setJobState: ({ jobId, status, evaluation, limitations }) =>
-      updateJob(jobId, (record) => {
-        const current = jobView(record).status;
+    setJobState: ({ jobId, ...state }) => {
+      // The state arrives from the control API as untrusted JSON: it must be a Job the
+      // contract allows (enums, limits, no other property) before the mock serves it.
+      const pinned = { jobId, ...state } as Job;
+      const diagnostics = diagnose({ schema: Job, value: pinned });
+      if (diagnostics.length > 0)
+        return Promise.reject(new ControlError(`not a valid job state: ${describeDiagnostics(diagnostics)}`, 'invalid'));
+      const { status, evaluation, limitations } = pinned;
+      return updateJob(jobId, (record) => {
+        const currentJob = jobView(record);
+        const current = currentJob.status;
+        if (isFinal(current) && canonicalJson(currentJob) !== canonicalJson(pinned)) {
+          const target = status === current ? `${status} with another evaluation or limitations` : status;
+          throw new ControlError(
+            `job '${jobId}' cannot move from ${current} to ${target}: ${current} is final (docs/assumptions.md A-3)`,
+            'invalid',
+          );
+        }
         const problem = transitionProblem(current, status);
         if (problem) throw new ControlError(`job '${jobId}' cannot move from ${current} to ${status}: ${problem}`, 'invalid');
         if ((status === 'COMPLETE') !== (evaluation !== undefined)) {
@@ -352,14 +398,11 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         }
         if (limitations?.length && !isFinal(status))
           throw new ControlError('limitations appear only on COMPLETE or FAILED jobs', 'invalid');
-        const pinned: Job = {
-          jobId,
-          status,
-          ...(evaluation ? { evaluation } : {}),
-          ...(limitations?.length ? { limitations: [...limitations] } : {}),
-        };
-        return { ...record, pinned };
-      }),
+        // No empty limitations array (A-4): none is shown as no property.
+        const { limitations: _unused, ...rest } = pinned;
+        return { ...record, pinned: limitations?.length ? { ...rest, limitations: [...limitations] } : rest };
+      });
+    },
     journal: () => journal.entries(),
     clearJournal: () => journal.clear(),
   };

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../contract/index.js';
 import type { Random } from './random.js';
 import type { EngineError } from './responses.js';
 import type { OperationId } from './router.js';
-import type { Fault, Scenario } from './scenario.js';
+import { type Fault, isForcible, type Scenario } from './scenario.js';
 
 const codeFor: Record<number, (operationId: OperationId) => ErrorCode> = {
   400: () => 'invalid_request',
@@ -56,6 +56,8 @@ export class FaultInjector {
     if (operationId === 'health') return undefined;
     for (const fault of scenario.faults) {
       if (fault.operation !== '*' && fault.operation !== operationId) continue;
+      // A '*' fault skips the operations whose contract has no room for its status.
+      if (!isForcible(operationId, fault.status)) continue;
       if (fault.times !== undefined) {
         const left = this.remaining.get(fault) ?? fault.times;
         if (left <= 0) continue;

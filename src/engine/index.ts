@@ -15,6 +15,7 @@ export {
   type MockControl,
   type MockEngine,
   type MockEngineOptions,
+  normalizeBasePath,
 } from './engine.js';
 export type { JobRecord, TimelineStep } from './jobs.js';
 export type { JournalEntry } from './journal.js';

@@ -7,7 +7,7 @@ import { bodyLimits, EvaluationRequest, IdempotencyKey, type Job, JobIdParameter
 import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
 import type { Clock } from './clock.js';
-import { afterRead, type JobRecord, jobView } from './jobs.js';
+import { afterRead, atTime, type JobRecord, jobView } from './jobs.js';
 import { newJobId, type Random } from './random.js';
 import { readJsonObject } from './request-body.js';
 import { type EngineError, errorAnswer, jsonAnswer } from './responses.js';
@@ -103,7 +103,8 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
       message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
     });
   }
-  return { answer: jsonAnswer({ status: 202, body: jobView(binding) }), jobId: binding.jobId };
+  // A replay shows the job as it is now (A-16, departure 3), as time alone has moved it.
+  return { answer: jsonAnswer({ status: 202, body: jobView(atTime(binding, context.clock.now())) }), jobId: binding.jobId };
 }
 
 /**
@@ -137,6 +138,12 @@ export async function getJob(context: OperationContext): Promise<OperationResult
   }
   // An invalid jobId names no job: 404, the one rejection getJob documents.
   if (!JobIdParameter.safeParse(jobId).success) return fail(jobNotFound);
+  // HEAD is safe: it shows the job as time has moved it, but does not count as a read.
+  if (context.call.method.toUpperCase() === 'HEAD') {
+    const entry = await context.jobs.get(jobId);
+    if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
+    return { answer: jsonAnswer({ status: 200, body: jobView(atTime(entry.value, context.clock.now())) }), jobId };
+  }
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const entry = await context.jobs.get(jobId);
     // Another caller's job answers exactly like a missing one: no existence oracle.

@@ -24,8 +24,6 @@ export interface RouteMatch {
   readonly operationId: OperationId;
   /** Path parameters, still percent-encoded. */
   readonly params: Readonly<Record<string, string>>;
-  /** HEAD is answered like GET, without a body. */
-  readonly head: boolean;
 }
 
 export function matchRoute(options: { method: string; path: string }): RouteMatch | EngineError {
@@ -49,7 +47,6 @@ export function matchRoute(options: { method: string; path: string }): RouteMatc
   return {
     operationId: route.operationId,
     params: route.operationId === 'getJob' && match?.[1] !== undefined ? { jobId: match[1] } : {},
-    head: method === 'HEAD',
   };
 }
 

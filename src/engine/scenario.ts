@@ -90,9 +90,28 @@ const match = z
 const faultableOperations = ['createEvaluation', 'verifyReport', 'getJob', '*'] as const;
 export const forcedStatuses = [400, 404, 409, 413, 429, 500, 503] as const;
 
+/**
+ * What each operation may be forced to answer: the error statuses the contract documents for
+ * it, and the 429, 500 and 503 that docs/assumptions.md A-8 puts behind `default`. Nothing
+ * else, so a forced answer never breaks the contract (verifyReport has no 413, getJob no 400).
+ */
+export const forcibleStatuses: Readonly<Record<Exclude<(typeof faultableOperations)[number], '*'>, readonly number[]>> = {
+  createEvaluation: [400, 409, 413, 429, 500, 503],
+  verifyReport: [400, 429, 500, 503],
+  getJob: [404, 429, 500, 503],
+};
+
+/** True when `operationId` may be forced to answer `status`. */
+export function isForcible(operationId: string, status: number): boolean {
+  return (forcibleStatuses as Record<string, readonly number[] | undefined>)[operationId]?.includes(status) ?? false;
+}
+
 const fault = z
   .strictObject({
-    operation: z.enum(faultableOperations).default('*').describe("The operation it applies to ('*': every operation but health)."),
+    operation: z
+      .enum(faultableOperations)
+      .default('*')
+      .describe("The operation it applies to ('*': every operation but health that may answer this status)."),
     status: z.literal(forcedStatuses).describe('The status answered, with a contract Error body.'),
     times: z.int().min(1).optional().describe('Only the next N matching calls.'),
     fraction: z.number().gt(0).max(1).optional().describe('A seeded fraction of matching calls.'),
@@ -100,7 +119,16 @@ const fault = z
     retryAfter: z.int().min(0).max(86_400).optional().describe('Retry-After seconds (429 and 503 default to 1).'),
     message: boundedText({ max: 512 }).optional(),
   })
-  .refine((value) => value.times === undefined || value.fraction === undefined, { message: 'give times or fraction, not both' });
+  .refine((value) => value.times === undefined || value.fraction === undefined, { message: 'give times or fraction, not both' })
+  .refine(
+    (value) => (value.operation === '*' ? Object.keys(forcibleStatuses) : [value.operation]).some((name) => isForcible(name, value.status)),
+    {
+      path: ['status'],
+      message: `the operation cannot answer this status under the contract; allowed: ${Object.entries(forcibleStatuses)
+        .map(([name, statuses]) => `${name} ${statuses.join('/')}`)
+        .join(', ')}`,
+    },
+  );
 
 export const scenarioSchema = z
   .strictObject({

@@ -7,7 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMockEngine, handleControl, isControlPath, type MockEngine, type MockEngineOptions } from '../engine/index.js';
+import type { Duplex } from 'node:stream';
+import {
+  createMockEngine,
+  type EngineCall,
+  handleControl,
+  isControlPath,
+  type MockEngine,
+  type MockEngineOptions,
+} from '../engine/index.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 
 export interface MockServerOptions {
@@ -63,6 +71,23 @@ const preflightHeaders = {
   'access-control-max-age': '600',
 } as const;
 
+/** Methods the Fetch API refuses to construct a Request for (CONNECT is handled separately). */
+const fetchForbiddenMethods = new Set(['TRACE', 'TRACK']);
+
+/** A call for a request whose body the engine will never read (it answers 404 or 405). */
+function bodilessCall(incoming: IncomingMessage, options: { method: string; pathname: string }): EngineCall {
+  return {
+    method: options.method,
+    pathname: options.pathname,
+    header: (name) => {
+      const value = incoming.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    readBody: async () => new Uint8Array(0),
+    discardBody: () => undefined,
+  };
+}
+
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ code, message });
 }
@@ -103,6 +128,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       try {
         request = toFetchRequest(incoming, { origin });
       } catch {
+        // Fetch refuses TRACE and TRACK outright; the engine still has an answer for them
+        // (405 with Allow on a contract path, 404 elsewhere: docs/assumptions.md A-20).
+        if (fetchForbiddenMethods.has(method.toUpperCase()) && engine.answerCall) {
+          incoming.resume();
+          const answer = await engine.answerCall(bodilessCall(incoming, { method, pathname: path }));
+          status = answer.status;
+          sendAnswer(answer, outgoing, corsHeaders);
+          return;
+        }
         status = 400;
         outgoing
           .writeHead(400, { ...corsHeaders, 'content-type': 'application/json' })
@@ -149,6 +183,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     },
     (incoming, outgoing) => void handle(incoming, outgoing),
   );
+  // CONNECT never reaches the request handler (Node hands the socket over for tunnelling).
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const body = errorBody('invalid_request', 'The mock is not a proxy: CONNECT is not supported.');
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   // Node answers malformed HTTP with a bare 400; answer it as an Error body and close.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();

@@ -108,13 +108,27 @@ it('refuses an invalid scenario file with exit 2, naming the file and the path i
   expect(result.stderr).toMatch(/faults\.0\.status: /);
 });
 
-it('refuses an unknown scenario name and a bad port with exit 2', async () => {
+it('refuses an unknown scenario name, a bad port, an empty seed and a bad base path with exit 2', async () => {
   const unknown = await runCli(['mock', '--scenario', 'nope']);
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toMatch(/unknown scenario 'nope'; known: .*slow-pass/);
   const port = await runCli(['mock', '--port', '70000']);
   expect(port.code).toBe(2);
   expect(port.stderr).toContain("--port must be an integer from 0 to 65535, got '70000'.");
+  const seed = await runCli(['mock', '--seed', '']);
+  expect(seed.code).toBe(2);
+  expect(seed.stderr).toContain("--seed must be an integer from 0 to 4294967295, got ''.");
+  const basePath = await runCli(['mock', '--base-path', '/a b']);
+  expect(basePath.code).toBe(2);
+  expect(basePath.stderr).toContain("--base-path must be a path such as '/api', got '/a b'.");
+});
+
+it('serves under a base path given without its leading slash, and prints where', async () => {
+  const mock = await startMock(['--base-path', 'api/', '--quiet']);
+  expect(mock.output()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/api \(/);
+  expect(mock.output()).toMatch(/try: curl -s http:\/\/127\.0\.0\.1:\d+\/api\/health\n/);
+  expect((await fetch(`${mock.url}/api/health`)).status).toBe(200);
+  expect((await fetch(`${mock.url}/health`)).status).toBe(404);
 });
 
 it('says so and exits 1 when the port is taken', async () => {

@@ -349,9 +349,12 @@ export function behaviourSuite(factory: TargetFactory): void {
     });
   });
 
-  it('answers 404 for a jobId over 128 characters', async () => {
-    const { read } = await start();
+  it('answers 404 for a jobId over 128 characters or not valid percent-encoding (A-23)', async () => {
+    const { read, send } = await start();
     expect((await errorOf(await read('j'.repeat(129)))).code).toBe('job_not_found');
+    for (const path of ['/v0/jobs/%E0', '/v0/jobs/%E0%A4%A', '/v0/jobs/%']) {
+      expect(await errorOf(await send(path)), path).toMatchObject({ status: 404, code: 'job_not_found' });
+    }
   });
 
   it("answers another caller's job exactly as a missing one", async () => {
@@ -576,6 +579,23 @@ export function behaviourSuite(factory: TargetFactory): void {
     expect(error.message).toMatch(/^Prefer: scenario=nope names no scenario; known: .*default/);
   });
 
+  it('forces only the statuses an operation may answer; getJob ignores a preference it cannot apply', async () => {
+    const { send, createJob, readJob } = await start();
+    const verify = await errorOf(
+      await send('/v0/verifications', jsonPost({ artifact: 'x', expectedOperationId: 'op', expectedIssuer: 'i' }, { prefer: 'code=413' })),
+    );
+    expect(verify).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(verify.message).toBe('Prefer: code=413 is not a status verifyReport can be forced to answer; use one of 400, 429, 500, 503.');
+    const typo = await errorOf(
+      await send('/v0/verifications', jsonPost({ artifact: 'x', expectedOperationId: 'op', expectedIssuer: 'i' }, { prefer: 'code=abc' })),
+    );
+    expect(typo.message).toMatch(/^Prefer: code=abc is not a status/);
+    // getJob documents no 400: an unusable preference is ignored (RFC 7240 allows it).
+    const jobId = await createJob();
+    expect(await readJob(jobId, { prefer: 'code=400, scenario=nope' })).toMatchObject({ jobId, status: 'RUNNING' });
+    expect((await send(`/v0/jobs/${jobId}`, { headers: { prefer: 'code=503' } })).status).toBe(503);
+  });
+
   // ── control surface ─────────────────────────────────────────────────────────────────────
 
   it('journals each request with method, path, status and scenario', async () => {
@@ -601,6 +621,65 @@ export function behaviourSuite(factory: TargetFactory): void {
     await expect(target.control.setJobState({ jobId, status: 'RUNNING' })).rejects.toThrow(
       /cannot move from COMPLETE to RUNNING: COMPLETE is final/,
     );
+    // Final means final: not even the evaluation of a COMPLETE job changes (found in review).
+    await expect(target.control.setJobState({ jobId, status: 'COMPLETE', evaluation: 'PASS' })).rejects.toThrow(
+      /cannot move from COMPLETE to COMPLETE with another evaluation or limitations: COMPLETE is final/,
+    );
+    // Setting the state it already has is a no-op, not an error.
+    await expect(
+      target.control.setJobState({ jobId, status: 'COMPLETE', evaluation: 'FAIL', limitations: ['set by hand'] }),
+    ).resolves.toMatchObject({ evaluation: 'FAIL' });
+    expect(await readJob(jobId)).toMatchObject({ status: 'COMPLETE', evaluation: 'FAIL' });
+  });
+
+  it('refuses a job state the contract does not allow, so the mock never serves an invalid Job', async () => {
+    const { createJob, readJob, target } = await start({ scenario: 'manual' });
+    const jobId = await createJob();
+    const attempts = [
+      { status: 'BOGUS' },
+      {},
+      { status: 'COMPLETE', evaluation: 'MAYBE' },
+      { status: 'FAILED', limitations: 'abc' },
+      { status: 'FAILED', limitations: Array.from({ length: 65 }, () => 'x') },
+      { status: 'FAILED', limitations: ['x'.repeat(2049)] },
+      { status: 'FAILED', extra: true },
+    ];
+    for (const state of attempts) {
+      await expect(target.control.setJobState({ jobId, ...state } as never), JSON.stringify(state).slice(0, 80)).rejects.toThrow(
+        /not a valid job state: /,
+      );
+    }
+    expect(await readJob(jobId)).toEqual({ jobId, status: 'QUEUED' });
+  });
+
+  it('answers a replay with the job as it is now, not as it was created', async () => {
+    const { create, target } = await start();
+    const body = evaluationRequest();
+    const key = 'replay-fresh';
+    const first = await (await create(body, { 'idempotency-key': key })).json();
+    expect(first.status).toBe('QUEUED');
+    target.clock.advance(2_000);
+    expect(await (await create(body, { 'idempotency-key': key })).json()).toEqual({
+      jobId: first.jobId,
+      status: 'COMPLETE',
+      evaluation: 'PASS',
+    });
+  });
+
+  it('answers HEAD on a job without counting it as a read, and HEAD errors without a body', async () => {
+    const { createJob, readJob, send } = await start();
+    const jobId = await createJob();
+    for (let head = 0; head < 3; head += 1) {
+      const response = await send(`/v0/jobs/${jobId}`, { method: 'HEAD' });
+      expect([response.status, await response.text()]).toEqual([200, '']);
+    }
+    expect(await readJob(jobId)).toMatchObject({ status: 'RUNNING' });
+    expect(await readJob(jobId)).toMatchObject({ status: 'RUNNING' });
+    expect(await readJob(jobId)).toMatchObject({ status: 'COMPLETE' });
+    const missing = await send('/v0/jobs/job_none', { method: 'HEAD' });
+    expect([missing.status, await missing.text()]).toEqual([404, '']);
+    const wrongMethod = await send('/v0/evaluations', { method: 'HEAD' });
+    expect([wrongMethod.status, await wrongMethod.text()]).toEqual([405, '']);
   });
 
   it('switches scenario and resets state through the control surface', async () => {

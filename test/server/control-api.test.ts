@@ -105,6 +105,20 @@ it('reads and clears the request journal', async () => {
   expect((await control('clearJournal', '/__mock/journal', { method: 'DELETE' })).body).toEqual({ entries: [] });
 });
 
+it('refuses a job state the contract does not allow, and a jobId that is not valid percent-encoding', async () => {
+  await control('useScenario', '/__mock/scenario', put({ name: 'manual' }));
+  const created = await fetch(`${server.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'ctl-bad' }));
+  const { jobId } = await created.json();
+  for (const body of [null, { status: 'BOGUS' }, { status: 'COMPLETE', evaluation: 'MAYBE' }, { status: 'FAILED', limitations: 'abc' }]) {
+    const refused = await control('setJobState', `/__mock/jobs/${jobId}/state`, put(body));
+    expect(refused.status, JSON.stringify(body)).toBe(400);
+    expect(refused.body.message).toMatch(/^not a valid job state: /);
+  }
+  expect((await (await fetch(`${server.url}/v0/jobs/${jobId}`)).json()).status).toBe('QUEUED');
+  expect((await control('inspectJob', '/__mock/jobs/%E0')).status).toBe(404);
+  await control('reset', '/__mock/reset', { method: 'POST' });
+});
+
 it('answers an unknown control path with 404 and a pointer to the document', async () => {
   const response = await fetch(`${server.url}/__mock/nothing`, { headers: { 'x-mock-token': 'tok' } });
   expect(response.status).toBe(404);

@@ -135,6 +135,23 @@ it('cuts off a client that trickles its body, with 408, and logs the request as 
   await expect.poll(() => lines.find((line) => line.includes('POST /v0/evaluations'))).toMatch(/ POST \/v0\/evaluations aborted /);
 });
 
+it('answers TRACE (which Fetch cannot represent) like any other method, and refuses CONNECT with an Error body', async () => {
+  const server = await start();
+  const trace = await rawExchange({
+    port: server.port,
+    send: (socket) => socket.write('TRACE /v0/jobs/abc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+  });
+  expect(trace).toMatch(/^HTTP\/1\.1 405 /);
+  expect(trace).toMatch(/\r\nallow: GET, HEAD\r\n/);
+  expect(trace).toContain('"code":"method_not_allowed"');
+  const connect = await rawExchange({
+    port: server.port,
+    send: (socket) => socket.write('CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n'),
+  });
+  expect(connect).toMatch(/^HTTP\/1\.1 400 /);
+  expect(connect).toContain('{"code":"invalid_request","message":"The mock is not a proxy: CONNECT is not supported."}');
+});
+
 it('answers malformed HTTP with 400 and an Error body', async () => {
   const server = await start();
   const reply = await rawExchange({ port: server.port, send: (socket) => socket.write('NOT HTTP AT ALL\r\n\r\n') });
