@@ -20,6 +20,7 @@ export {
 export type { JobRecord, TimelineStep } from './jobs.js';
 export type { JournalEntry } from './journal.js';
 export type { IdempotencyRecord } from './operations.js';
+export { type EngineError, errorAnswer } from './responses.js';
 export { defaultTimeline, parseScenario, type Scenario, ScenarioError, type ScenarioInput, scenarioSchema } from './scenario.js';
 export { type KeyValueStore, MemoryStore, type MemoryStoreOptions, type StoreEntry } from './store.js';
 export { type IssuerKeySet, mintArtifact, verifyArtifact } from './verification/artifact-profile.js';

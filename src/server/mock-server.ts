@@ -11,6 +11,8 @@ import type { Duplex } from 'node:stream';
 import {
   createMockEngine,
   type EngineCall,
+  type EngineError,
+  errorAnswer,
   handleControl,
   isControlPath,
   type MockEngine,
@@ -88,8 +90,13 @@ function bodilessCall(incoming: IncomingMessage, options: { method: string; path
   };
 }
 
-function errorBody(code: string, message: string): string {
-  return JSON.stringify({ code, message });
+/**
+ * An Error answer for a socket Node has taken out of the request cycle (CONNECT, malformed
+ * HTTP, timeouts): the engine's one Error builder, written as raw HTTP, connection closed.
+ */
+function rawErrorResponse(error: EngineError & { reason: string }): string {
+  const body = errorAnswer(error).body ?? '';
+  return `HTTP/1.1 ${error.status} ${error.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
@@ -137,10 +144,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           sendAnswer(answer, outgoing, corsHeaders);
           return;
         }
-        status = 400;
-        outgoing
-          .writeHead(400, { ...corsHeaders, 'content-type': 'application/json' })
-          .end(errorBody('invalid_request', 'The request target is not a valid URL.'));
+        const answer = errorAnswer({ status: 400, code: 'invalid_request', message: 'The request target is not a valid URL.' });
+        status = answer.status;
+        sendAnswer(answer, outgoing, corsHeaders);
         return;
       }
       const response = isControlPath(path)
@@ -155,13 +161,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     } catch (error) {
       status = 500;
       if (!outgoing.headersSent) {
-        outgoing.writeHead(500, { ...corsHeaders, 'content-type': 'application/json' });
-        outgoing.end(
-          errorBody(
-            'internal_error',
-            `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
-          ),
-        );
+        const message = `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
+        sendAnswer(errorAnswer({ status: 500, code: 'internal_error', message }), outgoing, corsHeaders);
       } else {
         outgoing.destroy();
       }
@@ -185,20 +186,25 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   );
   // CONNECT never reaches the request handler (Node hands the socket over for tunnelling).
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    const body = errorBody('invalid_request', 'The mock is not a proxy: CONNECT is not supported.');
     socket.end(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      rawErrorResponse({
+        status: 400,
+        reason: 'Bad Request',
+        code: 'invalid_request',
+        message: 'The mock is not a proxy: CONNECT is not supported.',
+      }),
     );
   });
   // Node answers malformed HTTP with a bare 400; answer it as an Error body and close.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
-    const body = timeout
-      ? errorBody('request_timeout', 'The request was not received in time.')
-      : errorBody('invalid_request', 'The request is not valid HTTP.');
     socket.end(
-      `HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      rawErrorResponse(
+        timeout
+          ? { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time.' }
+          : { status: 400, reason: 'Bad Request', code: 'invalid_request', message: 'The request is not valid HTTP.' },
+      ),
     );
   });
 
