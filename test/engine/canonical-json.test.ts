@@ -24,3 +24,19 @@ it('gives the same digest to the same value whatever the key order, and another 
   expect(a).toBe(b);
   expect(await requestDigest({ x: 2, y: [1, { a: 1, b: 2 }] })).not.toBe(a);
 });
+
+it('digests as SHA-256 over the UTF-8 of the canonical JSON: Node’s hash and Web Crypto agree', async () => {
+  // requestDigest uses node:crypto where it exists and Web Crypto in browsers; both must give
+  // the value docs/assumptions.md A-5 states, non-ASCII text included.
+  for (const value of [
+    { b: 1, a: [1, 2] },
+    { text: 'é€\u{1F600}', n: 1e-7 },
+  ]) {
+    const bytes = new TextEncoder().encode(canonicalJson(value));
+    const web = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
+      '',
+    );
+    expect(await requestDigest(value)).toBe(web);
+  }
+  expect(await requestDigest({ b: 1, a: [1, 2] })).toBe('94a786c3662bc7beeb598efa7d8cb58d7bea25d6c275ea9785a0230ff1f8c2ba');
+});
