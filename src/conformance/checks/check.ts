@@ -8,7 +8,7 @@
 import type { ContractDocument, JsonSchema, OperationDescription } from '../../openapi/document.js';
 import type { ResponseValidator } from '../../openapi/response-validator.js';
 import type { Exchange, ExpectedRejection, Intent, IntentKind, ReceivedResponse } from '../exchange.js';
-import { fail, type Severity, skip, type Verdict } from '../failures.js';
+import { fail, pass, type Severity, skip, type Verdict } from '../failures.js';
 
 /** The groups of requests the runner can send; a check names the ones it needs. */
 export type ProbeName =
@@ -97,6 +97,27 @@ export function onlyForJobBodies(judge: (exchange: Answered, job: Record<string,
     if (exchange.response.status >= 300 || !body || typeof body !== 'object' || Array.isArray(body)) return skip;
     const job = body as Record<string, unknown>;
     return typeof job.jobId === 'string' && typeof job.status === 'string' ? judge(exchange, job, context) : skip;
+  });
+}
+
+/**
+ * The judge the rejection checks share: the exchange's intent states the status due (400, 413,
+ * a 4xx…); the answer meets it, or the check fails with `title` and what came back. Rate-limited
+ * and unanswered exchanges are handled as everywhere else.
+ */
+export function rejectedAsExpected<K extends IntentKind>(
+  kinds: readonly K[],
+  title: (exchange: ExchangeWith<K>, status: number) => string,
+): Judge {
+  return forIntent(kinds, (exchange, context) => {
+    const expected = (exchange.intent as { expected: ExpectedRejection }).expected;
+    return unlessRateLimited(
+      answered(describeExpected(expected), (answer) =>
+        meetsExpectation(answer.response.status, expected)
+          ? pass
+          : fail({ title: title(exchange, answer.response.status), expected: describeExpected(expected), received: received(answer) }),
+      ),
+    )(exchange, context);
   });
 }
 

@@ -5,7 +5,7 @@
  * for a value over a maximum where the operation documents 413: docs/assumptions.md A-2).
  */
 import { fail, pass, skip } from '../failures.js';
-import { answered, type Check, describeExpected, forIntent, meetsExpectation, received, unlessRateLimited } from './check.js';
+import { answered, type Check, forIntent, received, rejectedAsExpected, unlessRateLimited } from './check.js';
 
 /** Statuses that say "your input is invalid"; a valid input must never get one. */
 const rejectionStatuses = new Set([400, 409, 413, 415, 422]);
@@ -38,18 +38,10 @@ export const negativeDataRejection: Check = {
   severity: 'required',
   assumption: 'A-2',
   probes: ['negative'],
-  judge: forIntent(['negative'], (exchange, context) =>
-    unlessRateLimited(
-      answered(describeExpected(exchange.intent.expected), (answer) =>
-        meetsExpectation(answer.response.status, exchange.intent.expected)
-          ? pass
-          : fail({
-              title: `${exchange.intent.constraint} broken in ${exchange.intent.location}: ${answer.response.status} instead of ${exchange.intent.expected.status}`,
-              expected: describeExpected(exchange.intent.expected),
-              received: received(answer),
-            }),
-      ),
-    )(exchange, context),
+  judge: rejectedAsExpected(
+    ['negative'],
+    (exchange, status) =>
+      `${exchange.intent.constraint} broken in ${exchange.intent.location}: ${status} instead of ${exchange.intent.expected.status}`,
   ),
 };
 
@@ -58,18 +50,9 @@ export const missingRequiredHeader: Check = {
   description: 'a request without a required header is rejected with the documented 400',
   severity: 'required',
   probes: ['missing-header'],
-  judge: forIntent(['missing-header'], (exchange, context) =>
-    unlessRateLimited(
-      answered(describeExpected(exchange.intent.expected), (answer) =>
-        meetsExpectation(answer.response.status, exchange.intent.expected)
-          ? pass
-          : fail({
-              title: `missing ${exchange.intent.header} accepted or misjudged (${answer.response.status})`,
-              expected: describeExpected(exchange.intent.expected),
-              received: received(answer),
-            }),
-      ),
-    )(exchange, context),
+  judge: rejectedAsExpected(
+    ['missing-header'],
+    (exchange, status) => `missing ${exchange.intent.header} accepted or misjudged (${status})`,
   ),
 };
 
@@ -79,19 +62,7 @@ export const malformedJsonRejected: Check = {
   severity: 'required',
   assumption: 'A-21',
   probes: ['malformed-json'],
-  judge: forIntent(['malformed-json'], (exchange, context) =>
-    unlessRateLimited(
-      answered(describeExpected(exchange.intent.expected), (answer) =>
-        meetsExpectation(answer.response.status, exchange.intent.expected)
-          ? pass
-          : fail({
-              title: `malformed JSON answered ${answer.response.status}`,
-              expected: describeExpected(exchange.intent.expected),
-              received: received(answer),
-            }),
-      ),
-    )(exchange, context),
-  ),
+  judge: rejectedAsExpected(['malformed-json'], (_exchange, status) => `malformed JSON answered ${status}`),
 };
 
 export const oversizedBodyRejected: Check = {
@@ -100,19 +71,7 @@ export const oversizedBodyRejected: Check = {
   severity: 'advisory',
   assumption: 'A-13',
   probes: ['oversized-body'],
-  judge: forIntent(['oversized-body'], (exchange, context) =>
-    unlessRateLimited(
-      answered(describeExpected(exchange.intent.expected), (answer) =>
-        meetsExpectation(answer.response.status, exchange.intent.expected)
-          ? pass
-          : fail({
-              title: `body of ${exchange.intent.bytes} bytes answered ${answer.response.status}`,
-              expected: describeExpected(exchange.intent.expected),
-              received: received(answer),
-            }),
-      ),
-    )(exchange, context),
-  ),
+  judge: rejectedAsExpected(['oversized-body'], (exchange, status) => `body of ${exchange.intent.bytes} bytes answered ${status}`),
 };
 
 export const invalidJobIdNotFound: Check = {
