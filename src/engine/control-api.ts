@@ -5,15 +5,15 @@
  * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
-import { callFromRequest } from './call.js';
+import { answerToResponse, callFromRequest } from './call.js';
 import { ControlError, type MockEngine } from './engine.js';
-import { jsonResponse } from './responses.js';
+import { jsonAnswer } from './responses.js';
 import { ScenarioError } from './scenario.js';
 
 export const controlPrefix = '/__mock';
 
 function json(status: number, body: unknown): Response {
-  return jsonResponse({ status, body });
+  return answerToResponse(jsonAnswer({ status, body }));
 }
 
 function problem(status: number, code: string, message: string): Response {

@@ -17,11 +17,6 @@ export function jsonAnswer(options: { status: number; body: unknown; headers?: R
   };
 }
 
-/** A JSON Fetch Response (for the control API, which speaks Fetch only). */
-export function jsonResponse(options: { status: number; body: unknown; headers?: Record<string, string> }): Response {
-  return new Response(JSON.stringify(options.body), { status: options.status, headers: { ...jsonHeaders, ...options.headers } });
-}
-
 /** Cuts `text` to at most `max` code points, marking the cut with an ellipsis. */
 export function truncate(text: string, max: number): string {
   // .length counts UTF-16 units, never fewer than code points: short texts need no split.
