@@ -39,6 +39,11 @@ export interface MockServerOptions {
     readonly requestMs?: number;
     /** Idle keep-alive. Default 5 s. */
     readonly keepAliveMs?: number;
+    /**
+     * How long the rest of a refused body (413, say) is read and thrown away after the answer,
+     * before the connection is cut. Default 2 s, capped below requestMs.
+     */
+    readonly discardMs?: number;
   };
 }
 
@@ -99,6 +104,25 @@ function rawErrorResponse(error: EngineError & { reason: string }): string {
   return `HTTP/1.1 ${error.status} ${error.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
+/**
+ * After an answer sent before the request body was complete (a 413 refusing an oversized body),
+ * the rest is read and thrown away — Node drains it — instead of closing at once. Closing a
+ * socket with unread input makes the kernel send a reset, and a reset makes the client's
+ * kernel drop the answer it has not read yet: the client would see ECONNRESET or EPIPE instead
+ * of the 413 (the reason for nginx's lingering close and Go's RST-avoidance delay). A client
+ * that keeps sending past `limitMs` is cut off; by then it has had the time to read the answer.
+ */
+function discardRestOfBody(incoming: IncomingMessage, options: { limitMs: number }): void {
+  if (incoming.complete || incoming.socket === null || incoming.socket.destroyed) return;
+  const socket = incoming.socket;
+  const cutOff = setTimeout(() => socket.destroy(), options.limitMs);
+  cutOff.unref();
+  const stop = () => clearTimeout(cutOff);
+  incoming.once('end', stop);
+  socket.once('close', stop);
+  incoming.resume();
+}
+
 function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
   const time = new Date().toISOString().slice(11, 23);
   return `${time} ${options.method} ${options.path} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
@@ -110,6 +134,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const controlToken = options.controlToken ?? (isLoopbackHost(host) ? undefined : randomBytes(18).toString('base64url'));
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
+  const headersTimeout = options.timeouts?.headersMs ?? 10_000;
+  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
+  // Below the request timeout, so a discarded body is cut off by us, not answered again with a 408.
+  const discardMs = Math.min(options.timeouts?.discardMs ?? 2_000, Math.max(0, requestTimeout - 1));
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -127,8 +155,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       if (call && engine.answerCall) {
         const answer = await engine.answerCall(call);
         status = incoming.socket?.destroyed ? 'aborted' : answer.status;
-        if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');
         sendAnswer(answer, outgoing, corsHeaders);
+        discardRestOfBody(incoming, { limitMs: discardMs });
         return;
       }
       let request: Request;
@@ -155,9 +183,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // The connection is gone (the client left, or a timeout cut it off with its own 408):
       // nobody will read this answer, so the log says so instead of showing a status never sent.
       status = incoming.socket?.destroyed ? 'aborted' : response.status;
-      // A refused body may still be arriving; closing the connection after the answer keeps it from being read.
-      if (!incoming.complete && method !== 'GET' && method !== 'HEAD') outgoing.setHeader('connection', 'close');
       await sendFetchResponse(response, outgoing, corsHeaders);
+      discardRestOfBody(incoming, { limitMs: discardMs });
     } catch (error) {
       status = 500;
       if (!outgoing.headersSent) {
@@ -171,8 +198,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
-  const headersTimeout = options.timeouts?.headersMs ?? 10_000;
-  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
   const server: Server = createServer(
     {
       headersTimeout,
