@@ -120,6 +120,9 @@ function discardRestOfBody(incoming: IncomingMessage, options: { limitMs: number
   const stop = () => clearTimeout(cutOff);
   incoming.once('end', stop);
   socket.once('close', stop);
+  // The engine is done with the body, read or not (a 404 or 405 never reads it), but its
+  // reader may still be listening and pausing the stream; nothing would then take the rest.
+  incoming.removeAllListeners('data');
   incoming.resume();
 }
 
