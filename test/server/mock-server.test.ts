@@ -117,26 +117,25 @@ it.each([
   { path: '/v0/evaluations', megabytes: 3, status: 413 },
   { path: '/nowhere', megabytes: 1, status: 404 },
   { path: '/health', megabytes: 1, status: 405 },
-])('reads the rest of a body answered $status before it was read, so the connection serves the next request', async ({
-  path,
-  megabytes,
-  status,
-}) => {
-  const server = await start();
-  const body = ' '.repeat(megabytes * 1024 * 1024);
-  const reply = await rawExchange({
-    port: server.port,
-    send: (socket) => {
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: ${body.length}\r\n\r\n`,
-      );
-      socket.write(body);
-      socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    },
-  });
-  expect(reply).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-  expect(reply).toMatch(/\r\n\r\n\{"code":"[a-z_]+"[\s\S]*HTTP\/1\.1 200 /);
-});
+])(
+  'reads the rest of a body answered $status before it was read, so the connection serves the next request',
+  async ({ path, megabytes, status }) => {
+    const server = await start();
+    const body = ' '.repeat(megabytes * 1024 * 1024);
+    const reply = await rawExchange({
+      port: server.port,
+      send: (socket) => {
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
+        socket.write(body);
+        socket.write('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      },
+    });
+    expect(reply).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(reply).toMatch(/\r\n\r\n\{"code":"[a-z_]+"[\s\S]*HTTP\/1\.1 200 /);
+  },
+);
 
 it('cuts off a client that goes on sending a refused body past the discard time', async () => {
   const server = await start({ timeouts: { discardMs: 300 } });
