@@ -78,3 +78,30 @@ it.each(layers)('$folder imports only what its layer may', ({ folder, mayImport,
   }
   expect(violations).toEqual([]);
 });
+
+/** The package's name from a bare specifier: 'ajv/dist/2020.js' → 'ajv', '@scope/name/x' → '@scope/name'. */
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+it('imports in shipped code only packages a user install brings (dependencies or declared peers)', () => {
+  // A devDependency imported by shipped code works in this repository and fails after
+  // `npm install evidence-harness`, where devDependencies are not installed.
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const installed = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+  const missing: string[] = [];
+  for (const folder of ['src', 'mocks']) {
+    for (const file of sourceFiles(folder)) {
+      for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!)) continue;
+        if (!installed.has(packageName(specifier))) missing.push(`${relative(root, file)} imports '${specifier}'`);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
+});
