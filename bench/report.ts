@@ -8,7 +8,7 @@ import { type BenchConfig, rowCommand } from './bench-config.js';
 import type { ConformanceResult } from './groups/conformance.js';
 import type { ThroughputRow } from './groups/throughput.js';
 import { code, fixed, integer, percent, ratio, table } from './markdown.js';
-import { targetLabels } from './servers.js';
+import { launchFor, targetLabels } from './servers.js';
 import { judgedConnections, judgeTargets, type Measurements } from './targets.js';
 
 export interface Machine {
@@ -109,7 +109,7 @@ function throughputSection(report: Report): string {
       ? [...warnings, '']
       : ['Every request of every row was answered 2xx, without transport errors or timeouts.', '']),
     'Servers: mock ' +
-      code('node dist/src/cli/bin.js mock --port PORT --quiet') +
+      code(launchFor('mock', 0).display) +
       '; Prism ' +
       code('npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent') +
       ' (run through its JS entry, node_modules/@stoplight/prism-cli/dist/index.js); bare ' +

@@ -1,11 +1,11 @@
 /**
  * @module bench/servers
- * How each benchmarked server is launched: the mock from its built CLI (what a developer
- * runs), Prism's mock from its own JS entry (what `npx prism mock` runs, without npx's
+ * How each benchmarked server is launched: the mock from its executable as shipped (the
+ * bundle package.json's "bin" names, what `npx evidence-harness mock` runs), Prism's mock from its own JS entry (what `npx prism mock` runs, without npx's
  * start-up in the timing), and the bare node:http ceiling.
  */
 import { join } from 'node:path';
-import { packageRoot } from '../src/openapi/package-root.js';
+import { executablePath, packageRoot } from '../src/openapi/package-root.js';
 import { type ChildServer, startChild } from './child-server.js';
 import { freePort } from './free-port.js';
 
@@ -30,8 +30,8 @@ export function launchFor(target: TargetName, port: number): Launch {
     case 'mock':
       return {
         command: process.execPath,
-        args: [join(root, 'dist/src/cli/bin.js'), 'mock', '--port', String(port), '--quiet'],
-        display: 'node dist/src/cli/bin.js mock --port PORT --quiet',
+        args: [executablePath(), 'mock', '--port', String(port), '--quiet'],
+        display: 'node dist/cli/evidence-harness.js mock --port PORT --quiet',
       };
     case 'prism':
       return {

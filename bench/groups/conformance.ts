@@ -3,6 +3,8 @@
  * Wall time of the conformance runner (the built CLI, default limits, a fixed seed so the
  * same probes run every time) against the mock server in its own child process.
  */
+
+import { executablePath } from '../../src/openapi/package-root.js';
 import type { BenchConfig } from '../bench-config.js';
 import { runNode } from '../run-node.js';
 import { startTarget } from '../servers.js';
@@ -18,7 +20,7 @@ export interface ConformanceResult {
 export async function runConformance(_config: BenchConfig, progress: (line: string) => void): Promise<ConformanceResult> {
   const server = await startTarget('mock');
   try {
-    const args = ['dist/src/cli/bin.js', 'conformance', '--base-url', server.url, '--seed', '1', '--quiet'];
+    const args = [executablePath(), 'conformance', '--base-url', server.url, '--seed', '1', '--quiet'];
     const run = await runNode({ args, timeoutMs: 180_000 });
     const summary = run.stdout.trim().split('\n').at(-1) ?? '';
     progress(`conformance: ${(run.wallMs / 1000).toFixed(2)} s, exit ${run.code}`);
@@ -26,7 +28,7 @@ export async function runConformance(_config: BenchConfig, progress: (line: stri
       wallMs: run.wallMs,
       exitCode: run.code,
       summary,
-      command: 'node dist/src/cli/bin.js conformance --base-url http://127.0.0.1:PORT --seed 1 --quiet',
+      command: 'node dist/cli/evidence-harness.js conformance --base-url http://127.0.0.1:PORT --seed 1 --quiet',
     };
   } finally {
     await server.stop();

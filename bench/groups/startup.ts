@@ -2,17 +2,20 @@
  * @module bench/groups/startup
  * Time from spawning a server's process to its first 200 on GET /health, polled every 5 ms.
  * The servers take turns (bare, mock, Prism, bare, …) so that a burst of load from elsewhere
- * on the machine spreads over all of them; the median of the starts is reported. In full runs
- * a bundled build of the mock CLI is timed too, as an experiment (bench/bundle-experiment).
+ * on the machine spreads over all of them; the median of the starts is reported. The mock is
+ * timed twice: as shipped (the bundle of scripts/bundle-cli.mjs) and from tsc's unbundled
+ * output, to show what the bundle buys.
  */
+
+import { join } from 'node:path';
+import { packageRoot } from '../../src/openapi/package-root.js';
 import type { BenchConfig } from '../bench-config.js';
-import { bundleCli } from '../bundle-experiment.js';
 import { startChild } from '../child-server.js';
 import { freePort } from '../free-port.js';
 import { launchFor, type TargetName, targetLabels } from '../servers.js';
 
 export interface StartupRow {
-  readonly target: TargetName | 'mock-bundled';
+  readonly target: TargetName | 'mock-unbundled';
   readonly label: string;
   readonly runsMs: readonly number[];
   readonly medianMs: number;
@@ -41,28 +44,24 @@ export async function runStartup(config: BenchConfig, progress: (line: string) =
       command: `node dist/bench/run-bench.js --group startup --target ${target === 'bare' ? 'bare' : `bare,${target}`}`,
       launch: (port) => launchFor(target, port),
     }));
-  const bundle = !config.smoke && config.targets.includes('mock') ? await bundleCli() : undefined;
-  if (bundle) {
+  if (!config.smoke && config.targets.includes('mock')) {
+    const unbundled = join(packageRoot(), 'dist/src/cli/bin.js');
     contenders.push({
-      target: 'mock-bundled',
-      label: 'evidence-harness mock, bundled by rolldown (experiment, not shipped)',
+      target: 'mock-unbundled',
+      label: "evidence-harness mock, unbundled (tsc's output, not what ships)",
       command: 'node dist/bench/run-bench.js --group startup --target bare,mock',
-      launch: (port) => ({ command: process.execPath, args: [bundle.entry, 'mock', '--port', String(port), '--quiet'] }),
+      launch: (port) => ({ command: process.execPath, args: [unbundled, 'mock', '--port', String(port), '--quiet'] }),
     });
   }
   const runs = new Map<Contender, number[]>(contenders.map((contender) => [contender, []]));
-  try {
-    for (let round = 0; round < config.startupRuns; round += 1) {
-      for (const contender of contenders) {
-        const port = await freePort();
-        const launch = contender.launch(port);
-        const server = await startChild({ command: launch.command, args: launch.args, port, timeoutMs: 30_000 });
-        await server.stop();
-        runs.get(contender)!.push(server.readyMs);
-      }
+  for (let round = 0; round < config.startupRuns; round += 1) {
+    for (const contender of contenders) {
+      const port = await freePort();
+      const launch = contender.launch(port);
+      const server = await startChild({ command: launch.command, args: launch.args, port, timeoutMs: 30_000 });
+      await server.stop();
+      runs.get(contender)!.push(server.readyMs);
     }
-  } finally {
-    bundle?.remove();
   }
   return contenders.map((contender) => {
     const runsMs = runs.get(contender)!;

@@ -30,6 +30,15 @@ export function bundledSpecPath(): string {
   return join(packageRoot(), 'spec', 'openapi.yaml');
 }
 
+/**
+ * The `evidence-harness` executable as installed: package.json's "bin", which is the bundle
+ * scripts/bundle-cli.mjs writes (dist/cli/evidence-harness.js).
+ */
+export function executablePath(): string {
+  const bin = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).bin as Record<string, string>;
+  return join(packageRoot(), bin['evidence-harness']!);
+}
+
 /** The package's version, from package.json. */
 export function packageVersion(): string {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version;

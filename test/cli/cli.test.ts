@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { commands, main } from '../../src/cli/main.js';
-import { packageRoot } from '../../src/openapi/package-root.js';
+import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
+import { startMockServer } from '../../src/server/index.js';
 
 async function run(...argv: string[]) {
   let stdout = '';
@@ -85,11 +86,24 @@ it('rejects an invalid document with exit 2 and says where it is wrong', async (
   expect(result.stderr).toMatch(/^evidence-harness: invalid OpenAPI document: .*broken\.yaml: .*version/);
 });
 
-it('runs as the installed executable (dist, built by npm run build)', async () => {
-  const bin = join(packageRoot(), 'dist', 'src', 'cli', 'bin.js');
+it('runs as the installed executable (package.json "bin", bundled by npm run build): every command loads', async () => {
+  const bin = executablePath();
   expect(existsSync(bin), 'run `npm run build` first (npm test does)').toBe(true);
-  const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
-  expect(stdout).toBe(`${version}\n`);
+  const exec = (...args: string[]) => promisify(execFile)(process.execPath, [bin, ...args]);
+  expect((await exec('--version')).stdout).toBe(`${version}\n`);
+  // Each command is a chunk of its own in the bundle, loaded on demand with its packages.
+  for (const entry of commands) {
+    expect((await exec(entry.name, '--help')).stdout).toMatch(new RegExp(`^Usage: evidence-harness ${entry.name}`));
+  }
+  expect((await exec('spec')).stdout).toMatch(/createEvaluation/);
+  // The runner's packages (swagger-parser, ajv, fast-check) are left outside the bundle.
+  const server = await startMockServer({ port: 0, host: '127.0.0.1' });
+  try {
+    const run = await exec('conformance', '--base-url', server.url, '--max-requests', '60', '--quiet');
+    expect(run.stdout).toMatch(/PASSED/);
+  } finally {
+    await server.close();
+  }
 });
 
 it('lists each command with the name and summary the command itself states', async () => {

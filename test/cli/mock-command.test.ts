@@ -8,10 +8,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { packageRoot } from '../../src/openapi/package-root.js';
+import { executablePath } from '../../src/openapi/package-root.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
 
-const bin = join(packageRoot(), 'dist/src/cli/bin.js');
+const bin = executablePath();
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');

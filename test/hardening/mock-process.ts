@@ -4,8 +4,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../../src/openapi/package-root.js';
+import { executablePath } from '../../src/openapi/package-root.js';
 
 export interface MockProcess {
   readonly url: string;
@@ -16,7 +15,7 @@ export interface MockProcess {
 }
 
 export async function startMockProcess(args: readonly string[] = []): Promise<MockProcess> {
-  const child = spawn(process.execPath, [join(packageRoot(), 'dist/src/cli/bin.js'), 'mock', '--port', '0', '--quiet', ...args], {
+  const child = spawn(process.execPath, [executablePath(), 'mock', '--port', '0', '--quiet', ...args], {
     stdio: 'pipe',
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import { packageRoot } from '../../src/openapi/package-root.js';
+import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
 
 const root = packageRoot();
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -37,7 +37,7 @@ const { start, steps } = stepsOf(block);
 const child = spawn(
   process.execPath,
   [
-    join(root, 'dist/src/cli/bin.js'),
+    executablePath(),
     ...start
       .replace(/^npx evidence-harness /, '')
       .replace(/ &$/, '')
