@@ -65,6 +65,15 @@ export function isLoopbackHost(host: string): boolean {
   return loopback.test(host);
 }
 
+/**
+ * The control API's token for a server listening on `host`: the one given, else none on
+ * loopback (only this machine can call), else a fresh random one, printed at start-up.
+ */
+export function controlTokenFor(options: { host: string; given?: string | undefined }): string | undefined {
+  if (options.given !== undefined) return options.given;
+  return isLoopbackHost(options.host) ? undefined : randomBytes(18).toString('base64url');
+}
+
 /** CORS headers on every answer, so a browser app on another origin can call the mock (A-20). */
 const corsHeaders = {
   'access-control-allow-origin': '*',
@@ -134,7 +143,7 @@ function formatLine(options: { method: string; path: string; status: number | 'a
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const engine = options.engine ?? createMockEngine(options.engineOptions);
   const host = options.host ?? '127.0.0.1';
-  const controlToken = options.controlToken ?? (isLoopbackHost(host) ? undefined : randomBytes(18).toString('base64url'));
+  const controlToken = controlTokenFor({ host, given: options.controlToken });
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
-import { isLoopbackHost } from '../../src/server/mock-server.js';
+import { controlTokenFor, isLoopbackHost } from '../../src/server/mock-server.js';
 import { evaluationRequest } from '../support/fixtures.js';
 
 const running: RunningMockServer[] = [];
@@ -292,4 +292,10 @@ it('needs no control token on loopback and generates one for any other address',
   expect((await fetch(`${server.url}/__mock/scenarios`)).status).toBe(200);
   for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) expect(isLoopbackHost(host)).toBe(true);
   for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.test']) expect(isLoopbackHost(host)).toBe(false);
+  // What startMockServer uses (tests listen on loopback only, so a wider listener is not started here).
+  expect(controlTokenFor({ host: '127.0.0.1' })).toBeUndefined();
+  const generated = [controlTokenFor({ host: '0.0.0.0' }), controlTokenFor({ host: '0.0.0.0' })];
+  for (const token of generated) expect(token).toMatch(/^[A-Za-z0-9_-]{24}$/);
+  expect(generated[0]).not.toBe(generated[1]);
+  expect(controlTokenFor({ host: '0.0.0.0', given: 'sesame' })).toBe('sesame');
 });
