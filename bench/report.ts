@@ -122,6 +122,47 @@ function throughputSection(report: Report): string {
   ].join('\n');
 }
 
+/** Microseconds of the server's CPU per answered request, and how busy the server was. */
+function cpuOf(row: ThroughputRow | undefined): { perRequestUs: number; busy: number } | undefined {
+  if (!row?.serverCpu || row.result.total === 0) return undefined;
+  return {
+    perRequestUs: (row.serverCpu.cpuMs * 1000) / row.result.total,
+    busy: row.serverCpu.cpuMs / row.serverCpu.wallMs,
+  };
+}
+
+function cpuSection(report: Report): string | undefined {
+  const rows = report.throughput ?? [];
+  if (!rows.some((row) => row.serverCpu)) return undefined;
+  const find = (target: string, workload: string, connections: number) =>
+    cpuOf(rows.find((row) => row.target === target && row.workload === workload && row.connections === connections));
+  const cell = (cpu: ReturnType<typeof cpuOf>) => (cpu ? `${fixed(cpu.perRequestUs)} (${(cpu.busy * 100).toFixed(0)}%)` : '—');
+  const body = report.config.workloads.flatMap((workload) =>
+    report.config.connections.map((connections) => {
+      const [mock, prism, bare] = (['mock', 'prism', 'bare'] as const).map((target) => find(target, workload, connections));
+      return [
+        workload,
+        String(connections),
+        cell(mock),
+        cell(prism),
+        cell(bare),
+        ratio(prism?.perRequestUs, mock?.perRequestUs),
+        ratio(mock?.perRequestUs, bare?.perRequestUs),
+      ];
+    }),
+  );
+  return [
+    '## Server CPU per request',
+    '',
+    "The same rows as above, counted differently: the CPU time (user + system, from /proc/PID/stat) each server's process used during " +
+      'the measured run, divided by the requests it answered, in µs, with how busy the server was over the run in parentheses ' +
+      '(100% = one core). A server near 100% is limited by its own work; well below, by the load generator. ' +
+      'Prism ÷ mock is how many times the mock’s CPU Prism spends on one request; mock ÷ bare, the mock’s cost over a server that does nothing.',
+    '',
+    table(['Request', 'Conn.', 'mock µs (busy)', 'Prism µs (busy)', 'bare µs (busy)', 'Prism ÷ mock', 'mock ÷ bare'], body),
+  ].join('\n');
+}
+
 function startupSection(report: Report): string {
   const rows = report.startup ?? [];
   const bare = rows.find((row) => row.target === 'bare');
@@ -339,6 +380,8 @@ export function renderReport(report: Report): string {
     targetsSection(report),
   ];
   if (report.throughput) sections.push('', throughputSection(report));
+  const cpu = cpuSection(report);
+  if (cpu) sections.push('', cpu);
   if (report.startup) sections.push('', startupSection(report));
   if (report.msw) sections.push('', mswSection(report));
   if (report.conformance) sections.push('', conformanceSection(report));

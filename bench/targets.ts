@@ -36,6 +36,13 @@ function rps(rows: readonly ThroughputRow[] | undefined, target: TargetName, wor
   return row.result.rps;
 }
 
+/** A row's server CPU per request in µs, when /proc gave it. */
+function cpuPerRequestUs(rows: readonly ThroughputRow[] | undefined, target: TargetName, workload: WorkloadName): number | undefined {
+  const row = rows?.find((entry) => entry.target === target && entry.workload === workload && entry.connections === judgedConnections);
+  if (!row?.serverCpu || row.result.total === 0) return undefined;
+  return (row.serverCpu.cpuMs * 1000) / row.result.total;
+}
+
 function isFlawed(rows: readonly ThroughputRow[] | undefined, workload: WorkloadName): boolean {
   return (rows ?? []).some(
     (row) =>
@@ -72,9 +79,19 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
   const createMock = rps(throughput, 'mock', 'createEvaluation');
   const createPrism = rps(throughput, 'prism', 'createEvaluation');
   const createBare = rps(throughput, 'bare', 'createEvaluation');
-  // The bare server's own ratio over Prism: no server on this machine could do better.
-  const ceiling = (bare: number | undefined, prism: number | undefined) =>
-    bare !== undefined && prism ? ` (bare node:http: ${times(bare / prism)})` : '';
+  // The bare server's own ratio over Prism (no server on this machine could do better), and
+  // the same comparison in server CPU per request, which the load generator does not bound.
+  const ceiling = (bare: number | undefined, prism: number | undefined, workload: WorkloadName) => {
+    if (bare === undefined || !prism) return '';
+    const [mockCpu, prismCpu, bareCpu] = (['mock', 'prism', 'bare'] as const).map((target) =>
+      cpuPerRequestUs(throughput, target, workload),
+    );
+    const cpu =
+      mockCpu && prismCpu && bareCpu
+        ? `; in CPU per request Prism costs ${times(prismCpu / mockCpu)} the mock, ${times(prismCpu / bareCpu)} bare`
+        : '';
+    return ` (bare node:http: ${times(bare / prism)}${cpu})`;
+  };
   const createVerdict = atLeast({
     target: `createEvaluation ≥ 6× Prism (${judgedConnections} connections)`,
     value: createMock !== undefined && createPrism ? createMock / createPrism : undefined,
@@ -84,7 +101,7 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
   verdicts.push(
     createVerdict.held === undefined
       ? createVerdict
-      : { ...createVerdict, measured: createVerdict.measured + ceiling(createBare, createPrism) },
+      : { ...createVerdict, measured: createVerdict.measured + ceiling(createBare, createPrism, 'createEvaluation') },
   );
   const getMock = rps(throughput, 'mock', 'getJob');
   const getPrism = rps(throughput, 'prism', 'getJob');
@@ -96,7 +113,7 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
   });
   verdicts.push(
     withheld(
-      getVerdict.held === undefined ? getVerdict : { ...getVerdict, measured: getVerdict.measured + ceiling(getBare, getPrism) },
+      getVerdict.held === undefined ? getVerdict : { ...getVerdict, measured: getVerdict.measured + ceiling(getBare, getPrism, 'getJob') },
       throughput,
       'getJob',
     ),

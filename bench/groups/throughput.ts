@@ -10,6 +10,7 @@
 import type { BenchConfig } from '../bench-config.js';
 import type { ChildServer } from '../child-server.js';
 import { type LoadResult, runLoad } from '../load.js';
+import { processCpuMs } from '../process-cpu.js';
 import { startTarget, type TargetName } from '../servers.js';
 import { existingJobId, getJobWorkload, prepareWorkloads, type Workload, type WorkloadName } from '../workloads.js';
 
@@ -18,6 +19,8 @@ export interface ThroughputRow {
   readonly workload: WorkloadName;
   readonly connections: number;
   readonly result: LoadResult;
+  /** CPU the server's process used during the measured run, and that run's wall time (undefined without /proc). */
+  readonly serverCpu?: { readonly cpuMs: number; readonly wallMs: number };
 }
 
 export async function runThroughput(config: BenchConfig, progress: (line: string) => void): Promise<ThroughputRow[]> {
@@ -36,13 +39,18 @@ export async function runThroughput(config: BenchConfig, progress: (line: string
           const workload = name === 'getJob' ? getJobWorkload(await existingJobId(server.url)) : workloads[name];
           const load = { baseUrl: server.url, workload, connections };
           if (config.warmupS > 0) await runLoad({ ...load, durationS: config.warmupS });
+          const cpuBefore = processCpuMs(server.pid);
+          const started = performance.now();
           const result = await runLoad({
             ...load,
             durationS: config.durationS,
             ...(config.amount === undefined ? {} : { amount: config.amount }),
           });
+          const wallMs = performance.now() - started;
+          const cpuAfter = processCpuMs(server.pid);
+          const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? undefined : { cpuMs: cpuAfter - cpuBefore, wallMs };
           progress(`throughput ${target} ${name} c=${connections}: ${Math.round(result.rps)} req/s`);
-          rows.push({ target, workload: name, connections, result });
+          rows.push({ target, workload: name, connections, result, ...(serverCpu ? { serverCpu } : {}) });
         }
       }
     }
