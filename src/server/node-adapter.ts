@@ -9,43 +9,79 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type EngineAnswer, type EngineCall, joinChunks } from '../engine/index.js';
 
 /**
+ * The request body as chunks, read once by whichever of the two paths serves the request:
+ * taken as they arrive, the socket paused after four unread ones; a client that leaves (or is
+ * cut off by a timeout) before the end makes the body 'failed', so the engine never waits for
+ * the rest forever; discarding drops what is queued and lets the rest flow away.
+ */
+interface BodySource {
+  next(): Promise<Uint8Array | 'end' | 'failed'>;
+  discard(): void;
+}
+
+function bodySource(incoming: IncomingMessage): BodySource {
+  const queue: Uint8Array[] = [];
+  let state: 'open' | 'ended' | 'failed' | 'discarded' = 'open';
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  incoming.on('data', (chunk: Buffer) => {
+    queue.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    if (queue.length >= 4) incoming.pause();
+    notify();
+  });
+  incoming.once('end', () => {
+    if (state === 'open') state = 'ended';
+    notify();
+  });
+  const fail = () => {
+    if (state === 'open') state = 'failed';
+    notify();
+  };
+  incoming.once('error', fail);
+  incoming.once('close', fail);
+  return {
+    async next() {
+      for (;;) {
+        if (state === 'failed') return 'failed';
+        const chunk = queue.shift();
+        if (chunk) return chunk;
+        if (state !== 'open') return 'end';
+        incoming.resume();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    },
+    discard() {
+      if (state === 'open') state = 'discarded';
+      queue.length = 0;
+      incoming.removeAllListeners('data');
+      incoming.resume();
+    },
+  };
+}
+
+/**
  * A ReadableStream over the request body. Cancelling it (the engine refusing a body) does not
  * destroy the socket — that would lose the 413 answer — but discards the rest as it arrives.
  */
 function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
-  let cancelled = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        incoming.on('data', (chunk: Buffer) => {
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
-        });
-        let ended = false;
-        incoming.once('end', () => {
-          ended = true;
-          if (!cancelled) controller.close();
-        });
-        incoming.once('error', (error) => {
-          if (!cancelled) controller.error(error);
-        });
-        // A client that goes away (or is cut off by a timeout) mid-body: without this the
-        // engine would wait for the rest forever, holding the request's memory.
-        incoming.once('close', () => {
-          if (!ended && !cancelled) controller.error(new Error('the client closed the connection before the body was complete'));
-        });
-      },
-      pull() {
-        incoming.resume();
-      },
-      cancel() {
-        cancelled = true;
-        incoming.removeAllListeners('data');
-        incoming.resume();
-      },
+  const source = bodySource(incoming);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const chunk = await source.next();
+      if (chunk === 'end') controller.close();
+      else if (chunk === 'failed') controller.error(new Error('the client closed the connection before the body was complete'));
+      else controller.enqueue(chunk);
     },
-    { highWaterMark: 4 },
-  );
+    cancel() {
+      source.discard();
+    },
+  });
 }
 
 export interface ToRequestOptions {
@@ -125,68 +161,20 @@ const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const httpWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const forbiddenInValue = /[\0\r\n]/;
 
-/**
- * A request body read straight from the IncomingMessage, with the web-stream adapter's
- * semantics: chunks are taken as they arrive (pausing the socket after four unread ones), a
- * client that leaves before the end makes the body unreadable, and discarding drops the rest.
- */
-function nodeBody(incoming: IncomingMessage): { read(limit: number): Promise<Uint8Array | 'too_large' | 'unreadable'>; discard(): void } {
-  const queue: Uint8Array[] = [];
-  let state: 'open' | 'ended' | 'failed' | 'discarded' = 'open';
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const waiting = wake;
-    wake = undefined;
-    waiting?.();
-  };
-  incoming.on('data', (chunk: Buffer) => {
-    queue.push(chunk);
-    if (queue.length >= 4) incoming.pause();
-    notify();
-  });
-  incoming.once('end', () => {
-    if (state === 'open') state = 'ended';
-    notify();
-  });
-  const fail = () => {
-    if (state === 'open') state = 'failed';
-    notify();
-  };
-  incoming.once('error', fail);
-  // As in bodyStream: without this a client leaving mid-body would leave the engine waiting forever.
-  incoming.once('close', fail);
-  const discard = () => {
-    if (state === 'open') state = 'discarded';
-    queue.length = 0;
-    incoming.removeAllListeners('data');
-    incoming.resume();
-  };
-  return {
-    discard,
-    async read(limit) {
-      const chunks: Uint8Array[] = [];
-      let total = 0;
-      for (;;) {
-        if (state === 'failed') return 'unreadable';
-        const chunk = queue.shift();
-        if (chunk) {
-          total += chunk.byteLength;
-          if (total > limit) {
-            discard();
-            return 'too_large';
-          }
-          chunks.push(chunk);
-          continue;
-        }
-        if (state !== 'open') break;
-        incoming.resume();
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-      }
-      return joinChunks(chunks, total);
-    },
-  };
+/** The whole body, up to `limit` bytes: past it the rest is discarded and the answer is 'too_large'. */
+async function readWhole(source: BodySource, limit: number): Promise<Uint8Array | 'too_large' | 'unreadable'> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (let chunk = await source.next(); chunk !== 'end'; chunk = await source.next()) {
+    if (chunk === 'failed') return 'unreadable';
+    total += chunk.byteLength;
+    if (total > limit) {
+      source.discard();
+      return 'too_large';
+    }
+    chunks.push(chunk);
+  }
+  return joinChunks(chunks, total);
 }
 
 /**
@@ -218,7 +206,7 @@ export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined 
     }
     return headers.get(name) ?? null;
   };
-  const body = method === 'POST' ? nodeBody(incoming) : undefined;
+  const body = method === 'POST' ? bodySource(incoming) : undefined;
   return {
     method,
     pathname: match[1]!,
@@ -229,7 +217,7 @@ export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined 
         body?.discard();
         return 'too_large';
       }
-      return body ? body.read(limit) : new Uint8Array(0);
+      return body ? readWhole(body, limit) : new Uint8Array(0);
     },
     discardBody: () => body?.discard(),
   };
