@@ -8,7 +8,7 @@
  * Sizes: LOAD_SECONDS (default 5; the long run uses 30) and LOAD_CLIENTS (default 1,000).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { evaluationRequest } from '../support/fixtures.js';
+import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
 
 const seconds = Number(process.env.LOAD_SECONDS ?? 5);
@@ -132,25 +132,12 @@ it('creates exactly one job for 200 concurrent identical requests over HTTP', as
 
 it('refuses a 100 MB createEvaluation body with 413 without buffering it', async () => {
   const before = mock.rssBytes();
-  const chunk = new Uint8Array(1024 * 1024).fill(0x20);
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent >= 100) return controller.close();
-      sent += 1;
-      controller.enqueue(chunk);
-    },
-  });
-  const response = await fetch(`${mock.url}/v0/evaluations`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': 'huge-1' },
-    body,
-    duplex: 'half',
-  } as RequestInit);
+  const upload = streamedSpaces({ megabytes: 100, headers: { 'content-type': 'application/json', 'idempotency-key': 'huge-1' } });
+  const response = await fetch(`${mock.url}/v0/evaluations`, upload.init);
   expect(response.status).toBe(413);
   expect(await response.json()).toMatchObject({ code: 'body_too_large' });
   const growth = mock.rssBytes() - before;
-  console.log(`100 MB body: 413 after ${sent} MB sent; server RSS grew ${(growth / 2 ** 20).toFixed(1)} MB`);
+  console.log(`100 MB body: 413 after ${upload.sentMegabytes()} MB sent; server RSS grew ${(growth / 2 ** 20).toFixed(1)} MB`);
   // Not a timing: a bound far below the body's size, which holds only if it is not buffered.
   expect(growth).toBeLessThan(50 * 2 ** 20);
 });

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
 import { controlTokenFor, isLoopbackHost } from '../../src/server/mock-server.js';
-import { evaluationRequest } from '../support/fixtures.js';
+import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
 
 const running: RunningMockServer[] = [];
 afterEach(async () => {
@@ -90,23 +90,13 @@ it('delivers the 413 to a client that keeps sending its whole oversized body, ev
   // Closing a socket with unread input resets it, and the reset can destroy the answer before
   // the client reads it: a client saw "fetch failed: EPIPE" instead of 413 about one time in three.
   const server = await start();
-  const chunk = new Uint8Array(1024 * 1024).fill(0x20);
   const statuses: number[] = [];
   for (let attempt = 0; attempt < 12; attempt += 1) {
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= 24) return controller.close();
-        sent += 1;
-        controller.enqueue(chunk);
-      },
-    });
-    const response = await fetch(`${server.url}/v0/evaluations`, {
-      method: 'POST',
+    const { init } = streamedSpaces({
+      megabytes: 24,
       headers: { 'content-type': 'application/json', 'idempotency-key': `whole-${attempt}` },
-      body,
-      duplex: 'half',
-    } as RequestInit);
+    });
+    const response = await fetch(`${server.url}/v0/evaluations`, init);
     expect(await response.json()).toMatchObject({ code: 'body_too_large' });
     statuses.push(response.status);
   }

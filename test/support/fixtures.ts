@@ -32,3 +32,26 @@ export function jsonPost(body: unknown, headers: Record<string, string> = {}): R
     body: typeof body === 'string' ? body : JSON.stringify(body),
   };
 }
+
+/**
+ * A streamed POST of `megabytes` MiB of spaces (a JSON body far over any limit), for the tests
+ * that send oversized bodies; `sentMegabytes()` says how much the client had handed over.
+ */
+export function streamedSpaces(options: { megabytes: number; headers: Record<string, string> }): {
+  init: RequestInit;
+  sentMegabytes(): number;
+} {
+  const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= options.megabytes) return controller.close();
+      sent += 1;
+      controller.enqueue(chunk);
+    },
+  });
+  return {
+    init: { method: 'POST', headers: options.headers, body, duplex: 'half' } as RequestInit,
+    sentMegabytes: () => sent,
+  };
+}
