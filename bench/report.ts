@@ -111,7 +111,7 @@ function throughputSection(report: Report): string {
     'Servers: mock ' +
       code(launchFor('mock', 0).display) +
       '; Prism ' +
-      code('npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent') +
+      code(launchFor('prism', 0).display) +
       ' (run through its JS entry, node_modules/@stoplight/prism-cli/dist/index.js); bare ' +
       code('node dist/bench/children/bare-server.js --port PORT') +
       '. By hand, a GET row is ' +

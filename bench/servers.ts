@@ -46,8 +46,11 @@ export function launchFor(target: TargetName, port: number): Launch {
           '127.0.0.1',
           '-v',
           'silent',
+          // Prism forks its HTTP server into another process when NODE_ENV=production; the CPU
+          // figures read this process, so it must serve the requests itself.
+          '--no-multiprocess',
         ],
-        display: 'npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent',
+        display: 'npx prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent --no-multiprocess',
       };
     case 'bare':
       return {

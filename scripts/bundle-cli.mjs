@@ -19,7 +19,7 @@
  *   node scripts/bundle-cli.mjs        write dist/cli/
  */
 import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -31,8 +31,10 @@ rmSync(outDir, { recursive: true, force: true });
 await build({
   input: { 'evidence-harness': join(root, 'dist', 'src', 'cli', 'bin.js') },
   platform: 'node',
-  // Bare specifiers other than zod stay imports; relative ones (this package) are bundled.
-  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0') && !bundled.test(id),
+  // Bare specifiers other than zod stay imports; relative ones (this package) are bundled. Once
+  // resolved (an absolute path, on Windows too), an id was already judged as it was written.
+  external: (id, _importer, isResolved) =>
+    !isResolved && !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && !bundled.test(id),
   logLevel: 'warn',
   output: {
     dir: outDir,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
   createMockEngine,
@@ -41,7 +41,8 @@ export interface MockServerOptions {
     readonly keepAliveMs?: number;
     /**
      * How long the rest of a refused body (413, say) is read and thrown away after the answer,
-     * before the connection is cut. Default 2 s, capped below requestMs.
+     * before the connection is cut. Default 2 s. The request timeout still applies: it also
+     * cuts a drain short (without a second answer).
      */
     readonly discardMs?: number;
   };
@@ -114,19 +115,28 @@ function rawErrorResponse(error: EngineError & { reason: string }): string {
 }
 
 /**
- * After an answer sent before the request body was complete (a 413 refusing an oversized body),
- * the rest is read and thrown away — Node drains it — instead of closing at once. Closing a
- * socket with unread input makes the kernel send a reset, and a reset makes the client's
- * kernel drop the answer it has not read yet: the client would see ECONNRESET or EPIPE instead
- * of the 413 (the reason for nginx's lingering close and Go's RST-avoidance delay). A client
- * that keeps sending past `limitMs` is cut off; by then it has had the time to read the answer.
+ * After an answer sent before the request body was complete (a 413 refusing an oversized body,
+ * or a 404 that never read it), the rest is read and thrown away — Node drains it — instead of
+ * closing at once. Closing a socket with unread input makes the kernel send a reset, and a reset
+ * makes the client's kernel drop the answer it has not read yet: the client would see
+ * ECONNRESET or EPIPE instead of the 413 (the reason for nginx's lingering close and Go's
+ * RST-avoidance delay). A client that keeps sending past `limitMs` is cut off; by then it has
+ * had the time to read the answer. While a socket drains it is in `draining`, so that a timeout
+ * or parse error in the rest is not answered a second time, and so that close() can end it.
  */
-function discardRestOfBody(incoming: IncomingMessage, options: { limitMs: number }): void {
-  if (incoming.complete || incoming.socket === null || incoming.socket.destroyed) return;
+function discardRestOfBody(incoming: IncomingMessage, options: { limitMs: number; draining: Set<Socket> }): void {
   const socket = incoming.socket;
+  if (incoming.complete || socket === null || socket.destroyed || options.draining.has(socket)) return;
+  options.draining.add(socket);
   const cutOff = setTimeout(() => socket.destroy(), options.limitMs);
   cutOff.unref();
-  const stop = () => clearTimeout(cutOff);
+  const stop = () => {
+    clearTimeout(cutOff);
+    options.draining.delete(socket);
+    // A keep-alive socket serves many requests: listeners left on it would pile up.
+    incoming.off('end', stop);
+    socket.off('close', stop);
+  };
   incoming.once('end', stop);
   socket.once('close', stop);
   // The engine is done with the body, read or not (a 404 or 405 never reads it), but its
@@ -148,8 +158,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const log = options.log;
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
   const requestTimeout = options.timeouts?.requestMs ?? 30_000;
-  // Below the request timeout, so a discarded body is cut off by us, not answered again with a 408.
-  const discardMs = Math.min(options.timeouts?.discardMs ?? 2_000, Math.max(0, requestTimeout - 1));
+  const discardMs = options.timeouts?.discardMs ?? 2_000;
+  if (!(Number.isFinite(discardMs) && discardMs >= 0)) {
+    throw new RangeError(`startMockServer: timeouts.discardMs must be a number of milliseconds ≥ 0, got ${discardMs}`);
+  }
+  /** Sockets whose request was answered while its body was still arriving. */
+  const draining = new Set<Socket>();
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -168,7 +182,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         const answer = await engine.answerCall(call);
         status = incoming.socket?.destroyed ? 'aborted' : answer.status;
         sendAnswer(answer, outgoing, corsHeaders);
-        discardRestOfBody(incoming, { limitMs: discardMs });
         return;
       }
       let request: Request;
@@ -196,7 +209,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // nobody will read this answer, so the log says so instead of showing a status never sent.
       status = incoming.socket?.destroyed ? 'aborted' : response.status;
       await sendFetchResponse(response, outgoing, corsHeaders);
-      discardRestOfBody(incoming, { limitMs: discardMs });
     } catch (error) {
       status = 500;
       if (!outgoing.headersSent) {
@@ -206,6 +218,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         outgoing.destroy();
       }
     } finally {
+      // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
+      discardRestOfBody(incoming, { limitMs: discardMs, draining });
       log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
     }
   }
@@ -234,7 +248,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   // Node answers malformed HTTP with a bare 400; answer it as an Error body and close.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
+    // A draining socket has had its answer: a timeout in the rest must not add a second one.
+    if (!socket.writable || draining.has(socket as Socket)) return socket.destroy();
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
     socket.end(
       rawErrorResponse(
@@ -268,6 +283,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           resolve();
         });
         server.closeIdleConnections();
+        // Their answers are sent: flush them and close, rather than wait for the rest of a refused body.
+        for (const socket of draining) socket.destroySoon();
       }),
   };
 }
