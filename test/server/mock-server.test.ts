@@ -150,9 +150,9 @@ it('cuts off a client that goes on sending a refused body past the discard time'
       endless();
     },
   }).catch((error: Error) => `transport error: ${error.message}`);
-  // The connection ended although the client never stopped sending (with a reset: the rest
-  // was still arriving), and the answer had arrived before it.
-  expect(reply).toBe('transport error: read ECONNRESET');
+  // The connection ended although the client never stopped sending (usually with a reset, as
+  // the rest was still arriving), and the answer had arrived before it.
+  expect(reply).toMatch(/^(transport error: read ECONNRESET|HTTP\/1\.1 413 )/);
   expect(received).toMatch(/^HTTP\/1\.1 413 /);
   expect(writes).toBeGreaterThan(32);
 });
@@ -184,10 +184,14 @@ it('keeps one keep-alive connection clean over many early answers: no listener l
 it('answers a request once: a request timeout while a refused body drains cuts it without adding a 408', async () => {
   // The body goes over the limit late in the request time, so the drain outlives the request timeout.
   const server = await start({ timeouts: { headersMs: 300, requestMs: 600 } });
-  const reply = await rawExchange({
+  // Collected apart from rawExchange's result: the cut may reach the client as a reset.
+  let received = '';
+  await rawExchange({
     port: server.port,
     send: (socket) => {
-      socket.on('error', () => undefined);
+      socket.on('data', (data) => {
+        received += data.toString('utf8');
+      });
       socket.write(
         'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
@@ -200,9 +204,9 @@ it('answers a request once: a request timeout while a refused body drains cuts i
       };
       trickle();
     },
-  }).catch((error: Error) => `transport error: ${error.message}`);
-  expect(reply).toMatch(/^HTTP\/1\.1 413 /);
-  expect(reply).not.toMatch(/408/);
+  }).catch(() => undefined);
+  expect(received).toMatch(/^HTTP\/1\.1 413 /);
+  expect(received).not.toMatch(/408/);
 });
 
 it('refuses a discard time that is not a number of milliseconds', async () => {
