@@ -33,6 +33,17 @@ export function diagnostic(message: string): string {
   return `${messagePrefix} ${message}\n`;
 }
 
+/** An integer option's value in [min, max], or undefined when the option was not given. */
+export function integerOption(options: { value: string | undefined; name: string; min: number; max: number }): number | undefined {
+  const { value, name, min, max } = options;
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  // Number('') and Number(' ') are 0: an empty value is a mistake, not a request for zero.
+  if (value.trim() === '' || !Number.isInteger(number) || number < min || number > max)
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'.`);
+  return number;
+}
+
 /**
  * Runs a node:util parseArgs call, turning its errors into UsageErrors that say what to do
  * (a callback, so each command keeps parseArgs' precise inferred types).

@@ -18,7 +18,7 @@ import {
   writeReports,
 } from '../conformance/index.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { type Command, diagnostic, exitCodes, parseCommandLine, UsageError } from './command.js';
+import { type Command, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -69,14 +69,6 @@ Examples:
       --seed 42 --report junit=reports/conformance.xml --report html=reports/conformance.html
   evidence-harness conformance --base-url http://127.0.0.1:4010 --checks negative_data_rejection,idempotency_conflict
 `;
-
-function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max)
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'.`);
-  return number;
-}
 
 function list(value: string | undefined): string[] {
   return (value ?? '')
@@ -137,11 +129,11 @@ export const conformanceCommand: Command = {
       if (error instanceof HeaderLineError || error instanceof ReportSpecError) throw new UsageError(error.message);
       throw error;
     }
-    const seed = integer(values.seed, 'seed', 0, 2 ** 31 - 1);
-    const maxRequests = integer(values['max-requests'], 'max-requests', 1, 1_000_000);
-    const rate = integer(values.rate, 'rate', 1, 100_000);
-    const timeoutMs = integer(values.timeout, 'timeout', 1, 600_000);
-    const jobTimeout = integer(values['job-timeout'], 'job-timeout', 0, 86_400);
+    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 31 - 1 });
+    const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
+    const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
+    const timeoutMs = integerOption({ value: values.timeout, name: 'timeout', min: 1, max: 600_000 });
+    const jobTimeout = integerOption({ value: values['job-timeout'], name: 'job-timeout', min: 0, max: 86_400 });
     try {
       const report = await runConformance({
         baseUrl: baseUrl(values['base-url']),

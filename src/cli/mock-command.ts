@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createMockEngine, normalizeBasePath, ScenarioError } from '../engine/index.js';
 import { startMockServer } from '../server/mock-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
-import { type Command, diagnostic, exitCodes, parseCommandLine, UsageError } from './command.js';
+import { type Command, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
 
 const help = `Usage: evidence-harness mock [options]
 
@@ -41,14 +41,6 @@ Examples:
   curl -s localhost:4010/health
 `;
 
-function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isInteger(number) || number < min || number > max)
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${value}'.`);
-  return number;
-}
-
 export const mockCommand: Command = {
   name: 'mock',
   summary: 'serve a stateful mock of the contract (default http://127.0.0.1:4010)',
@@ -69,8 +61,8 @@ export const mockCommand: Command = {
         },
       }),
     );
-    const port = integer(values.port, 'port', 0, 65535) ?? 4010;
-    const seed = integer(values.seed, 'seed', 0, 2 ** 32 - 1);
+    const port = integerOption({ value: values.port, name: 'port', min: 0, max: 65535 }) ?? 4010;
+    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
     let basePath: string;
     try {
       basePath = normalizeBasePath(values['base-path']);

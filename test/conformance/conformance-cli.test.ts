@@ -157,6 +157,7 @@ it.each([
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--header', 'no colon'], /'no colon' is not a header line/],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--report', 'pdf=x.pdf'], /--report 'pdf=x\.pdf' is not FORMAT=FILE/],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--seed', 'abc'], /--seed must be an integer/],
+  [['conformance', '--base-url', 'http://127.0.0.1:9', '--seed', ''], /--seed must be an integer from 0 to 2147483647, got ''\./],
 ])('exits 2 for a bad command line: %j', async (argv, message) => {
   const result = await run(...argv);
   expect(result.code).toBe(2);
