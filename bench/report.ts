@@ -9,7 +9,7 @@ import type { ConformanceResult } from './groups/conformance.js';
 import type { ThroughputRow } from './groups/throughput.js';
 import { code, fixed, integer, percent, ratio, table } from './markdown.js';
 import { launchFor, targetLabels } from './servers.js';
-import { judgedConnections, judgeTargets, type Measurements } from './targets.js';
+import { cpuPerRequestUs, judgedConnections, judgeTargets, type Measurements } from './targets.js';
 
 export interface Machine {
   readonly node: string;
@@ -124,11 +124,9 @@ function throughputSection(report: Report): string {
 
 /** Microseconds of the server's CPU per answered request, and how busy the server was. */
 function cpuOf(row: ThroughputRow | undefined): { perRequestUs: number; busy: number } | undefined {
-  if (!row?.serverCpu || row.result.total === 0) return undefined;
-  return {
-    perRequestUs: (row.serverCpu.cpuMs * 1000) / row.result.total,
-    busy: row.serverCpu.cpuMs / row.serverCpu.wallMs,
-  };
+  const perRequestUs = cpuPerRequestUs(row);
+  if (perRequestUs === undefined || !row?.serverCpu) return undefined;
+  return { perRequestUs, busy: row.serverCpu.cpuMs / row.serverCpu.wallMs };
 }
 
 function cpuSection(report: Report): string | undefined {

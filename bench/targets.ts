@@ -29,25 +29,29 @@ export interface Measurements {
 /** The connection count the issue's Prism figures were taken at. */
 export const judgedConnections = 50;
 
-/** A row's rate, or undefined when it was not measured or any of its answers was not 2xx (it then measured something else). */
-function rps(rows: readonly ThroughputRow[] | undefined, target: TargetName, workload: WorkloadName): number | undefined {
-  const row = rows?.find((entry) => entry.target === target && entry.workload === workload && entry.connections === judgedConnections);
-  if (!row || row.result.non2xx + row.result.errors + row.result.timeouts > 0) return undefined;
-  return row.result.rps;
+function judgedRow(rows: readonly ThroughputRow[] | undefined, target: TargetName, workload: WorkloadName): ThroughputRow | undefined {
+  return rows?.find((entry) => entry.target === target && entry.workload === workload && entry.connections === judgedConnections);
 }
 
-/** A row's server CPU per request in µs, when /proc gave it. */
-function cpuPerRequestUs(rows: readonly ThroughputRow[] | undefined, target: TargetName, workload: WorkloadName): number | undefined {
-  const row = rows?.find((entry) => entry.target === target && entry.workload === workload && entry.connections === judgedConnections);
+/** A row that measured failures (non-2xx answers, errors, timeouts) measured something else than its request. */
+function isFlawedRow(row: ThroughputRow): boolean {
+  return row.result.non2xx + row.result.errors + row.result.timeouts > 0;
+}
+
+/** A row's rate, or undefined when it was not measured or is flawed. */
+function rps(rows: readonly ThroughputRow[] | undefined, target: TargetName, workload: WorkloadName): number | undefined {
+  const row = judgedRow(rows, target, workload);
+  return row && !isFlawedRow(row) ? row.result.rps : undefined;
+}
+
+/** A row's server CPU per answered request in µs, when /proc gave it. */
+export function cpuPerRequestUs(row: ThroughputRow | undefined): number | undefined {
   if (!row?.serverCpu || row.result.total === 0) return undefined;
   return (row.serverCpu.cpuMs * 1000) / row.result.total;
 }
 
 function isFlawed(rows: readonly ThroughputRow[] | undefined, workload: WorkloadName): boolean {
-  return (rows ?? []).some(
-    (row) =>
-      row.workload === workload && row.connections === judgedConnections && row.result.non2xx + row.result.errors + row.result.timeouts > 0,
-  );
+  return (rows ?? []).some((row) => row.workload === workload && row.connections === judgedConnections && isFlawedRow(row));
 }
 
 /** A verdict withheld because a row it rests on measured failures instead of answers. */
@@ -75,16 +79,12 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
   const { throughput, startup, msw, memory } = measurements;
   const times = (value: number) => `${value.toFixed(1)}×`;
   const verdicts: TargetVerdict[] = [];
-  const getBare = rps(throughput, 'bare', 'getJob');
-  const createMock = rps(throughput, 'mock', 'createEvaluation');
-  const createPrism = rps(throughput, 'prism', 'createEvaluation');
-  const createBare = rps(throughput, 'bare', 'createEvaluation');
   // The bare server's own ratio over Prism (no server on this machine could do better), and
   // the same comparison in server CPU per request, which the load generator does not bound.
   const ceiling = (bare: number | undefined, prism: number | undefined, workload: WorkloadName) => {
     if (bare === undefined || !prism) return '';
     const [mockCpu, prismCpu, bareCpu] = (['mock', 'prism', 'bare'] as const).map((target) =>
-      cpuPerRequestUs(throughput, target, workload),
+      cpuPerRequestUs(judgedRow(throughput, target, workload)),
     );
     const cpu =
       mockCpu && prismCpu && bareCpu
@@ -92,32 +92,20 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
         : '';
     return ` (bare node:http: ${times(bare / prism)}${cpu})`;
   };
-  const createVerdict = atLeast({
-    target: `createEvaluation ≥ 6× Prism (${judgedConnections} connections)`,
-    value: createMock !== undefined && createPrism ? createMock / createPrism : undefined,
-    bar: 6,
-    unit: times,
-  });
-  verdicts.push(
-    createVerdict.held === undefined
-      ? createVerdict
-      : { ...createVerdict, measured: createVerdict.measured + ceiling(createBare, createPrism, 'createEvaluation') },
-  );
+  const overPrism = (workload: WorkloadName, bar: number): TargetVerdict => {
+    const [mock, prism, bare] = (['mock', 'prism', 'bare'] as const).map((target) => rps(throughput, target, workload));
+    const verdict = atLeast({
+      target: `${workload} ≥ ${bar}× Prism (${judgedConnections} connections)`,
+      value: mock !== undefined && prism ? mock / prism : undefined,
+      bar,
+      unit: times,
+    });
+    const measured = verdict.held === undefined ? verdict.measured : verdict.measured + ceiling(bare, prism, workload);
+    return withheld({ ...verdict, measured }, throughput, workload);
+  };
+  verdicts.push(overPrism('createEvaluation', 6), overPrism('getJob', 10));
   const getMock = rps(throughput, 'mock', 'getJob');
-  const getPrism = rps(throughput, 'prism', 'getJob');
-  const getVerdict = atLeast({
-    target: `getJob ≥ 10× Prism (${judgedConnections} connections)`,
-    value: getMock !== undefined && getPrism ? getMock / getPrism : undefined,
-    bar: 10,
-    unit: times,
-  });
-  verdicts.push(
-    withheld(
-      getVerdict.held === undefined ? getVerdict : { ...getVerdict, measured: getVerdict.measured + ceiling(getBare, getPrism, 'getJob') },
-      throughput,
-      'getJob',
-    ),
-  );
+  const getBare = rps(throughput, 'bare', 'getJob');
   verdicts.push(
     withheld(
       atLeast({
