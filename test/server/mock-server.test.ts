@@ -21,16 +21,21 @@ async function start(options: Parameters<typeof startMockServer>[0] = {}) {
   return server;
 }
 
-/** Sends raw bytes on a socket and resolves with everything the server sent before closing. */
+/**
+ * Sends raw bytes on a socket and resolves with everything the server sent before the
+ * connection ended, whether it closed or was reset (a server cutting off a client that is still
+ * sending resets the connection, after its answer).
+ */
 function rawExchange(options: { port: number; send: (socket: ReturnType<typeof connect>) => void }): Promise<string> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const socket = connect(options.port, '127.0.0.1');
     let received = '';
     socket.on('data', (chunk) => {
       received += chunk.toString('utf8');
     });
     socket.on('close', () => resolve(received));
-    socket.on('error', reject);
+    // A reset: 'close' follows and resolves with what had arrived.
+    socket.on('error', () => undefined);
     socket.on('connect', () => options.send(socket));
   });
 }
@@ -130,13 +135,9 @@ it.each([
 it('cuts off a client that goes on sending a refused body past the discard time', async () => {
   const server = await start({ timeouts: { discardMs: 300 } });
   let writes = 0;
-  let received = '';
   const reply = await rawExchange({
     port: server.port,
     send: (socket) => {
-      socket.on('data', (data) => {
-        received += data.toString('utf8');
-      });
       socket.write(
         'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
@@ -149,11 +150,10 @@ it('cuts off a client that goes on sending a refused body past the discard time'
       };
       endless();
     },
-  }).catch((error: Error) => `transport error: ${error.message}`);
+  });
   // The connection ended although the client never stopped sending (usually with a reset, as
   // the rest was still arriving), and the answer had arrived before it.
-  expect(reply).toMatch(/^(transport error: read ECONNRESET|HTTP\/1\.1 413 )/);
-  expect(received).toMatch(/^HTTP\/1\.1 413 /);
+  expect(reply).toMatch(/^HTTP\/1\.1 413 /);
   expect(writes).toBeGreaterThan(32);
 });
 
@@ -184,14 +184,9 @@ it('keeps one keep-alive connection clean over many early answers: no listener l
 it('answers a request once: a request timeout while a refused body drains cuts it without adding a 408', async () => {
   // The body goes over the limit late in the request time, so the drain outlives the request timeout.
   const server = await start({ timeouts: { headersMs: 300, requestMs: 600 } });
-  // Collected apart from rawExchange's result: the cut may reach the client as a reset.
-  let received = '';
-  await rawExchange({
+  const received = await rawExchange({
     port: server.port,
     send: (socket) => {
-      socket.on('data', (data) => {
-        received += data.toString('utf8');
-      });
       socket.write(
         'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n',
       );
@@ -204,7 +199,7 @@ it('answers a request once: a request timeout while a refused body drains cuts i
       };
       trickle();
     },
-  }).catch(() => undefined);
+  });
   expect(received).toMatch(/^HTTP\/1\.1 413 /);
   expect(received).not.toMatch(/408/);
 });
@@ -222,13 +217,12 @@ it('closes at once, not after the grace time, while a refused body is still drai
   const reply = rawExchange({
     port: server.port,
     send: (socket) => {
-      socket.on('error', () => undefined);
       socket.write(
         `POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: ${rest.length + 1}\r\n\r\n{`,
       );
       sendRest = () => socket.write(rest);
     },
-  }).catch((error: Error) => `transport error: ${error.message}`);
+  });
   await expect.poll(() => server.engine.control.journal().length).toBeGreaterThan(0);
   // The body ends after close() began: the connection would then sit idle until the keep-alive
   // timeout (60 s here, past the test's time limit) if close() did not end draining sockets.
