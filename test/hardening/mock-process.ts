@@ -9,39 +9,56 @@ import { executablePath } from '../../src/openapi/package-root.js';
 export interface MockProcess {
   readonly url: string;
   readonly child: ChildProcessWithoutNullStreams;
+  /** Everything the process has written to stdout so far. */
+  output(): string;
+  /** Resolves when the process has exited, with its exit code (null when a signal ended it) and signal. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resident set size of the server process in bytes (Linux /proc). */
   rssBytes(): number;
   stop(): Promise<number | null>;
 }
 
-export async function startMockProcess(args: readonly string[] = []): Promise<MockProcess> {
-  const child = spawn(process.execPath, [executablePath(), 'mock', '--port', '0', '--quiet', ...args], {
+export interface MockProcessOptions {
+  /** Pass --quiet (no request log lines). Default true. */
+  readonly quiet?: boolean;
+}
+
+export async function startMockProcess(args: readonly string[] = [], options: MockProcessOptions = {}): Promise<MockProcess> {
+  const quiet = options.quiet ?? true;
+  const child = spawn(process.execPath, [executablePath(), 'mock', '--port', '0', ...(quiet ? ['--quiet'] : []), ...args], {
     stdio: 'pipe',
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
   const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+    child.stdout.on('data', () => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       if (match) resolve(match[1]!);
     });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    void exited.then((code) => reject(new Error(`the mock exited with ${code}: ${output}`)));
+    void exited.then(({ code }) => reject(new Error(`the mock exited with ${code}: ${stdout}${stderr}`)));
   });
   return {
     url,
     child,
+    output: () => stdout,
+    exited,
     rssBytes() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kilobytes = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]);
       return kilobytes * 1024;
     },
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return (await exited).code;
     },
   };
 }
