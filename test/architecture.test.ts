@@ -18,7 +18,7 @@ const root = packageRoot();
  */
 const layers = [
   { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
-  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose'] },
+  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
   // The MSW handlers hold no rules: they reach only the engine's public entry point.
   { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw'] },
   // The typed client runs in browsers and depends on openapi-fetch only.

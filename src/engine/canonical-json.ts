@@ -3,6 +3,7 @@
  * The request digest behind idempotency (docs/assumptions.md A-5): SHA-256 over the RFC 8785
  * JSON Canonicalization Scheme serialisation of the parsed body, as lowercase hex.
  */
+import { sha256Hex } from './sha256.js';
 
 /**
  * RFC 8785 serialisation of a value parsed from JSON. Object members are sorted by their
@@ -30,31 +31,7 @@ export function canonicalJson(value: unknown): string {
   return `${text}}`;
 }
 
-interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } };
-}
-
-/**
- * Node's own crypto module when the engine runs in Node (20.16+ has process.getBuiltinModule),
- * found at run time so the engine imports nothing from Node and still runs in a browser.
- * Profiling showed crypto.subtle.digest to be the largest single cost of createEvaluation in
- * Node: each call is a promise resolved from the thread pool. createHash is synchronous.
- */
-const nodeCrypto: NodeCrypto | undefined = (() => {
-  const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  try {
-    return host?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
-const encoder = new TextEncoder();
-
 /** Lowercase hex SHA-256 of the canonical JSON of `value`: Node's crypto where it exists, Web Crypto elsewhere. */
 export async function requestDigest(value: unknown): Promise<string> {
-  const text = canonicalJson(value);
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-  return Array.from(hash, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return sha256Hex(canonicalJson(value));
 }

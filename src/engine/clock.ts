@@ -7,14 +7,28 @@
 export interface Clock {
   /** Milliseconds since the epoch (or since any fixed origin, for a virtual clock). */
   now(): number;
-  /** Waits `ms` milliseconds of this clock's time. */
-  sleep(ms: number): Promise<void>;
+  /**
+   * Waits `ms` milliseconds of this clock's time. When `signal` aborts, the wait ends at once
+   * (resolving, not rejecting: the caller goes on to answer) and holds no timer any more.
+   */
+  sleep(ms: number, options?: { readonly signal?: AbortSignal }): Promise<void>;
 }
 
 /** Real time. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: (ms, options) =>
+    new Promise((resolve) => {
+      const signal = options?.signal;
+      if (signal?.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    }),
 };
 
 /**

@@ -5,10 +5,11 @@
  * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
+import type { ErrorCode } from '../contract/index.js';
 import { answerToResponse, callFromRequest } from './call.js';
 import { ControlError, type MockEngine } from './engine.js';
-import { jsonAnswer } from './responses.js';
-import { ScenarioError } from './scenario.js';
+import { errorAnswer, jsonAnswer, quote } from './responses.js';
+import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
 
 export const controlPrefix = '/__mock';
 
@@ -16,8 +17,22 @@ function json(status: number, body: unknown): Response {
   return answerToResponse(jsonAnswer({ status, body }));
 }
 
+/**
+ * The contract's Error body, through the engine's one builder (cut to the schema's limits).
+ * The control API has codes of its own (spec/control-api.yaml), outside the contract's set.
+ */
 function problem(status: number, code: string, message: string): Response {
-  return json(status, { code, message });
+  return answerToResponse(errorAnswer({ status, code: code as ErrorCode, message }));
+}
+
+/** `limit` and `cursor` from the query, as the listings take them. */
+function pageQuery(url: URL): { limit?: number; cursor?: string } {
+  const limit = url.searchParams.get('limit');
+  const cursor = url.searchParams.get('cursor');
+  if (limit !== null && !/^[0-9]{1,4}$/.test(limit)) {
+    throw new ControlError(`limit must be a whole number from 1 to 1000, got ${quote(limit, 20)}`, 'invalid');
+  }
+  return { ...(limit === null ? {} : { limit: Number(limit) }), ...(cursor === null ? {} : { cursor }) };
 }
 
 /** True when `pathname` is under the control API's prefix. */
@@ -65,7 +80,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
   if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
     return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
   }
-  const path = new URL(request.url).pathname.slice(controlPrefix.length);
+  const url = new URL(request.url);
+  const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();
   const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
   try {
@@ -81,25 +97,31 @@ export async function handleControl(request: Request, options: ControlApiOptions
       if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
         throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
       }
-      const scenario = control.useScenario(choice as string);
+      // A scenario document is validated whole, its patterns compiled, before it is put in force.
+      const scenario =
+        typeof choice === 'string'
+          ? control.useScenario(choice)
+          : control.useScenario(
+              await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }),
+            );
       return json(200, { current: scenario.name });
     }
     if (path === '/reset' && method === 'POST') {
       await control.reset();
       return json(200, { current: control.scenario });
     }
-    if (path === '/jobs' && method === 'GET') return json(200, { jobs: await control.listJobs() });
+    if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
     if (jobPath) {
       let jobId: string;
       try {
         jobId = decodeURIComponent(jobPath[1]!);
       } catch {
         // Not valid percent-encoding: it names no job.
-        return problem(404, 'job_not_found', `No job '${jobPath[1]!.slice(0, 140)}'.`);
+        return problem(404, 'job_not_found', `No job ${quote(jobPath[1]!, 140)}.`);
       }
       if (!jobPath[2] && method === 'GET') {
         const job = await control.inspectJob(jobId);
-        return job ? json(200, job) : problem(404, 'job_not_found', `No job '${jobId}'.`);
+        return job ? json(200, job) : problem(404, 'job_not_found', `No job ${quote(jobId, 140)}.`);
       }
       if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
       if (jobPath[2] === '/state' && method === 'PUT') {
@@ -107,12 +129,16 @@ export async function handleControl(request: Request, options: ControlApiOptions
         return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
       }
     }
-    if (path === '/journal' && method === 'GET') return json(200, { entries: control.journal() });
+    if (path === '/journal' && method === 'GET') return json(200, control.journalPage(pageQuery(url)));
     if (path === '/journal' && method === 'DELETE') {
       control.clearJournal();
       return json(200, { entries: [] });
     }
-    return problem(404, 'route_not_found', `No control operation ${method} ${controlPrefix}${path}; see spec/control-api.yaml.`);
+    return problem(
+      404,
+      'route_not_found',
+      `No control operation ${quote(method, 20)} ${quote(`${controlPrefix}${path}`, 200)}; see spec/control-api.yaml.`,
+    );
   } catch (error) {
     if (error instanceof ControlError)
       return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);

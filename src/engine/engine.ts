@@ -7,23 +7,46 @@
 import { Job } from '../contract/index.js';
 import { builtinScenarios } from './builtin-scenarios.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
+import { callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
-import { Journal, type JournalEntry } from './journal.js';
+import { Journal, type JournalEntry, type JournalPage } from './journal.js';
+import { LatencyWaits } from './latency.js';
 import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
 import * as operations from './operations.js';
 import { createRandom } from './random.js';
-import { type EngineError, errorAnswer } from './responses.js';
+import { type EngineError, errorAnswer, quote, truncate } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
 import { forcibleStatuses, isForcible, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { ScenarioRegistry } from './scenario-registry.js';
+import { idempotencyRecordBytes, jobRecordBytes } from './sizes.js';
 import { type KeyValueStore, MemoryStore } from './store.js';
 import { describeDiagnostics, diagnose } from './validation.js';
 import type { IssuerKeySet } from './verification/artifact-profile.js';
 import { testKeySet } from './verification/test-keys.js';
 
 const hour = 60 * 60 * 1000;
+const mebibyte = 1024 * 1024;
+
+/** The store bounds in force when none are given (docs/assumptions.md A-18). */
+export const defaultLimits = {
+  maxJobs: 100_000,
+  maxIdempotencyKeys: 100_000,
+  jobTtlMs: 24 * hour,
+  idempotencyKeyTtlMs: 24 * hour,
+  maxJobBytes: 128 * mebibyte,
+  maxIdempotencyKeyBytes: 64 * mebibyte,
+  maxJournalBytes: 4 * mebibyte,
+  maxScenarioRegistryBytes: 16 * mebibyte,
+  maxRegisteredScenarios: 256,
+} as const;
+
+/** Page sizes of the control surface's listings. */
+export const pageLimits = { default: 100, max: 1000, maxBytes: mebibyte } as const;
+
+export type EngineLimits = { readonly [Name in keyof typeof defaultLimits]?: number };
 
 export interface MockEngineOptions {
   /** The scenario in force: a shipped or registered scenario's name, or a scenario object. Default 'default'. */
@@ -34,13 +57,12 @@ export interface MockEngineOptions {
   readonly clock?: Clock;
   /** Seeds job identifiers and fractional faults, for reproducible runs. */
   readonly seed?: number;
-  /** Store bounds (docs/assumptions.md A-16, A-18). */
-  readonly limits?: {
-    readonly maxJobs?: number;
-    readonly maxIdempotencyKeys?: number;
-    readonly jobTtlMs?: number;
-    readonly idempotencyKeyTtlMs?: number;
-  };
+  /**
+   * Store bounds (docs/assumptions.md A-16, A-18), each oldest-first: entries and estimated
+   * bytes of jobs and idempotency keys, bytes of the journal, and the scenarios registered at
+   * run time. Defaults: `defaultLimits`.
+   */
+  readonly limits?: EngineLimits;
   /** Replace the in-memory stores (for example with a networked one). */
   readonly stores?: {
     readonly jobs?: KeyValueStore<JobRecord>;
@@ -57,6 +79,7 @@ export interface MockEngineOptions {
 /** A job as the control surface shows it: the contract's view plus the mock's bookkeeping. */
 export interface JobInspection {
   readonly job: Job;
+  /** The creator as a fingerprint (`sha256:…`, or `anonymous`): never the credential itself (A-10). */
   readonly owner: string;
   readonly scenario: string;
   readonly createdAt: number;
@@ -75,7 +98,14 @@ export interface MockControl {
   registerScenario(scenario: ScenarioInput): Scenario;
   /** Every registered scenario, shipped ones included. */
   scenarios(): readonly Scenario[];
+  /** Every stored job, oldest first (in-process use; over HTTP, jobsPage). */
   listJobs(): Promise<readonly JobInspection[]>;
+  /**
+   * One page of jobs, oldest first: at most `limit` (default 100, at most 1000) and about
+   * 1 MiB, after `cursor` (the `nextCursor` of the page before). Throws ControlError for a
+   * limit or cursor it cannot use.
+   */
+  jobsPage(options?: { limit?: number; cursor?: string }): Promise<{ jobs: readonly JobInspection[]; nextCursor?: string }>;
   inspectJob(jobId: string): Promise<JobInspection | undefined>;
   /** Moves a job to its next timeline step now, whatever that step waits for. */
   advanceJob(jobId: string): Promise<Job>;
@@ -86,13 +116,22 @@ export interface MockControl {
     evaluation?: Job['evaluation'];
     limitations?: readonly string[];
   }): Promise<Job>;
+  /** Every journal entry kept, oldest first. */
   journal(): readonly JournalEntry[];
+  /** One page of the journal, oldest first, after `cursor` (an entry's `seq`, as `nextCursor` gives it). */
+  journalPage(options?: { limit?: number; cursor?: string }): { entries: readonly JournalEntry[]; nextCursor?: string };
   clearJournal(): void;
 }
 
 export interface MockEngine {
   /** Answers one request as the service would under the scenario in force. Never throws. */
   handle(request: Request): Promise<Response>;
+  /**
+   * Ends every scenario latency wait now, and every later one at once, so that a server
+   * shutting down answers what is in flight instead of holding it (and its timers) for up
+   * to a minute. Requests still get their answer. Optional for engines of your own.
+   */
+  close?(): void;
   /**
    * `handle` without Fetch objects: the same answer for the same call. For servers that are
    * not Fetch-based (the node:http server), which would otherwise build a Request and read
@@ -151,40 +190,94 @@ export function normalizeBasePath(basePath: string | undefined): string {
   return withSlash;
 }
 
+/** The limits given, each checked, over the defaults. */
+function resolveLimits(given: EngineLimits = {}): { readonly [Name in keyof typeof defaultLimits]: number } {
+  const limits: Record<string, number> = { ...defaultLimits };
+  for (const [name, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (!(name in defaultLimits))
+      throw new TypeError(`createMockEngine: unknown limit '${name}'; known: ${Object.keys(defaultLimits).join(', ')}`);
+    if (!(Number.isFinite(value) && value >= 1))
+      throw new RangeError(`createMockEngine: limits.${name} must be a number ≥ 1, got ${value}`);
+    limits[name] = value;
+  }
+  return limits as { readonly [Name in keyof typeof defaultLimits]: number };
+}
+
+/** A page size as asked (default 100), refused past 1000. */
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return pageLimits.default;
+  if (!(Number.isInteger(limit) && limit >= 1 && limit <= pageLimits.max)) {
+    throw new ControlError(`limit must be a whole number from 1 to ${pageLimits.max}, got ${quote(String(limit), 20)}`, 'invalid');
+  }
+  return limit;
+}
+
 export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
-  const registry = builtinScenarios();
-  const register = (input: ScenarioInput): Scenario => {
-    const scenario = parseScenario({ value: input, source: `scenario '${String((input as { name?: unknown }).name ?? '?')}'` });
-    registry.set(scenario.name, scenario);
-    return scenario;
-  };
-  for (const scenario of options.scenarios ?? []) register(scenario);
-  const resolve = (choice: string | ScenarioInput): Scenario => {
-    if (typeof choice !== 'string') return register(choice);
-    const found = registry.get(choice);
-    if (!found) throw new ControlError(`unknown scenario '${choice}'; known: ${[...registry.keys()].join(', ')}`, 'not_found');
+  const limits = resolveLimits(options.limits);
+  const parse = (input: ScenarioInput): Scenario =>
+    parseScenario({ value: input, source: `scenario '${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}'` });
+  // The shipped scenarios and those given here live as long as the engine; reset keeps them.
+  const startup = builtinScenarios();
+  for (const input of options.scenarios ?? []) {
+    const scenario = parse(input);
+    startup.set(scenario.name, scenario);
+  }
+  if (options.scenario !== undefined && typeof options.scenario !== 'string') {
+    const scenario = parse(options.scenario);
+    startup.set(scenario.name, scenario);
+  }
+  const registry = new ScenarioRegistry({
+    startup,
+    maxBytes: limits.maxScenarioRegistryBytes,
+    maxCount: limits.maxRegisteredScenarios,
+  });
+  const named = (name: string): Scenario => {
+    const found = registry.get(name);
+    if (!found) throw new ControlError(`unknown scenario ${quote(name, 80)}; known: ${registry.describeNames()}`, 'not_found');
     return found;
   };
-  const initialScenario = resolve(options.scenario ?? 'default');
+  const initialScenario = named(
+    options.scenario === undefined ? 'default' : typeof options.scenario === 'string' ? options.scenario : String(options.scenario.name),
+  );
   let scenario = initialScenario;
+  /** Registers a scenario at run time; the one in force is never dropped to make room. */
+  const register = (input: ScenarioInput): Scenario => {
+    const parsed = parse(input);
+    try {
+      registry.register(parsed, { keep: scenario.name });
+    } catch (error) {
+      if (error instanceof RangeError) throw new ControlError(error.message, 'invalid');
+      throw error;
+    }
+    return parsed;
+  };
 
-  const limits = options.limits ?? {};
   const jobs =
     options.stores?.jobs ??
-    new MemoryStore<JobRecord>({ clock, maxEntries: limits.maxJobs ?? 100_000, ttlMs: limits.jobTtlMs ?? 24 * hour });
+    new MemoryStore<JobRecord>({
+      clock,
+      maxEntries: limits.maxJobs,
+      ttlMs: limits.jobTtlMs,
+      maxBytes: limits.maxJobBytes,
+      sizeOf: jobRecordBytes,
+    });
   const idempotencyKeys =
     options.stores?.idempotencyKeys ??
     new MemoryStore<IdempotencyRecord>({
       clock,
-      maxEntries: limits.maxIdempotencyKeys ?? 100_000,
-      ttlMs: limits.idempotencyKeyTtlMs ?? 24 * hour,
+      maxEntries: limits.maxIdempotencyKeys,
+      ttlMs: limits.idempotencyKeyTtlMs,
+      maxBytes: limits.maxIdempotencyKeyBytes,
+      sizeOf: idempotencyRecordBytes,
     });
   let random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
   let faults = new FaultInjector(random);
-  const journal = new Journal(options.journalCapacity ?? 1000);
+  const journal = new Journal({ capacity: options.journalCapacity ?? 1000, maxBytes: limits.maxJournalBytes });
   const issuerKeys = options.issuerKeys ?? testKeySet;
   const basePath = normalizeBasePath(options.basePath);
+  const latency = new LatencyWaits(clock);
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -203,17 +296,14 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     const usable: Preferences = {};
     if (preferences.scenario !== undefined) {
       if (registry.has(preferences.scenario)) usable.scenario = preferences.scenario;
-      else
-        problems.push(
-          `Prefer: scenario=${preferences.scenario.slice(0, 80)} names no scenario; known: ${[...registry.keys()].join(', ')}.`,
-        );
+      else problems.push(`Prefer: scenario=${truncate(preferences.scenario, 80)} names no scenario; known: ${registry.describeNames()}.`);
     }
     if (preferences.code !== undefined) {
       if (/^\d{3}$/.test(preferences.code) && isForcible(operationId, Number(preferences.code))) usable.code = preferences.code;
       else {
         const allowed = forcibleStatuses[operationId as keyof typeof forcibleStatuses] ?? [];
         problems.push(
-          `Prefer: code=${preferences.code.slice(0, 20)} is not a status ${operationId} can be forced to answer; use one of ${allowed.join(', ')}.`,
+          `Prefer: code=${truncate(preferences.code, 20)} is not a status ${operationId} can be forced to answer; use one of ${allowed.join(', ')}.`,
         );
       }
     }
@@ -240,7 +330,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
 
   async function pipeline(call: EngineCall): Promise<{
     result: OperationResult;
-    entry: Omit<JournalEntry, 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
+    entry: Omit<JournalEntry, 'seq' | 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
   }> {
     const pathname = call.pathname;
     // The base path is a whole number of segments: /api covers /api/health, not /apiv0/health.
@@ -267,14 +357,14 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     const forced = forcedAnswer(route.operationId, active, preferences);
     if (forced) {
       call.discardBody();
-      await clock.sleep(forced.latencyMs + active.latencyMs);
+      await latency.wait(forced.latencyMs + active.latencyMs);
       return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
     }
-    if (active.latencyMs > 0) await clock.sleep(active.latencyMs);
+    if (active.latencyMs > 0) await latency.wait(active.latencyMs);
     const context: OperationContext = {
       call,
       params: route.params,
-      caller: call.header('authorization') ?? '',
+      caller: await callerFingerprint(call.header('authorization')),
       scenario: active,
       clock,
       random,
@@ -330,11 +420,11 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   async function updateJob(jobId: string, change: (record: JobRecord) => JobRecord): Promise<Job> {
     for (let attempt = 0; attempt < 20; attempt += 1) {
       const entry = await jobs.get(jobId);
-      if (!entry) throw new ControlError(`no job '${jobId}'`, 'not_found');
+      if (!entry) throw new ControlError(`no job ${quote(jobId, 140)}`, 'not_found');
       const next = change(atTime(entry.value, clock.now()));
       if (await jobs.compareAndSet(jobId, entry.version, next)) return jobView(next);
     }
-    throw new ControlError(`job '${jobId}' kept changing; try again`, 'invalid');
+    throw new ControlError(`job ${quote(jobId, 140)} kept changing; try again`, 'invalid');
   }
 
   const control: MockControl = {
@@ -342,6 +432,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       await jobs.clear();
       await idempotencyKeys.clear();
       journal.clear();
+      registry.reset();
       random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
       faults = new FaultInjector(random);
       scenario = initialScenario;
@@ -350,14 +441,38 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       return scenario.name;
     },
     useScenario(choice) {
-      scenario = resolve(choice);
+      scenario = typeof choice === 'string' ? named(choice) : register(choice);
       faults = new FaultInjector(random);
       return scenario;
     },
     registerScenario: register,
-    scenarios: () => [...registry.values()],
+    scenarios: () => registry.all(),
     async listJobs() {
-      return (await jobs.entries()).map(([, entry]) => inspection(entry.value));
+      const all: JobInspection[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await jobs.page({ limit: pageLimits.max, ...(cursor === undefined ? {} : { cursor }) });
+        for (const [, entry] of page.entries) all.push(inspection(entry.value));
+        cursor = page.next;
+      } while (cursor !== undefined);
+      return all;
+    },
+    async jobsPage(request = {}) {
+      const limit = pageLimit(request.limit);
+      let page: Awaited<ReturnType<typeof jobs.page>>;
+      try {
+        page = await jobs.page({
+          limit,
+          maxBytes: pageLimits.maxBytes,
+          ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+        });
+      } catch (error) {
+        if (error instanceof TypeError)
+          throw new ControlError(`cursor ${quote(request.cursor ?? '', 40)} is not one this mock gave`, 'invalid');
+        throw error;
+      }
+      const listed = page.entries.map(([, entry]) => inspection(entry.value));
+      return page.next === undefined ? { jobs: listed } : { jobs: listed, nextCursor: page.next };
     },
     async inspectJob(jobId) {
       const entry = await jobs.get(jobId);
@@ -366,7 +481,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     advanceJob: (jobId) =>
       updateJob(jobId, (record) => {
         if (record.pinned || record.reached + 1 >= record.timeline.length) {
-          throw new ControlError(`job '${jobId}' is ${jobView(record).status} and has no further step`, 'invalid');
+          throw new ControlError(`job ${quote(jobId, 140)} is ${jobView(record).status} and has no further step`, 'invalid');
         }
         return advanced(record);
       }),
@@ -384,12 +499,12 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         if (isFinal(current) && canonicalJson(currentJob) !== canonicalJson(pinned)) {
           const target = status === current ? `${status} with another evaluation or limitations` : status;
           throw new ControlError(
-            `job '${jobId}' cannot move from ${current} to ${target}: ${current} is final (docs/assumptions.md A-3)`,
+            `job ${quote(jobId, 140)} cannot move from ${current} to ${target}: ${current} is final (docs/assumptions.md A-3)`,
             'invalid',
           );
         }
         const problem = transitionProblem(current, status);
-        if (problem) throw new ControlError(`job '${jobId}' cannot move from ${current} to ${status}: ${problem}`, 'invalid');
+        if (problem) throw new ControlError(`job ${quote(jobId, 140)} cannot move from ${current} to ${status}: ${problem}`, 'invalid');
         if ((status === 'COMPLETE') !== (evaluation !== undefined)) {
           throw new ControlError(
             status === 'COMPLETE' ? 'a COMPLETE job needs an evaluation' : `a ${status} job has no evaluation`,
@@ -404,8 +519,19 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       });
     },
     journal: () => journal.entries(),
+    journalPage(request = {}) {
+      const limit = pageLimit(request.limit);
+      let cursor: number | undefined;
+      if (request.cursor !== undefined) {
+        if (!/^[0-9]{1,15}$/.test(request.cursor))
+          throw new ControlError(`cursor ${quote(request.cursor, 40)} is not one this mock gave`, 'invalid');
+        cursor = Number(request.cursor);
+      }
+      const page: JournalPage = journal.page({ limit, ...(cursor === undefined ? {} : { cursor }) });
+      return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };
+    },
     clearJournal: () => journal.clear(),
   };
 
-  return { handle, answerCall, control, clock };
+  return { handle, answerCall, control, clock, close: () => latency.close() };
 }

@@ -1,13 +1,18 @@
 /**
  * @module engine/journal
  * The request journal: what the engine answered, in order, for assertions in tests and for
- * the control API. Bounded, so a long-running mock does not grow without limit.
+ * the control API. Bounded in entries and in bytes, so a long-running mock does not grow
+ * without limit, and read in pages, so a listing never builds one huge answer.
  */
+import { journalEntryBytes } from './sizes.js';
 
 export interface JournalEntry {
+  /** The entry's number: 1 for the first request since the engine started, one more per request. */
+  readonly seq: number;
   /** Engine clock time of the request. */
   readonly time: number;
   readonly method: string;
+  /** The request path, cut to 1,024 characters (a longer one is no path of the contract). */
   readonly path: string;
   /** The operation matched, if any. */
   readonly operationId?: string;
@@ -22,34 +27,88 @@ export interface JournalEntry {
   readonly durationMs: number;
 }
 
+export interface JournalPage {
+  readonly entries: readonly JournalEntry[];
+  /** The cursor of the next page; absent when this page reaches the newest entry. */
+  readonly next?: string;
+}
+
+/** Longest path the journal keeps; request targets can be as long as the server's header limit. */
+export const journalPathLength = 1024;
+
 /**
  * A ring of `capacity` slots: recording overwrites the oldest entry in place, where an array
- * trimmed from the front would move every entry on every request once full.
+ * trimmed from the front would move every entry on every request once full. Entries are
+ * numbered in order, so a page seeks to its cursor by subtraction rather than by a scan.
  */
 export class Journal {
   private readonly ring: JournalEntry[] = [];
-  /** The slot the next entry goes to once the ring is full (and so the oldest entry's slot). */
-  private next = 0;
+  private readonly sizes: number[] = [];
+  /** The slot of the oldest entry. */
+  private start = 0;
+  private count = 0;
+  private bytes = 0;
+  private nextSeq = 1;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly options: { readonly capacity: number; readonly maxBytes: number }) {}
 
-  record(entry: JournalEntry): void {
-    if (this.capacity <= 0) return;
-    if (this.ring.length < this.capacity) {
-      this.ring.push(entry);
-      return;
-    }
-    this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.capacity;
+  /** Records an entry, numbering it; the oldest entries make room, by count and by bytes. */
+  record(entry: Omit<JournalEntry, 'seq'>): void {
+    const { capacity, maxBytes } = this.options;
+    if (capacity <= 0) return;
+    const path = entry.path.length > journalPathLength ? `${entry.path.slice(0, journalPathLength - 1)}…` : entry.path;
+    const numbered: JournalEntry = { seq: this.nextSeq++, ...entry, path };
+    const size = journalEntryBytes(numbered);
+    while (this.count > 0 && (this.count >= capacity || this.bytes + size > maxBytes)) this.dropOldest();
+    const slot = (this.start + this.count) % capacity;
+    this.ring[slot] = numbered;
+    this.sizes[slot] = size;
+    this.count += 1;
+    this.bytes += size;
   }
 
-  /** Oldest first. */
+  private dropOldest(): void {
+    this.bytes -= this.sizes[this.start]!;
+    this.start = (this.start + 1) % this.options.capacity;
+    this.count -= 1;
+  }
+
+  private at(index: number): JournalEntry {
+    return this.ring[(this.start + index) % this.options.capacity]!;
+  }
+
+  /** Every entry kept, oldest first. */
   entries(): readonly JournalEntry[] {
-    return [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+    const all: JournalEntry[] = [];
+    for (let index = 0; index < this.count; index += 1) all.push(this.at(index));
+    return all;
   }
 
+  /**
+   * At most `limit` entries after the one numbered `cursor` (from the oldest kept when there
+   * is none, or when the cursor's entry has since been dropped), oldest first.
+   */
+  page(options: { readonly cursor?: number; readonly limit: number }): JournalPage {
+    if (this.count === 0) return { entries: [] };
+    const oldestSeq = this.at(0).seq;
+    const first = Math.max(0, (options.cursor ?? 0) - oldestSeq + 1);
+    const entries: JournalEntry[] = [];
+    for (let index = first; index < this.count && entries.length < options.limit; index += 1) entries.push(this.at(index));
+    const last = entries.at(-1);
+    return last && first + entries.length < this.count ? { entries, next: String(last.seq) } : { entries };
+  }
+
+  /** Numbers go on after a clear, so a cursor from before it never points into new entries. */
   clear(): void {
     this.ring.length = 0;
-    this.next = 0;
+    this.sizes.length = 0;
+    this.start = 0;
+    this.count = 0;
+    this.bytes = 0;
+  }
+
+  /** Estimated bytes held. */
+  get byteSize(): number {
+    return this.bytes;
   }
 }

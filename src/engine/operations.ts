@@ -26,7 +26,7 @@ export interface IdempotencyRecord {
 export interface OperationContext {
   readonly call: EngineCall;
   readonly params: Readonly<Record<string, string>>;
-  /** The caller's identity: the Authorization header's value, '' when absent (A-10). */
+  /** The caller's identity: a fingerprint of the Authorization header, 'anonymous' without one (A-10). */
   readonly caller: string;
   readonly scenario: Scenario;
   readonly clock: Clock;
@@ -76,15 +76,24 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
     });
   }
   const evaluation = body as EvaluationRequest;
-  const idempotencyKey = key as string;
+  // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
+  const scopedKey = `${context.caller}\n${key as string}`;
   const digest = await requestDigest(evaluation);
+  // A replay is answered from what is stored, before a new job is made: storing one first
+  // would evict the oldest job of a full store for a request that stores nothing.
+  const bound = await context.idempotencyKeys.get(scopedKey);
+  if (bound) {
+    if (bound.value.digest !== digest) return conflict();
+    const existing = await context.jobs.get(bound.value.jobId);
+    if (existing) return replay(existing.value, context);
+  }
   const now = context.clock.now();
   const record: JobRecord = {
     jobId: newJobId(context.random),
     owner: context.caller,
     createdAt: now,
     scenario: context.scenario.name,
-    timeline: timelineFor({ scenario: context.scenario, request: evaluation }),
+    timeline: await timelineFor({ scenario: context.scenario, request: evaluation }),
     reached: -1,
     reads: 0,
   };
@@ -92,19 +101,23 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
   // (with any store, networked ones included). Of concurrent duplicates exactly one claims
   // the key; the others drop the job they stored, which nobody has seen.
   await context.jobs.insertIfAbsent(record.jobId, record);
-  // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
-  const binding = await bindKey({ context, scopedKey: `${context.caller}\n${idempotencyKey}`, digest, jobId: record.jobId });
+  const binding = await bindKey({ context, scopedKey, digest, jobId: record.jobId });
   if (binding === 'claimed') return { answer: jsonAnswer({ status: 202, body: jobView(record) }), jobId: record.jobId };
   await context.jobs.delete(record.jobId);
-  if (binding === 'conflict') {
-    return fail({
-      status: 409,
-      code: 'idempotency_key_conflict',
-      message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
-    });
-  }
-  // A replay shows the job as it is now (A-16, departure 3), as time alone has moved it.
-  return { answer: jsonAnswer({ status: 202, body: jobView(atTime(binding, context.clock.now())) }), jobId: binding.jobId };
+  return binding === 'conflict' ? conflict() : replay(binding, context);
+}
+
+function conflict(): OperationResult {
+  return fail({
+    status: 409,
+    code: 'idempotency_key_conflict',
+    message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+  });
+}
+
+/** A replay shows the job as it is now (A-16, departure 3), as time alone has moved it. */
+function replay(record: JobRecord, context: OperationContext): OperationResult {
+  return { answer: jsonAnswer({ status: 202, body: jobView(atTime(record, context.clock.now())) }), jobId: record.jobId };
 }
 
 /**

@@ -21,8 +21,18 @@ export function jsonAnswer(options: { status: number; body: unknown; headers?: R
 export function truncate(text: string, max: number): string {
   // .length counts UTF-16 units, never fewer than code points: short texts need no split.
   if (text.length <= max) return text;
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
+  // Only the head is split into code points (a message may quote a megabyte of input).
+  const points = Array.from(text.slice(0, max * 2));
+  if (points.length <= max && text.length <= max * 2) return text;
+  return `${points.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * Request input quoted in a message: in single quotes, cut to `max` code points. Every message
+ * that repeats what a caller sent goes through here, so none can echo a megabyte back.
+ */
+export function quote(text: string, max: number): string {
+  return `'${truncate(text, max)}'`;
 }
 
 export interface EngineError {

@@ -9,6 +9,19 @@ import * as z from 'zod';
 import { type EvaluationRequest, evaluations, evidenceKinds, limits, profiles } from '../contract/index.js';
 import { boundedText } from '../contract/text.js';
 import type { TimelineStep } from './jobs.js';
+import { type CompiledPattern, compilePattern, maxPatternLength, patternProblem } from './patterns.js';
+
+/**
+ * Bounds of one scenario, so that no scenario — from a file or the control API — can make a
+ * request slow or the mock's memory large (docs/scenarios.md, limits).
+ */
+export const scenarioLimits = {
+  /** Its JSON text, in UTF-16 units. */
+  maxBytes: 256 * 1024,
+  maxRules: 64,
+  maxFaults: 64,
+  maxPatternLength,
+} as const;
 
 const at = z
   .union([
@@ -70,19 +83,15 @@ const match = z
     profile: z.enum(profiles).optional(),
     operationId: z
       .string()
-      .refine(
-        (source) => {
-          try {
-            new RegExp(source, 'u');
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        { message: 'must be a valid regular expression' },
-      )
+      .max(maxPatternLength)
+      .superRefine((source, ctx) => {
+        const problem = source.length > maxPatternLength ? undefined : patternProblem(source);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
       .optional()
-      .describe('A regular expression the request operationId must match.'),
+      .describe(
+        `A regular expression the request operationId must match (at most ${maxPatternLength} characters; matched in linear time, so no lookaround or backreferences).`,
+      ),
     evidenceKinds: z.array(z.enum(evidenceKinds)).min(1).optional().describe('The request must include evidence of each of these kinds.'),
   })
   .describe('Every condition given must hold.');
@@ -138,9 +147,14 @@ export const scenarioSchema = z
     job: jobPlan.optional().describe("The timeline of every job unless a rule matches (default: the 'default' timeline)."),
     rules: z
       .array(z.strictObject({ match, job: jobPlan }))
+      .max(scenarioLimits.maxRules, { message: `a scenario has at most ${scenarioLimits.maxRules} rules` })
       .default([])
       .describe('The first rule whose match holds gives the timeline.'),
-    faults: z.array(fault).default([]).describe('The first fault that applies to a call forces its answer.'),
+    faults: z
+      .array(fault)
+      .max(scenarioLimits.maxFaults, { message: `a scenario has at most ${scenarioLimits.maxFaults} faults` })
+      .default([])
+      .describe('The first fault that applies to a call forces its answer.'),
     latencyMs: z.int().min(0).max(60_000).default(0).describe('Delay before every answer.'),
   })
   .describe('An evidence-harness mock scenario.');
@@ -167,23 +181,93 @@ export class ScenarioError extends Error {
   }
 }
 
-/** Validates a parsed scenario document; `source` names it in errors (a file path, say). */
+/** The size of `value` as JSON text, or a reason it has none. */
+function jsonLength(value: unknown): number | string {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch (error) {
+    return `cannot be read as JSON: ${(error as Error).message.slice(0, 200)}`;
+  }
+}
+
+/**
+ * Validates a parsed scenario document; `source` names it in errors (a file path, say). The
+ * size comes first, so an oversized document is refused before anything walks it. Patterns
+ * are checked here for what can be seen without compiling; `checkScenario` compiles them.
+ */
 export function parseScenario(options: { value: unknown; source: string }): Scenario {
+  const length = jsonLength(options.value);
+  if (typeof length === 'string') throw new ScenarioError(options.source, [{ path: '(root)', message: length }]);
+  if (length > scenarioLimits.maxBytes) {
+    throw new ScenarioError(options.source, [
+      {
+        path: '(root)',
+        message: `the scenario is ${length} characters of JSON; at most ${scenarioLimits.maxBytes} (${scenarioLimits.maxBytes / 1024} KiB) are accepted`,
+      },
+    ]);
+  }
   const result = scenarioSchema.safeParse(options.value);
   if (result.success) return result.data;
   throw new ScenarioError(
     options.source,
-    result.error.issues.map((issue) => ({ path: issue.path.length ? issue.path.join('.') : '(root)', message: issue.message })),
+    // Unknown keys are quoted by zod: a problem quotes at most 200 characters of them.
+    result.error.issues.slice(0, 20).map((issue) => ({
+      path: issue.path.length ? issue.path.join('.').slice(0, 200) : '(root)',
+      message: issue.message.slice(0, 300),
+    })),
   );
 }
 
+/** The compiled patterns of a scenario's rules, index for index (undefined: the rule has none). */
+type CompiledRules = readonly (CompiledPattern | undefined)[];
+
+const compiledRules = new WeakMap<Scenario, Promise<CompiledRules>>();
+
+function rulesOf(scenario: Scenario, source: string): Promise<CompiledRules> {
+  let rules = compiledRules.get(scenario);
+  if (!rules) {
+    rules = Promise.allSettled(
+      scenario.rules.map((rule) => (rule.match.operationId === undefined ? undefined : compilePattern(rule.match.operationId))),
+    ).then((results) => {
+      const problems = results.flatMap((result, index) =>
+        result.status === 'rejected'
+          ? [
+              {
+                path: `rules.${index}.match.operationId`,
+                message: `is not a pattern the linear-time matcher accepts: ${(result.reason as Error).message}`,
+              },
+            ]
+          : [],
+      );
+      if (problems.length > 0) throw new ScenarioError(source, problems);
+      return results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+    });
+    // Seen by whoever awaits it; never an unhandled rejection in between.
+    rules.catch(() => undefined);
+    compiledRules.set(scenario, rules);
+  }
+  return rules;
+}
+
+/**
+ * Compiles a scenario's patterns now, so that one RE2 refuses is refused where the scenario
+ * enters (the control API, a scenario file) rather than at the first request it would match.
+ */
+export async function checkScenario(options: { scenario: Scenario; source: string }): Promise<Scenario> {
+  await rulesOf(options.scenario, options.source);
+  return options.scenario;
+}
+
 /** The timeline a new job gets under `scenario` for this request. */
-export function timelineFor(options: { scenario: Scenario; request: EvaluationRequest }): readonly TimelineStep[] {
+export async function timelineFor(options: { scenario: Scenario; request: EvaluationRequest }): Promise<readonly TimelineStep[]> {
   const { scenario, request } = options;
-  for (const rule of scenario.rules) {
-    const { profile, operationId, evidenceKinds: kinds } = rule.match;
+  if (scenario.rules.length === 0) return scenario.job?.timeline ?? defaultTimeline;
+  const patterns = await rulesOf(scenario, `scenario '${scenario.name}'`);
+  for (const [index, rule] of scenario.rules.entries()) {
+    const { profile, evidenceKinds: kinds } = rule.match;
     if (profile && request.profile !== profile) continue;
-    if (operationId && !new RegExp(operationId, 'u').test(request.operationId)) continue;
+    const pattern = patterns[index];
+    if (pattern && !pattern.test(request.operationId)) continue;
     if (kinds && !kinds.every((kind) => request.evidence.some((evidence) => evidence.kind === kind))) continue;
     return rule.job.timeline;
   }

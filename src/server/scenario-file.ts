@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
+import { checkScenario, parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
 
 /** True when `value` looks like a path rather than a scenario name. */
 export function isScenarioPath(value: string): boolean {
@@ -34,5 +34,6 @@ export async function loadScenarioFile(path: string): Promise<Scenario> {
       },
     ]);
   }
-  return parseScenario({ value, source: path });
+  // Patterns are compiled now, so one the linear-time matcher refuses stops the start (exit 2).
+  return checkScenario({ scenario: parseScenario({ value, source: path }), source: path });
 }

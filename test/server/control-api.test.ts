@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/engine/index.js';
+import { callerFingerprint, VirtualClock } from '../../src/engine/index.js';
 import { loadContract } from '../../src/openapi/document.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
 import { ResponseValidator } from '../../src/openapi/response-validator.js';
@@ -76,8 +76,11 @@ it('lists, inspects, advances and sets jobs; refuses moves the state machine for
   const { jobId } = await created.json();
   const listed = await control('listJobs', '/__mock/jobs');
   expect(listed.body.jobs).toEqual([
-    { job: { jobId, status: 'QUEUED' }, owner: 'Bearer ann', scenario: 'manual', createdAt: clock.now(), reads: 0 },
+    { job: { jobId, status: 'QUEUED' }, owner: await callerFingerprint('Bearer ann'), scenario: 'manual', createdAt: clock.now(), reads: 0 },
   ]);
+  // The control API shows who created a job without showing their credential (A-10).
+  expect(listed.body.jobs[0].owner).toMatch(/^sha256:[0-9a-f]{32}$/);
+  expect(JSON.stringify(listed.body)).not.toContain('ann');
   expect((await control('advanceJob', `/__mock/jobs/${jobId}/advance`, { method: 'POST' })).body).toEqual({ jobId, status: 'RUNNING' });
   expect((await control('inspectJob', `/__mock/jobs/${jobId}`)).body.job).toEqual({ jobId, status: 'RUNNING' });
   const set = await control('setJobState', `/__mock/jobs/${jobId}/state`, put({ status: 'COMPLETE', evaluation: 'FAIL' }));
