@@ -1,8 +1,8 @@
 /**
  * @module server/mock-server
  * The mock engine served over node:http: CORS for browser clients on other ports, the control
- * API under /__mock/, one log line per request, timeouts against slow clients, and a graceful
- * close.
+ * API under /__mock/ (for this machine and the origins listed only), one log line per request,
+ * timeouts against slow clients, an Error body for every early answer, and a close that ends.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,13 +11,14 @@ import type { Duplex } from 'node:stream';
 import {
   createMockEngine,
   type EngineCall,
-  type EngineError,
   errorAnswer,
   handleControl,
   isControlPath,
   type MockEngine,
   type MockEngineOptions,
 } from '../engine/index.js';
+import { createControlGuard } from './control-guard.js';
+import { clientErrorAnswer, connectRefused, expectationRefused, hostHeaderProblem, rawErrorResponse } from './early-answers.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 
 export interface MockServerOptions {
@@ -30,6 +31,11 @@ export interface MockServerOptions {
   readonly host?: string;
   /** The control API token; required (and generated when not given) beyond loopback. */
   readonly controlToken?: string;
+  /**
+   * Origins (`http://localhost:5173`) whose web pages may call the control API with CORS.
+   * Default none: a request to /__mock/ carrying any other Origin is refused with 403.
+   */
+  readonly controlOrigins?: readonly string[];
   /** Receives one line per request; default: none. */
   readonly log?: (line: string) => void;
   readonly timeouts?: {
@@ -55,7 +61,11 @@ export interface RunningMockServer {
   readonly engine: MockEngine;
   /** The control token in force, when the control API needs one. */
   readonly controlToken?: string;
-  /** Stops accepting connections and waits for in-flight requests (at most `graceMs`, default 5 s). */
+  /**
+   * Stops accepting connections, ends the engine's latency waits (so in-flight requests are
+   * answered now) and waits for in-flight requests, at most `graceMs` (default 5 s), after
+   * which the connections still open are cut.
+   */
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
@@ -75,16 +85,17 @@ export function controlTokenFor(options: { host: string; given?: string | undefi
   return isLoopbackHost(options.host) ? undefined : randomBytes(18).toString('base64url');
 }
 
-/** CORS headers on every answer, so a browser app on another origin can call the mock (A-20). */
+/** CORS headers on every answer of the contract, so a browser app on another origin can call the mock (A-20). */
 const corsHeaders = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'Retry-After, Allow, Content-Length',
 } as const;
 
+/** The contract's preflight; the control API's own is the control guard's (control-guard.ts). */
 const preflightHeaders = {
   ...corsHeaders,
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
-  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer, X-Mock-Token',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer',
   'access-control-max-age': '600',
 } as const;
 
@@ -103,15 +114,6 @@ function bodilessCall(incoming: IncomingMessage, options: { method: string; path
     readBody: async () => new Uint8Array(0),
     discardBody: () => undefined,
   };
-}
-
-/**
- * An Error answer for a socket Node has taken out of the request cycle (CONNECT, malformed
- * HTTP, timeouts): the engine's one Error builder, written as raw HTTP, connection closed.
- */
-function rawErrorResponse(error: EngineError & { reason: string }): string {
-  const body = errorAnswer(error).body ?? '';
-  return `HTTP/1.1 ${error.status} ${error.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 /**
@@ -145,15 +147,32 @@ function discardRestOfBody(incoming: IncomingMessage, options: { limitMs: number
   incoming.resume();
 }
 
+/**
+ * Longest path a log line shows: a request target may be nearly 16 KiB, a terminal line should
+ * not be. (Node's parser refuses control characters and bytes ≥ 0x80 in a target, so what is
+ * shown is printable ASCII.)
+ */
+const loggedPathLength = 200;
+
+function loggedPath(path: string): string {
+  return path.length > loggedPathLength ? `${path.slice(0, loggedPathLength)}…` : path;
+}
+
 function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
   const time = new Date().toISOString().slice(11, 23);
-  return `${time} ${options.method} ${options.path} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
+  return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
 }
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const engine = options.engine ?? createMockEngine(options.engineOptions);
   const host = options.host ?? '127.0.0.1';
+  if (options.controlToken === '') throw new RangeError('startMockServer: controlToken must not be empty (it would let anyone in)');
   const controlToken = controlTokenFor({ host, given: options.controlToken });
+  const guard = createControlGuard({
+    listeningHost: host,
+    origins: options.controlOrigins ?? [],
+    tokenInForce: controlToken !== undefined,
+  });
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
@@ -170,18 +189,43 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const method = incoming.method ?? 'GET';
     const path = (incoming.url ?? '/').split('?')[0] ?? '/';
     let status: number | 'aborted' = 500;
+    const control = isControlPath(path);
+    /** CORS headers of this answer: the contract's for every origin, the control API's for the listed ones. */
+    let cors: Record<string, string> = control ? {} : corsHeaders;
     try {
-      if (method === 'OPTIONS' && incoming.headers['access-control-request-method']) {
+      const preflight = method === 'OPTIONS' && incoming.headers['access-control-request-method'] !== undefined;
+      const hostProblem = hostHeaderProblem(incoming);
+      if (hostProblem) {
+        const answer = errorAnswer(hostProblem);
+        status = answer.status;
+        outgoing.shouldKeepAlive = false;
+        sendAnswer(answer, outgoing, cors);
+        return;
+      }
+      if (control) {
+        const verdict = guard.check({ host: incoming.headers.host, origin: incoming.headers.origin });
+        if (!verdict.allowed) {
+          status = verdict.answer.status;
+          sendAnswer(verdict.answer, outgoing);
+          return;
+        }
+        if (preflight) {
+          outgoing.writeHead(204, verdict.preflightHeaders).end();
+          status = 204;
+          return;
+        }
+        cors = verdict.headers;
+      } else if (preflight) {
         outgoing.writeHead(204, preflightHeaders).end();
         status = 204;
         return;
       }
       // The common case without Fetch objects (see engine/call): same answer, far less work.
-      const call = engine.answerCall && !isControlPath(path) ? toEngineCall(incoming) : undefined;
+      const call = engine.answerCall && !control ? toEngineCall(incoming) : undefined;
       if (call && engine.answerCall) {
         const answer = await engine.answerCall(call);
         status = incoming.socket?.destroyed ? 'aborted' : answer.status;
-        sendAnswer(answer, outgoing, corsHeaders);
+        sendAnswer(answer, outgoing, cors);
         return;
       }
       let request: Request;
@@ -194,26 +238,26 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           incoming.resume();
           const answer = await engine.answerCall(bodilessCall(incoming, { method, pathname: path }));
           status = answer.status;
-          sendAnswer(answer, outgoing, corsHeaders);
+          sendAnswer(answer, outgoing, cors);
           return;
         }
         const answer = errorAnswer({ status: 400, code: 'invalid_request', message: 'The request target is not a valid URL.' });
         status = answer.status;
-        sendAnswer(answer, outgoing, corsHeaders);
+        sendAnswer(answer, outgoing, cors);
         return;
       }
-      const response = isControlPath(path)
+      const response = control
         ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
         : await engine.handle(request);
       // The connection is gone (the client left, or a timeout cut it off with its own 408):
       // nobody will read this answer, so the log says so instead of showing a status never sent.
       status = incoming.socket?.destroyed ? 'aborted' : response.status;
-      await sendFetchResponse(response, outgoing, corsHeaders);
+      await sendFetchResponse(response, outgoing, cors);
     } catch (error) {
       status = 500;
       if (!outgoing.headersSent) {
         const message = `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
-        sendAnswer(errorAnswer({ status: 500, code: 'internal_error', message }), outgoing, corsHeaders);
+        sendAnswer(errorAnswer({ status: 500, code: 'internal_error', message }), outgoing, cors);
       } else {
         outgoing.destroy();
       }
@@ -232,32 +276,30 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
       // which would let a slow client hold a connection far past its limit.
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+      // Node's own refusal of a request without Host is a bare 400; handle() answers it with an Error body.
+      requireHostHeader: false,
     },
     (incoming, outgoing) => void handle(incoming, outgoing),
   );
   // CONNECT never reaches the request handler (Node hands the socket over for tunnelling).
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    socket.end(
-      rawErrorResponse({
-        status: 400,
-        reason: 'Bad Request',
-        code: 'invalid_request',
-        message: 'The mock is not a proxy: CONNECT is not supported.',
-      }),
+    socket.end(rawErrorResponse(connectRefused));
+  });
+  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
+  server.on('checkExpectation', (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    incoming.resume();
+    outgoing.shouldKeepAlive = false;
+    sendAnswer(errorAnswer(expectationRefused), outgoing, isControlPath((incoming.url ?? '/').split('?')[0] ?? '/') ? {} : corsHeaders);
+    log?.(
+      formatLine({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 417, ms: 0, scenario: engine.control.scenario }),
     );
   });
-  // Node answers malformed HTTP with a bare 400; answer it as an Error body and close.
+  // Node answers malformed HTTP, oversized headers and timeouts with a bare status line; answer
+  // each with an Error body and close.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // A draining socket has had its answer: a timeout in the rest must not add a second one.
     if (!socket.writable || draining.has(socket as Socket)) return socket.destroy();
-    const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT';
-    socket.end(
-      rawErrorResponse(
-        timeout
-          ? { status: 408, reason: 'Request Timeout', code: 'request_timeout', message: 'The request was not received in time.' }
-          : { status: 400, reason: 'Bad Request', code: 'invalid_request', message: 'The request is not valid HTTP.' },
-      ),
-    );
+    socket.end(rawErrorResponse(clientErrorAnswer(error)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -276,6 +318,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...(controlToken === undefined ? {} : { controlToken }),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
+        // Requests waiting out a scenario's latency are answered now instead of holding the close (and the process) open.
+        engine.close?.();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {
