@@ -2,23 +2,35 @@
  * @module cli/conformance-command
  * `evidence-harness conformance`: checks a live implementation against the OpenAPI document
  * and says exactly where it breaks the contract, with a curl reproduction for each failure.
+ * It scrubs every credential it was given from everything it prints or writes, exits with the
+ * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
+ * summary and reports of what ran (exit 130/143).
  */
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  type BaseUrlCredentials,
   checks,
   conformanceDefaults,
+  conformanceExitCodes,
+  credentialsFromBaseUrl,
+  formatDuration,
   HeaderLineError,
   headersFromLines,
   parseReportTarget,
   ReportSpecError,
+  type ReportTarget,
   renderSummary,
   runConformance,
+  Scrubber,
   UnknownCheckError,
   UnreachableTargetError,
   writeReports,
 } from '../conformance/index.js';
+import { secretFragments } from '../conformance/secrets.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { type Command, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
+import { type Command, type CommandIo, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -34,12 +46,14 @@ const help = `Usage: evidence-harness conformance --base-url URL [options]
 
 Checks a live implementation of the contract against the OpenAPI document: every documented
 status, media type and schema; schema-valid inputs accepted and single-constraint mutations
-rejected (property-based, seeded, shrunk); idempotent replays, 409 conflicts, job lifecycles
-and caller isolation. Each failure names the check and operation, what was expected and what
-came back, and a curl command that reproduces it (credentials redacted).
+rejected (property-based, seeded, shrunk); idempotent replays, 409 conflicts, two keys giving
+two jobs, job lifecycles and caller isolation. Each failure names the check and operation, what
+was expected and what came back, and a curl command that reproduces it (credentials read from
+environment variables, never printed). Every part of a run is bounded, whatever the server does.
 
 Options:
-  --base-url URL               the server under test (contract paths are appended)
+  --base-url URL               the server under test (contract paths are appended); a user name
+                               and password in it are sent as an Authorization: Basic header
   --spec FILE                  the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)
   --header 'Name: value'       the first caller's credentials; repeatable
   --second-caller-header 'Name: value'
@@ -47,17 +61,24 @@ Options:
   --seed N                     seed for generated inputs (default: random, printed); same seed, same run
   --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
   --rate N                     at most N requests per second (default: unlimited)
-  --timeout MS                 per-request timeout (default ${conformanceDefaults.timeoutMs}); no answer is a failure
-  --job-timeout S              seconds a job may take to reach a final state (default ${conformanceDefaults.jobTimeoutMs / 1000})
+  --timeout DURATION           per-request deadline, headers and body (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
+  --job-timeout DURATION       how long a job may take to reach a final state (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)
+  --time-budget DURATION       the whole run's time: nothing is sent after it (default ${formatDuration(conformanceDefaults.timeBudgetMs)})
+  --max-response-bytes N       read at most N bytes of one answer, as sent and decoded (default ${conformanceDefaults.maxResponseBytes})
+  --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
   --checks a,b                 run only these checks
   --exclude-checks a,b         leave these checks out
-  --strict                     advisory failures fail the run too
+  --strict                     advisory checks count too (their failures fail, their skips make it incomplete)
   --report FORMAT=FILE         write a report: junit=FILE, json=FILE or html=FILE; repeatable
   --quiet                      no progress lines on stderr
   -h, --help                   show this help
 
-Exit codes: 0 every required check passed; 1 a check failed; 2 usage error, invalid spec or
-unreachable target.
+Durations: 500ms, 30s, 10m (or a bare number, in the unit shown above).
+
+Exit codes: 0 passed: every required check ran and passed; 1 a check failed; 2 usage error,
+invalid spec or unreachable target; 3 incomplete: nothing failed, but a required check did not
+run (the summary says why; --exclude-checks it if that is intended); 130/143 interrupted by
+SIGINT/SIGTERM (the summary and reports of what ran are still written, marked incomplete).
 
 Checks (required: the contract states it; advisory: a decision of docs/assumptions.md):
 ${checkList()}
@@ -77,25 +98,70 @@ function list(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
-function baseUrl(value: string | undefined): string {
+const durationUnits = { ms: 1, s: 1000, m: 60_000 } as const;
+
+/**
+ * A duration option in ms: '500ms', '30s', '10m'; a bare number is in `bareUnit` (what the
+ * option always took), or refused when the option has none.
+ */
+export function durationOption(options: {
+  value: string | undefined;
+  name: string;
+  bareUnit?: keyof typeof durationUnits;
+  minMs: number;
+  maxMs: number;
+}): number | undefined {
+  const { value, name } = options;
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  const unit = match?.[2] ?? options.bareUnit;
+  if (!match || !unit) {
+    throw new UsageError(
+      `--${name} must be a duration such as 500ms, 30s or 10m${options.bareUnit ? ` (a bare number is in ${options.bareUnit})` : ''}, got '${value}'.`,
+    );
+  }
+  const ms = Math.round(Number(match[1]) * durationUnits[unit as keyof typeof durationUnits]);
+  if (ms < options.minMs || ms > options.maxMs)
+    throw new UsageError(`--${name} must be from ${formatDuration(options.minMs)} to ${formatDuration(options.maxMs)}, got '${value}'.`);
+  return ms;
+}
+
+/** The base URL, checked; its userinfo (never echoed) becomes an Authorization header. */
+function baseUrl(value: string | undefined): BaseUrlCredentials {
   if (!value) throw new UsageError('--base-url is required.');
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--base-url '${value}' is not a URL.`);
+    // Not echoed: it may hold a password.
+    throw new UsageError('--base-url is not a URL (for example http://127.0.0.1:8080).');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`--base-url must be http or https, got '${url.protocol}'.`);
   if (url.search || url.hash) throw new UsageError('--base-url must not have a query or fragment.');
-  return value;
+  return credentialsFromBaseUrl(value);
+}
+
+/** The credentials in a raw --base-url, even one that does not parse, so no message can print them. */
+function rawUrlSecrets(value: string | undefined): string[] {
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(value ?? '')?.[1];
+  if (!userinfo) return [];
+  const colon = userinfo.indexOf(':');
+  return colon >= 0 ? [userinfo, userinfo.slice(colon + 1)] : [userinfo];
+}
+
+/** Where request bodies too long for a curl line are written: beside the first report, else in the temp folder. */
+function bodyDirectoryFor(reports: readonly ReportTarget[], seed: number | undefined): string {
+  const first = reports[0];
+  if (first) return join(dirname(first.file), 'conformance-bodies');
+  return join(tmpdir(), `evidence-harness-bodies${seed === undefined ? `-${process.pid}` : `-seed-${seed}`}`);
 }
 
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'check a live implementation against the OpenAPI document',
   help,
-  async run(argv, io) {
+  async run(argv, rawIo) {
     const { values } = parseCommandLine(() =>
       parseArgs({
         args: [...argv],
@@ -110,6 +176,9 @@ export const conformanceCommand: Command = {
           rate: { type: 'string' },
           timeout: { type: 'string' },
           'job-timeout': { type: 'string' },
+          'time-budget': { type: 'string' },
+          'max-response-bytes': { type: 'string' },
+          'max-consecutive-timeouts': { type: 'string' },
           checks: { type: 'string' },
           'exclude-checks': { type: 'string' },
           strict: { type: 'boolean', default: false },
@@ -118,9 +187,16 @@ export const conformanceCommand: Command = {
         },
       }),
     );
+    // Every credential on the command line is scrubbed from everything this command prints.
+    const rawHeaderValues = [...(values.header ?? []), ...(values['second-caller-header'] ?? [])].map((line) =>
+      line.slice(line.indexOf(':') + 1).trim(),
+    );
+    const urlSecrets = rawUrlSecrets(values['base-url']);
+    const scrubber = new Scrubber([...rawHeaderValues.flatMap(secretFragments), ...urlSecrets]);
+    const io: CommandIo = { stdout: (text) => rawIo.stdout(scrubber.scrub(text)), stderr: (text) => rawIo.stderr(scrubber.scrub(text)) };
     let headers: Record<string, string>;
     let secondCallerHeaders: Record<string, string>;
-    let reports: ReturnType<typeof parseReportTarget>[];
+    let reports: ReportTarget[];
     try {
       headers = headersFromLines(values.header ?? []);
       secondCallerHeaders = headersFromLines(values['second-caller-header'] ?? []);
@@ -129,31 +205,69 @@ export const conformanceCommand: Command = {
       if (error instanceof HeaderLineError || error instanceof ReportSpecError) throw new UsageError(error.message);
       throw error;
     }
+    const target = baseUrl(values['base-url']);
+    if (target.authorization && Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
+      throw new UsageError(
+        '--base-url has a user name and password, and --header gives an Authorization header too; give only one of them.',
+      );
     const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 31 - 1 });
     const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
     const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
-    const timeoutMs = integerOption({ value: values.timeout, name: 'timeout', min: 1, max: 600_000 });
-    const jobTimeout = integerOption({ value: values['job-timeout'], name: 'job-timeout', min: 0, max: 86_400 });
+    const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
+    const jobTimeoutMs = durationOption({ value: values['job-timeout'], name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 });
+    const timeBudgetMs = durationOption({ value: values['time-budget'], name: 'time-budget', minMs: 1000, maxMs: 86_400_000 });
+    const maxResponseBytes = integerOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
+    const maxConsecutiveTimeouts = integerOption({
+      value: values['max-consecutive-timeouts'],
+      name: 'max-consecutive-timeouts',
+      min: 1,
+      max: 1_000_000,
+    });
+    if (target.authorization && !values.quiet)
+      io.stderr(
+        diagnostic('conformance: the user name and password in --base-url are sent as an Authorization: Basic header (never printed).'),
+      );
+    for (const fragment of scrubber.tooShort)
+      io.stderr(
+        diagnostic(
+          `conformance: a credential value of ${fragment.length} character(s) is too short to be scrubbed from what the server sends back.`,
+        ),
+      );
+    // Ctrl-C or a SIGTERM stops the run; the summary and reports of what ran are still written.
+    const interrupt = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) process.exit(signal === 'SIGTERM' ? conformanceExitCodes.SIGTERM : conformanceExitCodes.SIGINT);
+      io.stderr(diagnostic(`conformance: ${signal}: stopping, then writing the summary and reports of what ran (again to quit at once).`));
+      interrupt.abort(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     try {
       const report = await runConformance({
-        baseUrl: baseUrl(values['base-url']),
+        baseUrl: target.baseUrl,
         ...(values.spec ? { spec: values.spec } : {}),
-        headers,
+        headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
         secondCallerHeaders,
         ...(seed === undefined ? {} : { seed }),
         ...(maxRequests === undefined ? {} : { maxRequests }),
         ...(rate === undefined ? {} : { rate }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(jobTimeout === undefined ? {} : { jobTimeoutMs: jobTimeout * 1000 }),
+        ...(jobTimeoutMs === undefined ? {} : { jobTimeoutMs }),
+        ...(timeBudgetMs === undefined ? {} : { timeBudgetMs }),
+        ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
+        ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
         checks: list(values.checks),
         excludeChecks: list(values['exclude-checks']),
         strict: values.strict,
+        signal: interrupt.signal,
+        bodyDirectory: bodyDirectoryFor(reports, seed),
+        secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));
-      await writeReports(report, reports);
-      for (const target of reports) io.stderr(diagnostic(`conformance: wrote the ${target.format} report to ${target.file}`));
-      return report.passed ? exitCodes.ok : exitCodes.failed;
+      await writeReports(report, reports, { scrub: (text) => scrubber.scrub(text) });
+      for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
+      return report.exitCode;
     } catch (error) {
       if (error instanceof UnknownCheckError) throw new UsageError(`${error.message}.`);
       if (error instanceof InvalidSpecError) {
@@ -165,6 +279,9 @@ export const conformanceCommand: Command = {
         return exitCodes.usage;
       }
       throw error;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
     }
   },
 };

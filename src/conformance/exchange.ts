@@ -15,18 +15,35 @@ export interface SentRequest {
   readonly body?: string;
 }
 
+/** Why an answer's body is not whole: the runner stopped reading it, or the server did. */
+export interface IncompleteBody {
+  /**
+   * too-large: over --max-response-bytes (decoded or as sent); timeout: still arriving at the
+   * request's deadline; closed: the server closed the connection mid-body; undecodable: its
+   * Content-Encoding could not be decoded.
+   */
+  readonly reason: 'too-large' | 'timeout' | 'closed' | 'undecodable';
+  /** Body bytes received (decoded) before reading stopped. */
+  readonly bytes: number;
+  /** In plain words, e.g. "answer larger than 4194304 bytes (--max-response-bytes)". */
+  readonly message: string;
+}
+
 export interface ReceivedResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly contentType: string | null;
+  /** The body as text (at most --max-response-bytes of it). */
   readonly bodyText: string;
-  /** The parsed body, or undefined when the body is not JSON. */
+  /** The parsed body, or undefined when the body is not JSON (or not whole). */
   readonly json: unknown;
+  /** Set when the body is not whole; checks then judge only that the answer was incomplete. */
+  readonly incomplete?: IncompleteBody;
 }
 
 /** The documented rejection a negative input must get. */
 export interface ExpectedRejection {
-  /** An exact status, or 'any-4xx' when the operation documents no 400 (docs/assumptions.md A-23). */
+  /** An exact status, or 'any-4xx' when the operation documents no 400 (docs/assumptions.md A-23); printed as "a 4xx". */
   readonly status: number | 'any-4xx';
   /** Why this status: the rule of the spec or the assumption. */
   readonly because: string;
@@ -43,8 +60,12 @@ export type Intent =
   | { readonly kind: 'preflight' }
   /** A schema-valid input: a spec example, a boundary value or a generated value. */
   | { readonly kind: 'positive'; readonly source: 'example' | 'boundary' | 'generated'; readonly description: string }
-  /** A valid createEvaluation that a stateful probe builds on (also a positive input). */
-  | { readonly kind: 'create'; readonly purpose: string }
+  /**
+   * A valid createEvaluation that a stateful probe builds on (also a positive input). With
+   * `distinctFrom`, it is sent under a new Idempotency-Key after a job already created under
+   * another key, so its jobId must differ from that one.
+   */
+  | { readonly kind: 'create'; readonly purpose: string; readonly distinctFrom?: string }
   /** An input breaking exactly one constraint. */
   | {
       readonly kind: 'negative';
@@ -64,8 +85,16 @@ export type Intent =
       readonly kind: 'poll';
       readonly jobId: string;
       readonly history: readonly JobObservation[];
-      /** Set on the last poll of a job: whether it reached a final state in time. */
-      readonly end?: { readonly reachedFinal: boolean; readonly elapsedMs: number; readonly timeoutMs: number };
+      /**
+       * Set on the last poll of a job: whether it reached a final state in time, and, when the
+       * polling stopped for want of an answer, that answer's transport error.
+       */
+      readonly end?: {
+        readonly reachedFinal: boolean;
+        readonly elapsedMs: number;
+        readonly timeoutMs: number;
+        readonly stoppedBy?: string;
+      };
     }
   | { readonly kind: 'replay'; readonly jobId: string }
   | { readonly kind: 'reserialized-replay'; readonly jobId: string }
@@ -99,8 +128,36 @@ export interface Exchange {
   readonly durationMs: number;
 }
 
+function showObservation(observation: JobObservation): string {
+  return observation.evaluation ? `${observation.status}/${observation.evaluation}` : observation.status;
+}
+
+/**
+ * A job's history as a person reads it: repeated states counted, not listed.
+ * [QUEUED, RUNNING ×20] and a final "no answer" → "QUEUED → RUNNING × 20, then no answer".
+ */
+export function condensedHistory(observations: readonly JobObservation[], then?: string): string {
+  const runs: { shown: string; count: number }[] = [];
+  for (const observation of observations) {
+    const shown = showObservation(observation);
+    const last = runs.at(-1);
+    if (last?.shown === shown) last.count += 1;
+    else runs.push({ shown, count: 1 });
+  }
+  const history = runs.map((run) => (run.count > 1 ? `${run.shown} × ${run.count}` : run.shown)).join(' → ');
+  if (!then) return history || 'no status seen';
+  return history ? `${history}, then ${then}` : then;
+}
+
+/** Why the exchange has no usable answer: no answer at all, or one whose body is not whole. */
+export function unusableBecause(exchange: Exchange): string | undefined {
+  if (!exchange.response) return exchange.transportError ?? 'no answer';
+  return exchange.response.incomplete?.message;
+}
+
 export function describeResponse(exchange: Exchange): string {
   if (!exchange.response) return `no answer (${exchange.transportError ?? 'unknown transport error'})`;
+  if (exchange.response.incomplete) return `${exchange.response.status}, then ${exchange.response.incomplete.message}`;
   const body = exchange.response.bodyText;
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} characters)` : body;
   return `${exchange.response.status}${shown ? ` ${shown}` : ' (empty body)'}`;

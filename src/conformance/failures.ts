@@ -10,12 +10,20 @@ export type Severity = 'required' | 'advisory';
 /** What a check decided about one exchange. */
 export type Verdict =
   | { readonly outcome: 'pass' }
-  /** The check does not apply to this exchange. */
-  | { readonly outcome: 'skip' }
+  /**
+   * The check does not apply to this exchange; with a reason, it did apply but could not judge
+   * it (no whole answer, still rate limited…), and the reason explains a check left unjudged.
+   */
+  | { readonly outcome: 'skip'; readonly reason?: string }
   | { readonly outcome: 'fail'; readonly title: string; readonly expected: string; readonly received: string };
 
 export const pass: Verdict = { outcome: 'pass' };
 export const skip: Verdict = { outcome: 'skip' };
+
+/** The check applies to the exchange but cannot judge it, for `reason`. */
+export function unjudged(reason: string): Verdict {
+  return { outcome: 'skip', reason };
+}
 
 export function fail(details: { title: string; expected: string; received: string }): Verdict {
   return { outcome: 'fail', ...details };
@@ -32,7 +40,7 @@ export interface Failure {
   readonly received: string;
   /** Why the request was sent, e.g. "/evidence/0/id: 257 characters (maxLength 256)". */
   readonly input: string;
-  /** A copy-pasteable curl command, credentials redacted. */
+  /** A copy-pasteable curl command; credentials are read from environment variables. */
   readonly curl: string;
   /** The exchange's sequence number in the run. */
   readonly exchange: number;

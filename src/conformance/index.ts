@@ -8,13 +8,21 @@ export type { Check, CheckContext, ProbeName } from './checks/check.js';
 export { checks, selectChecks, UnknownCheckError } from './checks/registry.js';
 export type { Exchange, Intent } from './exchange.js';
 export type { Failure, Severity, Verdict } from './failures.js';
-export { redactHeaders, toCurl } from './http/curl.js';
+export { credentialVariable, redactHeaders, toCurl } from './http/curl.js';
 export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
 export type { FetchFunction } from './http/transport.js';
 export { renderHtml } from './report/html-report.js';
 export { renderJson } from './report/json-report.js';
 export { renderJunit } from './report/junit-report.js';
-export type { CheckResult, CheckStatus, ConformanceReport } from './report/report.js';
+export {
+  type CheckResult,
+  type CheckStatus,
+  type ConformanceReport,
+  conformanceExitCodes,
+  type RunVerdict,
+  verdictLine,
+} from './report/report.js';
 export { renderSummary } from './report/summary-text.js';
 export { parseReportTarget, type ReportFormat, ReportSpecError, type ReportTarget, writeReports } from './report/write-reports.js';
-export { type ConformanceOptions, conformanceDefaults, runConformance, UnreachableTargetError } from './run.js';
+export { type ConformanceOptions, conformanceDefaults, formatDuration, runConformance, UnreachableTargetError } from './run.js';
+export { type BaseUrlCredentials, credentialsFromBaseUrl, Scrubber, scrubberFor } from './secrets.js';

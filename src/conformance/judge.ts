@@ -7,20 +7,19 @@
 import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
-import type { Exchange, Intent } from './exchange.js';
+import { condensedHistory, type Exchange, type Intent } from './exchange.js';
 import type { Failure, Verdict } from './failures.js';
-import { toCurl } from './http/curl.js';
 import type { CheckResult } from './report/report.js';
 
 export interface JudgeSetting {
   readonly contract: ContractDocument;
   readonly validator: ResponseValidator;
   readonly checks: readonly Check[];
-  /** Header names whose values are redacted in reproductions. */
-  readonly secretHeaders: readonly string[];
+  /** The curl command that reproduces an exchange (credentials read from the environment). */
+  readonly reproduce: (exchange: Exchange) => string;
 }
 
-export function contextFor(exchange: Exchange, setting: JudgeSetting): CheckContext {
+export function contextFor(exchange: Exchange, setting: Pick<JudgeSetting, 'contract' | 'validator'>): CheckContext {
   const operation = exchange.operationId
     ? setting.contract.operations.find((candidate) => candidate.operationId === exchange.operationId)
     : undefined;
@@ -34,9 +33,12 @@ export function contextFor(exchange: Exchange, setting: JudgeSetting): CheckCont
 }
 
 /** Each selected check's verdict on one exchange. */
-export function verdictsOn(exchange: Exchange, setting: JudgeSetting): { check: Check; verdict: Verdict }[] {
+export function verdictsOn(
+  exchange: Exchange,
+  setting: Pick<JudgeSetting, 'contract' | 'validator' | 'checks'>,
+): { check: Check; verdict: Verdict }[] {
   const context = contextFor(exchange, setting);
-  return setting.checks.map((check) => ({ check, verdict: check.judge(exchange, context) }));
+  return setting.checks.map((check) => ({ check, verdict: safeVerdict(check, exchange, context) }));
 }
 
 /** What the request was for, in a few words. */
@@ -45,7 +47,9 @@ export function describeIntent(intent: Intent): string {
     case 'positive':
       return `valid input (${intent.source}): ${intent.description}`;
     case 'create':
-      return `create a job for the ${intent.purpose} check`;
+      return intent.distinctFrom
+        ? `create a job under a new Idempotency-Key, after job ${intent.distinctFrom} was created under another`
+        : `create a job for the ${intent.purpose} check`;
     case 'negative':
       return `invalid input: ${intent.description}`;
     case 'missing-header':
@@ -55,7 +59,7 @@ export function describeIntent(intent: Intent): string {
     case 'read-created':
       return `first read of job ${intent.jobId}, just created`;
     case 'poll':
-      return `poll of job ${intent.jobId} after ${intent.history.map((seen) => seen.status).join(' → ') || 'nothing'}`;
+      return `poll of job ${intent.jobId} after ${condensedHistory(intent.history)}`;
     case 'replay':
       return `the same request again with the same Idempotency-Key (job ${intent.jobId})`;
     case 'reserialized-replay':
@@ -84,17 +88,45 @@ function operationLabel(exchange: Exchange): string {
   return `${exchange.request.method} ${new URL(exchange.request.url).pathname}`;
 }
 
-export function judgeRun(options: {
-  exchanges: readonly Exchange[];
-  setting: JudgeSetting;
-  notesFor: (check: Check) => string | undefined;
-}): CheckResult[] {
-  const { exchanges, setting } = options;
-  const tallies = new Map(setting.checks.map((check) => [check.name, { applied: 0, failed: 0, groups: new Map<string, Failure>() }]));
-  for (const exchange of exchanges) {
-    for (const { check, verdict } of verdictsOn(exchange, setting)) {
-      if (verdict.outcome === 'skip') continue;
-      const tally = tallies.get(check.name)!;
+interface Tally {
+  applied: number;
+  failed: number;
+  readonly groups: Map<string, Failure>;
+  /** Why exchanges the check applies to could not be judged, with counts. */
+  readonly unjudged: Map<string, number>;
+}
+
+/** Each check's verdict on one exchange; a check that throws is reported as unable to judge it. */
+function safeVerdict(check: Check, exchange: Exchange, context: CheckContext): Verdict {
+  try {
+    return check.judge(exchange, context);
+  } catch (error) {
+    return { outcome: 'skip', reason: `the check could not judge the answer (${(error as Error).message})` };
+  }
+}
+
+/**
+ * Judges exchanges as they are recorded, keeping only the tallies and the first failure of each
+ * group, so a run holds no answer body after judging it (whatever size the server sends).
+ */
+export class Judging {
+  private readonly tallies: Map<string, Tally>;
+
+  constructor(private readonly setting: JudgeSetting) {
+    this.tallies = new Map(
+      setting.checks.map((check) => [check.name, { applied: 0, failed: 0, groups: new Map<string, Failure>(), unjudged: new Map() }]),
+    );
+  }
+
+  add(exchange: Exchange): void {
+    const context = contextFor(exchange, this.setting);
+    for (const check of this.setting.checks) {
+      const verdict = safeVerdict(check, exchange, context);
+      const tally = this.tallies.get(check.name)!;
+      if (verdict.outcome === 'skip') {
+        if (verdict.reason) tally.unjudged.set(verdict.reason, (tally.unjudged.get(verdict.reason) ?? 0) + 1);
+        continue;
+      }
       tally.applied += 1;
       if (verdict.outcome === 'pass') continue;
       tally.failed += 1;
@@ -113,38 +145,56 @@ export function judgeRun(options: {
         expected: verdict.expected,
         received: verdict.received,
         input: describeIntent(exchange.intent) + (exchange.notes.length > 0 ? ` [${exchange.notes.join('; ')}]` : ''),
-        curl: toCurl(exchange.request, { secretHeaders: setting.secretHeaders }),
+        curl: this.setting.reproduce(exchange),
         exchange: exchange.id,
         occurrences: 1,
       });
     }
   }
-  const results = setting.checks.map((check): CheckResult => {
-    const tally = tallies.get(check.name)!;
-    const failures = [...tally.groups.values()];
-    const base = {
-      name: check.name,
-      description: check.description,
-      severity: check.severity,
-      ...(check.assumption ? { assumption: check.assumption } : {}),
-      applied: tally.applied,
-      failedExchanges: tally.failed,
-    };
-    if (tally.applied === 0) {
-      return { ...base, status: 'skipped', note: options.notesFor(check) ?? 'no request of its kind was sent', failures: [] };
-    }
-    return { ...base, status: failures.length > 0 ? 'failed' : 'passed', failures };
-  });
-  // A check whose prerequisite failed says nothing new: report the prerequisite only.
-  const failedNames = new Set(results.filter((result) => result.status === 'failed').map((result) => result.name));
-  return results.map((result) => {
-    const prerequisite = setting.checks.find((check) => check.name === result.name)?.requires?.find((name) => failedNames.has(name));
-    if (!prerequisite || result.status !== 'failed') return result;
-    return {
-      ...result,
-      status: 'skipped',
-      note: `${prerequisite} failed; ${result.failures.length} failure(s) here not reported`,
-      failures: [],
-    };
-  });
+
+  /** The checks' results; `notesFor` says why a check judged nothing when no exchange does. */
+  results(notesFor: (check: Check) => string | undefined): CheckResult[] {
+    const results = this.setting.checks.map((check): CheckResult => {
+      const tally = this.tallies.get(check.name)!;
+      const failures = [...tally.groups.values()];
+      const base = {
+        name: check.name,
+        description: check.description,
+        severity: check.severity,
+        ...(check.assumption ? { assumption: check.assumption } : {}),
+        applied: tally.applied,
+        failedExchanges: tally.failed,
+      };
+      if (tally.applied === 0) {
+        const unjudged = [...tally.unjudged].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'}: ${reason}`);
+        const why = unjudged.length > 0 ? `sent, but none could be judged (${unjudged.join('; ')})` : undefined;
+        const note = [why, notesFor(check)].filter(Boolean).join('; ') || 'no request of its kind was sent';
+        return { ...base, status: 'skipped', note, failures: [] };
+      }
+      return { ...base, status: failures.length > 0 ? 'failed' : 'passed', failures };
+    });
+    // A check whose prerequisite failed says nothing new: report the prerequisite only.
+    const failedNames = new Set(results.filter((result) => result.status === 'failed').map((result) => result.name));
+    return results.map((result) => {
+      const prerequisite = this.setting.checks.find((check) => check.name === result.name)?.requires?.find((name) => failedNames.has(name));
+      if (!prerequisite || result.status !== 'failed') return result;
+      return {
+        ...result,
+        status: 'skipped',
+        note: `${prerequisite} failed; ${result.failures.length} failure(s) here not reported`,
+        failures: [],
+      };
+    });
+  }
+}
+
+/** Judges a whole list of exchanges at once (tests, and callers holding a recorded run). */
+export function judgeRun(options: {
+  exchanges: readonly Exchange[];
+  setting: JudgeSetting;
+  notesFor: (check: Check) => string | undefined;
+}): CheckResult[] {
+  const judging = new Judging(options.setting);
+  for (const exchange of options.exchanges) judging.add(exchange);
+  return judging.results(options.notesFor);
 }

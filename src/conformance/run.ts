@@ -2,23 +2,30 @@
  * @module conformance/run
  * `runConformance(options)`: reads the spec, checks the target answers, runs the probes the
  * selected checks need (in a fixed order, one request at a time, so a seed reproduces a run),
- * and judges every recorded exchange. It talks to the target over HTTP only, through the global
- * fetch or an injected Fetch function.
+ * and judges every exchange as it is recorded. It talks to the target over HTTP only, through
+ * node:http or an injected Fetch function, and every part of it is bounded: each answer's size
+ * and time, the whole run's time (--time-budget), the requests to an operation that keeps timing
+ * out. What did not run makes the verdict "incomplete", never "passed"; credentials given to it
+ * are scrubbed from everything it reports.
  */
 import { randomInt } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, ProbeName } from './checks/check.js';
 import { selectChecks } from './checks/registry.js';
 import type { Exchange, Intent } from './exchange.js';
-import { type FetchFunction, Transport } from './http/transport.js';
-import { judgeRun, verdictsOn } from './judge.js';
+import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
+import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
+import { Judging, verdictsOn } from './judge.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
 import {
   conflictProbe,
+  distinctKeysProbe,
   isolationProbe,
   lifecycleProbe,
   replayProbe,
@@ -28,7 +35,8 @@ import {
 } from './probes/job-probes.js';
 import type { ProbeContext, ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
-import type { ConformanceReport } from './report/report.js';
+import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
+import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
 
 export interface ConformanceOptions {
   /** The server under test, e.g. http://127.0.0.1:8080 (contract paths are appended). */
@@ -45,10 +53,16 @@ export interface ConformanceOptions {
   readonly maxRequests?: number;
   /** Requests per second; default unlimited. */
   readonly rate?: number;
-  /** Per-request timeout in ms. Default 10000. */
+  /** Per-request timeout in ms, headers and body included. Default 10000. */
   readonly timeoutMs?: number;
   /** How long a job may take to reach a final state, in ms. Default 30000. */
   readonly jobTimeoutMs?: number;
+  /** The whole run's time, in ms: no request starts after it, and none runs past it. Default 600000. */
+  readonly timeBudgetMs?: number;
+  /** The most body bytes read from one answer, as sent and decoded. Default 4 MiB. */
+  readonly maxResponseBytes?: number;
+  /** After this many timeouts in a row on one operation, stop sending to it. Default 3. */
+  readonly maxConsecutiveTimeouts?: number;
   /** Check names to run (default all) and to leave out. */
   readonly checks?: readonly string[];
   readonly excludeChecks?: readonly string[];
@@ -56,15 +70,32 @@ export interface ConformanceOptions {
   readonly strict?: boolean;
   /** Generated inputs per operation, at most. Default 50. */
   readonly examplesPerOperation?: number;
-  /** Replaces the global fetch, e.g. to reach an in-process server. */
+  /** Replaces node:http, e.g. to reach an in-process server. */
   readonly fetch?: FetchFunction;
+  /**
+   * Stops the run: the request in flight is cut, nothing more is sent, and the report of what
+   * ran comes back marked incomplete. Abort it with the signal's name ('SIGINT', 'SIGTERM').
+   */
+  readonly signal?: AbortSignal;
+  /** Where request bodies too long to inline in a curl command are written. Default: not written. */
+  readonly bodyDirectory?: string;
+  /** Further credentials to scrub from everything reported (a base URL's password). */
+  readonly secrets?: readonly string[];
   /** Receives progress lines while the run goes on. */
   readonly onProgress?: (message: string) => void;
   /** Receives every exchange as it is recorded (for logs, or a second opinion such as Prism's). */
   readonly onExchange?: (exchange: Exchange) => void;
 }
 
-export const conformanceDefaults = { maxRequests: 400, timeoutMs: 10_000, jobTimeoutMs: 30_000, examplesPerOperation: 50 } as const;
+export const conformanceDefaults = {
+  maxRequests: 400,
+  timeoutMs: 10_000,
+  jobTimeoutMs: 30_000,
+  timeBudgetMs: 600_000,
+  maxResponseBytes: defaultMaxResponseBytes,
+  maxConsecutiveTimeouts: 3,
+  examplesPerOperation: 50,
+} as const;
 
 /** Thrown when the target does not answer at all; the CLI exits 2. */
 export class UnreachableTargetError extends Error {
@@ -87,6 +118,7 @@ const phases: readonly Phase[] = [
       if (jobId) state.jobId = jobId;
     },
   },
+  { probe: 'distinct-keys', label: 'two keys, two jobs', run: (context, state) => distinctKeysProbe(context, state.jobId) },
   { probe: 'isolation', label: 'second caller', run: (context, state) => isolationProbe(context, state.jobId) },
   { probe: 'replay', label: 'idempotent replay', run: replayProbe },
   { probe: 'reserialized-replay', label: 're-serialised replay', run: reserializedReplayProbe },
@@ -110,57 +142,148 @@ function neededProbes(checks: readonly Check[]): Set<ProbeName> {
   return needed;
 }
 
+/** A duration as a person writes it: 600000 → "10m", 5000 → "5s", 1500 → "1500ms". */
+export function formatDuration(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0 && ms >= 1000) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** Requests outside the contract share one timeout streak; each operation has its own. */
+const outsideTheContract = 'routes outside the contract';
+
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
   const checks = selectChecks({ include: options.checks ?? [], exclude: options.excludeChecks ?? [] });
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
-  const validator = new ResponseValidator(contract);
+  // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
+  // of items would build millions of error objects.
+  const validator = new ResponseValidator(contract, { allErrors: false });
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const maxRequests = options.maxRequests ?? conformanceDefaults.maxRequests;
   const timeoutMs = options.timeoutMs ?? conformanceDefaults.timeoutMs;
   const jobTimeoutMs = options.jobTimeoutMs ?? conformanceDefaults.jobTimeoutMs;
-  const progress = options.onProgress ?? (() => undefined);
-  const callers = { 1: options.headers ?? {}, 2: options.secondCallerHeaders ?? {} } as const;
+  const timeBudgetMs = options.timeBudgetMs ?? conformanceDefaults.timeBudgetMs;
+  const maxResponseBytes = options.maxResponseBytes ?? conformanceDefaults.maxResponseBytes;
+  const maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? conformanceDefaults.maxConsecutiveTimeouts;
+  const deadline = started + timeBudgetMs;
+  const fromUrl = credentialsFromBaseUrl(options.baseUrl);
+  const firstCaller = { ...(fromUrl.authorization ? { Authorization: fromUrl.authorization } : {}), ...(options.headers ?? {}) };
+  const callers = { 1: firstCaller, 2: options.secondCallerHeaders ?? {} } as const;
+  const scrubber = scrubberFor({
+    headers: callers[1],
+    secondCallerHeaders: callers[2],
+    extra: [...fromUrl.secrets, ...(options.secrets ?? [])],
+  });
+  const progress = (message: string) => options.onProgress?.(scrubber.scrub(message));
   const secretHeaders = [...Object.keys(callers[1]), ...Object.keys(callers[2])];
+  // The run's own stop: an interrupt, passed on to the request in flight and to every wait.
+  const stop = new AbortController();
+  const onInterrupt = () => stop.abort();
+  if (options.signal?.aborted) stop.abort();
+  else options.signal?.addEventListener('abort', onInterrupt, { once: true });
+  const interruptedBy = () => (options.signal?.aborted ? String(options.signal.reason ?? 'SIGINT') : undefined);
   const transport = new Transport({
-    baseUrl: options.baseUrl,
+    baseUrl: fromUrl.baseUrl,
     timeoutMs,
+    maxResponseBytes,
+    signal: stop.signal,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.rate === undefined ? {} : { rate: options.rate }),
   });
-  const setting = { contract, validator, checks, secretHeaders };
+  let bodyDirectoryMade = false;
+  const reproduce = (exchange: Exchange) => {
+    const body = exchange.request.body;
+    let bodyFile: string | undefined;
+    if (body !== undefined && body.length > inlineBodyLimit && options.bodyDirectory) {
+      bodyFile = join(options.bodyDirectory, `exchange-${exchange.id}.json`);
+      if (!bodyDirectoryMade) mkdirSync(options.bodyDirectory, { recursive: true });
+      bodyDirectoryMade = true;
+      writeFileSync(bodyFile, body);
+    }
+    return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
+  };
+  const setting = { contract, validator, checks, reproduce };
+  const judging = new Judging(setting);
   const needed = neededProbes(checks);
-  const exchanges: Exchange[] = [];
   const notes: string[] = [];
   const probeNotes = new Map<ProbeName, string[]>();
+  /** Per probe: why requests it wanted were not sent, with counts. */
+  const unsent = new Map<ProbeName, Map<string, number>>();
+  const timeoutStreaks = new Map<string, number>();
+  const stoppedGroups = new Map<string, string>();
   let currentProbe: ProbeName = 'positive';
   let requests = 0;
   let requestsNotSent = 0;
   let sequence = 0;
 
+  function note(message: string): void {
+    notes.push(message);
+    probeNotes.set(currentProbe, [...(probeNotes.get(currentProbe) ?? []), message]);
+  }
+
+  function notSent(reason: string): undefined {
+    requestsNotSent += 1;
+    const reasons = unsent.get(currentProbe) ?? new Map<string, number>();
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    unsent.set(currentProbe, reasons);
+    return undefined;
+  }
+
+  /** Why nothing more may be sent at all, if so. */
+  function runStopped(): string | undefined {
+    const signal = interruptedBy();
+    if (signal) return `the run was interrupted (${signal})`;
+    if (Date.now() >= deadline) return `the --time-budget of ${formatDuration(timeBudgetMs)} ran out`;
+    return undefined;
+  }
+
   function record(exchange: Exchange): void {
-    exchanges.push(exchange);
+    judging.add(exchange);
     options.onExchange?.(exchange);
   }
 
   async function send(request: ProbeRequest, intent: Intent, sendOptions: { record?: boolean } = {}): Promise<Exchange | undefined> {
-    if (requests >= maxRequests) {
-      requestsNotSent += 1;
-      return undefined;
-    }
+    const stopped = runStopped();
+    if (stopped) return notSent(stopped);
+    if (requests >= maxRequests) return notSent(`--max-requests ${maxRequests} was reached`);
+    // A request whose path leaves its operation's template (an empty jobId: /v0/jobs/) is a
+    // route outside the contract: contract checks do not judge its answer (A-20, A-23).
+    const operation = request.operation && pathFitsTemplate(request.path, request.operation.path) ? request.operation : undefined;
+    const group = operation?.operationId ?? outsideTheContract;
+    const groupStopped = stoppedGroups.get(group);
+    if (groupStopped) return notSent(groupStopped);
     const caller = request.caller ?? 1;
-    const result = await transport.send({
-      method: request.method,
-      path: request.path,
-      headers: { ...callers[caller], ...request.headers },
-      ...(request.body === undefined ? {} : { body: request.body }),
-    });
+    const budgetLeft = deadline - Date.now();
+    const deadlineMs = Math.max(1, Math.min(timeoutMs, budgetLeft));
+    const result = await transport.send(
+      {
+        method: request.method,
+        path: request.path,
+        headers: { ...callers[caller], ...request.headers },
+        ...(request.body === undefined ? {} : { body: request.body }),
+      },
+      { timeoutMs: deadlineMs },
+    );
     requests += result.requestsSent;
+    // Cut by the run's own stop or by the end of the budget: that says nothing about the server.
+    if (result.interrupted || (result.timedOut && deadlineMs < timeoutMs)) return notSent(runStopped() ?? 'the run was stopped');
+    if (result.timedOut) {
+      const streak = (timeoutStreaks.get(group) ?? 0) + 1;
+      timeoutStreaks.set(group, streak);
+      if (streak >= maxConsecutiveTimeouts) {
+        const reason = `${group} stopped after ${streak} timeouts in a row (--timeout ${timeoutMs} ms)`;
+        stoppedGroups.set(group, reason);
+        note(reason);
+      }
+    } else {
+      timeoutStreaks.set(group, 0);
+    }
     sequence += 1;
     const exchange: Exchange = {
       id: sequence,
-      ...(request.operation ? { operationId: request.operation.operationId } : {}),
+      ...(operation ? { operationId: operation.operationId } : {}),
       caller,
       intent,
       request: result.request,
@@ -186,38 +309,70 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     record,
     conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
     remainingRequests: () => Math.max(0, maxRequests - requests),
-    note: (message) => {
-      notes.push(message);
-      probeNotes.set(currentProbe, [...(probeNotes.get(currentProbe) ?? []), message]);
-    },
+    sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), stop.signal),
+    note,
   };
 
-  progress(
-    `checking ${transport.baseUrl} against ${contract.source} (seed ${seed}, at most ${maxRequests} requests, ${checks.length} checks)`,
-  );
-  await preflight(context, transport.baseUrl);
-  const state: { jobId?: string } = {};
-  for (const phase of phases) {
-    if (!needed.has(phase.probe)) continue;
-    currentProbe = phase.probe;
-    const before = requests;
-    await phase.run(context, state);
-    const count = requests - before;
-    progress(`${phase.label}: ${count} request${count === 1 ? '' : 's'} (${requests}/${maxRequests} sent)`);
+  try {
+    progress(
+      `checking ${transport.baseUrl} against ${contract.source} (seed ${seed}, at most ${maxRequests} requests, ${checks.length} checks, time budget ${formatDuration(timeBudgetMs)})`,
+    );
+    if (fromUrl.authorization)
+      progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
+    await preflight(context, transport.baseUrl);
+    const state: { jobId?: string } = {};
+    for (const phase of phases) {
+      if (!needed.has(phase.probe)) continue;
+      const stopped = runStopped();
+      if (stopped) {
+        currentProbe = phase.probe;
+        notSent(stopped);
+        continue;
+      }
+      currentProbe = phase.probe;
+      const before = requests;
+      await phase.run(context, state);
+      const count = requests - before;
+      progress(`${phase.label}: ${count} request${count === 1 ? '' : 's'} (${requests}/${maxRequests} sent)`);
+    }
+  } finally {
+    transport.close();
+    options.signal?.removeEventListener('abort', onInterrupt);
   }
-  if (requestsNotSent > 0) notes.push(`${requestsNotSent} planned request(s) not sent: --max-requests ${maxRequests} was reached`);
+  const reasonsNotSent = new Map<string, number>();
+  for (const reasons of unsent.values())
+    for (const [reason, count] of reasons) reasonsNotSent.set(reason, (reasonsNotSent.get(reason) ?? 0) + count);
+  for (const [reason, count] of reasonsNotSent) notes.push(`${count} planned request(s) not sent: ${reason}`);
 
-  const results = judgeRun({
-    exchanges,
-    setting,
-    notesFor: (check) => {
-      const reasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
-      if (reasons.length > 0) return reasons.join('; ');
-      return requestsNotSent > 0 ? 'no request of its kind was sent before --max-requests was reached' : undefined;
-    },
+  const results = judging.results((check) => {
+    const reasons = new Map<string, number>();
+    for (const probe of check.probes)
+      for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
+    const sentNot = [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
+    const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
+    const all = [...sentNot, ...probeReasons];
+    return all.length > 0 ? [...new Set(all)].join('; ') : undefined;
   });
   const strict = options.strict === true;
-  return {
+  const counts = (result: CheckResult) => result.severity === 'required' || strict;
+  const interrupted = interruptedBy();
+  const incomplete = [
+    ...(interrupted ? [`the run was interrupted by ${interrupted}`] : []),
+    ...results
+      .filter((result) => result.status === 'skipped' && counts(result))
+      .map((result) => `${result.name} (${result.severity}) did not run: ${result.note ?? 'nothing to judge'}`),
+  ];
+  const verdict: RunVerdict = results.some((result) => result.status === 'failed' && counts(result))
+    ? 'failed'
+    : incomplete.length > 0
+      ? 'incomplete'
+      : 'passed';
+  const exitCode = interrupted
+    ? interrupted === 'SIGTERM'
+      ? conformanceExitCodes.SIGTERM
+      : conformanceExitCodes.SIGINT
+    : conformanceExitCodes[verdict];
+  const report: ConformanceReport = {
     tool: 'evidence-harness conformance',
     version: packageVersion(),
     target: transport.baseUrl,
@@ -229,18 +384,39 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     maxRequests,
     requestsNotSent,
     strict,
-    passed: results.every((result) => result.status !== 'failed' || (result.severity === 'advisory' && !strict)),
+    verdict,
+    exitCode,
+    incomplete,
+    ...(interrupted ? { interrupted } : {}),
+    passed: verdict === 'passed',
     checks: results,
     notes,
     settings: {
       headers: Object.keys(callers[1]),
       secondCallerHeaders: Object.keys(callers[2]),
+      credentialVariables: Object.fromEntries([
+        ...Object.keys(callers[1]).map((name) => [credentialVariable(name, 1), `the value of ${name} (--header)`]),
+        ...Object.keys(callers[2]).map((name) => [credentialVariable(name, 2), `the value of ${name} (--second-caller-header)`]),
+      ]),
       timeoutMs,
       jobTimeoutMs,
+      timeBudgetMs,
+      maxResponseBytes,
+      maxConsecutiveTimeouts,
       rate: options.rate ?? null,
       checks: checks.map((check) => check.name),
     },
   };
+  return scrubber.scrubDeep(report);
+}
+
+/** Whether a filled path still has the shape of its template: each {parameter} one non-empty segment. */
+export function pathFitsTemplate(path: string, template: string): boolean {
+  const pattern = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${pattern}$`).test(path.split('?')[0] ?? path);
 }
 
 /**

@@ -39,11 +39,16 @@ export function essence(contentType: string | null): string | null {
 }
 
 export class ResponseValidator {
-  private readonly ajv = createSchemaValidator();
+  private readonly ajv: ReturnType<typeof createSchemaValidator>;
   private readonly compiled = new Map<object, ValidateFunction>();
   private readonly byId: Map<string, OperationDescription>;
 
-  constructor(readonly contract: ContractDocument) {
+  /** `allErrors` (default true): report every problem of a value, not only its first. */
+  constructor(
+    readonly contract: ContractDocument,
+    options: { allErrors?: boolean } = {},
+  ) {
+    this.ajv = createSchemaValidator(options);
     this.byId = new Map(contract.operations.map((operation) => [operation.operationId, operation]));
   }
 

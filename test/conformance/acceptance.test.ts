@@ -51,7 +51,7 @@ it('passes every check against the engine in-process (an injected fetch)', async
   ).toBe(true);
 });
 
-it('skips second_caller_isolation, and says why, when no second caller is given', async () => {
+it('skips second_caller_isolation, says why, and calls the run incomplete, when no second caller is given', async () => {
   const engine = createMockEngine();
   const report = await runConformance({
     baseUrl: 'http://mock.test',
@@ -62,7 +62,10 @@ it('skips second_caller_isolation, and says why, when no second caller is given'
   const isolation = report.checks.find((check) => check.name === 'second_caller_isolation')!;
   expect(isolation.status).toBe('skipped');
   expect(isolation.note).toMatch(/--second-caller-header/);
-  expect(report.passed).toBe(true);
+  expect(report.passed).toBe(false);
+  expect(report.verdict).toBe('incomplete');
+  expect(report.exitCode).toBe(3);
+  expect(report.incomplete).toEqual([expect.stringMatching(/^second_caller_isolation \(required\) did not run: .*--second-caller-header/)]);
 });
 
 it('stays within --max-requests and says what it did not send', async () => {
@@ -72,4 +75,11 @@ it('stays within --max-requests and says what it did not send', async () => {
   expect(report.requestsNotSent).toBeGreaterThan(0);
   expect(report.notes.join('\n')).toMatch(/--max-requests 30 was reached/);
   expect(report.checks.filter((check) => check.status === 'failed')).toEqual([]);
+  // What --max-requests left out did not run: the run is not a pass.
+  const skipped = report.checks.filter(
+    (check) => check.severity === 'required' && check.status === 'skipped' && check.name !== 'second_caller_isolation',
+  );
+  expect(skipped.length).toBeGreaterThan(0);
+  for (const check of skipped) expect(check.note).toMatch(/not sent: --max-requests 30 was reached/);
+  expect(report.verdict).toBe('incomplete');
 });

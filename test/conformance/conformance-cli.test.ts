@@ -71,7 +71,7 @@ it('passes the mock: exit 0, progress on stderr, the summary table on stdout, an
   expect(result.stderr).toMatch(/evidence-harness: conformance: job lifecycle: \d+ requests/);
   expect(result.stdout).toMatch(/^check +kind +result +judged +failures\n/);
   expect(result.stdout).toMatch(/\nidempotency_conflict +required +pass /);
-  expect(result.stdout).toMatch(/seed 7 \(rerun with --seed 7\) · PASSED\n$/);
+  expect(result.stdout).toMatch(/seed 7 \(rerun with --seed 7\) · PASSED \(exit 0\)\n$/);
   for (const file of Object.values(files)) expect(existsSync(file), file).toBe(true);
   const everything =
     result.stdout +
@@ -104,10 +104,13 @@ it('fails a server with no 409: exit 1, the failure with expected, received and 
   expect(result.stdout).toMatch(/1\. \[required\] idempotency_conflict · createEvaluation · key reused with another body answered 202/);
   expect(result.stdout).toMatch(/ {3}expected: 409\n {3}received: 202 \{"jobId":/);
   expect(result.stdout).toMatch(
-    / {3}reproduce: curl -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/v0\/evaluations' -H 'Authorization: \[REDACTED\]'/,
+    / {3}reproduce: curl -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/v0\/evaluations' -H "Authorization: \$EH_AUTH"/,
   );
   expect(result.stdout).not.toContain('alice-secret');
-  expect(result.stdout).toMatch(/FAILED\n$/);
+  expect(result.stdout).toMatch(
+    /The curl commands read credentials from the environment: EH_AUTH \(the value of Authorization \(--header\)\)\./,
+  );
+  expect(result.stdout).toMatch(/FAILED \(exit 1\)\n$/);
 });
 
 it('fails only on required checks unless --strict', async () => {
@@ -135,7 +138,9 @@ it('exits 2 for an unreachable target, naming it', async () => {
   const result = await run('conformance', '--base-url', `http://127.0.0.1:${port}`, '--quiet', '--timeout', '2000');
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(
-    new RegExp(`^evidence-harness: conformance: http://127\\.0\\.0\\.1:${port} is unreachable: request failed: ECONNREFUSED`),
+    new RegExp(
+      `^evidence-harness: conformance: http://127\\.0\\.0\\.1:${port} is unreachable: the connection was refused: nothing listens at 127\\.0\\.0\\.1:${port}\\.`,
+    ),
   );
 });
 
@@ -154,7 +159,7 @@ it.each([
     ['conformance', '--base-url', 'http://127.0.0.1:9', '--checks', 'no_such_check'],
     /no check named 'no_such_check'; the checks are: status_code_documented, /,
   ],
-  [['conformance', '--base-url', 'http://127.0.0.1:9', '--header', 'no colon'], /'no colon' is not a header line/],
+  [['conformance', '--base-url', 'http://127.0.0.1:9', '--header', 'no colon'], /a --header value is not a header line/],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--report', 'pdf=x.pdf'], /--report 'pdf=x\.pdf' is not FORMAT=FILE/],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--seed', 'abc'], /--seed must be an integer/],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--seed', ''], /--seed must be an integer from 0 to 2147483647, got ''\./],

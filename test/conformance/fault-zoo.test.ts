@@ -40,7 +40,8 @@ it('passes the clean server: no check fails, required or advisory', async () => 
       2,
     ),
   ).toEqual([]);
-  expect(report.passed).toBe(true);
+  expect(report.verdict).toBe('passed');
+  expect(report.exitCode).toBe(0);
   expect(report.checks.filter((check) => check.status === 'skipped').map((check) => check.name)).toEqual([]);
 });
 
@@ -63,5 +64,9 @@ it.concurrent.each(faults.map((fault) => [fault.name, fault] as const))('catches
   const failure = report.checks.find((check) => check.name === fault.check)!.failures[0]!;
   expect(failure.curl).toMatch(/^curl -i -X [A-Z]+ 'http:\/\/127\.0\.0\.1:\d+\//);
   expect(failure.curl).not.toContain('alice');
-  expect(report.passed).toBe(checks.find((check) => check.name === fault.check)!.severity === 'advisory');
+  const required = checks.find((check) => check.name === fault.check)!.severity === 'required';
+  expect(report.verdict).toBe(required ? 'failed' : fault.unjudged ? 'incomplete' : 'passed');
+  expect(report.checks.filter((check) => check.severity === 'required' && check.status === 'skipped').map((check) => check.name)).toEqual(
+    fault.unjudged ?? [],
+  );
 });

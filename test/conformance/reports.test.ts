@@ -35,6 +35,9 @@ function report(overrides: Partial<ConformanceReport> = {}): ConformanceReport {
     maxRequests: 400,
     requestsNotSent: 0,
     strict: false,
+    verdict: 'failed',
+    exitCode: 1,
+    incomplete: [],
     passed: false,
     notes: [],
     settings: {},
@@ -112,7 +115,7 @@ it('prints a summary table with a row per check and the rerun seed', () => {
   expect(text).toMatch(/^check +kind +result +judged +failures\n/);
   expect(text).toMatch(/\nsecond_caller_isolation +required +skip +0 +\(no --second-caller-header\)\n/);
   expect(text).toMatch(/required: 1 passed, 1 failed, 1 skipped · advisory: 0 passed, 1 failed, 0 skipped/);
-  expect(text).toMatch(/seed 3 \(rerun with --seed 3\) · FAILED\n$/);
+  expect(text).toMatch(/seed 3 \(rerun with --seed 3\) · FAILED \(exit 1\)\n$/);
 });
 
 it('reads --report FORMAT=FILE', () => {

@@ -39,12 +39,28 @@ it('builds a curl command that redacts credentials and survives shell quoting', 
     { secretHeaders: ['x-team-token'] },
   );
   expect(curl).not.toMatch(/s3cret|t0ken/);
-  expect(curl).toContain(`-H 'Authorization: ${redacted}'`);
+  expect(curl).not.toContain(redacted);
+  expect(curl).toContain('-H "Authorization: $EH_AUTH" -H "X-Team-Token: $EH_X_TEAM_TOKEN"');
   expect(curl).toContain("-H 'Idempotency-Key: k-1'");
   // The shell gives back the exact body: run `printf %s <the quoted body>` through sh.
   const quoted = curl.slice(curl.indexOf('--data-binary ') + '--data-binary '.length);
   const { stdout } = await promisify(execFile)('sh', ['-c', `printf %s ${quoted}`]);
   expect(stdout).toBe(body);
+  // …and the credential from the environment variable the command names.
+  const header = await promisify(execFile)('sh', ['-c', 'printf %s "Authorization: $EH_AUTH"'], {
+    env: { ...process.env, EH_AUTH: 'Bearer s3cret' },
+  });
+  expect(header.stdout).toBe('Authorization: Bearer s3cret');
+});
+
+it('writes a curl for the second caller with its own variable, and reads a long body from the file it names', () => {
+  const curl = toCurl(
+    { method: 'POST', url: 'http://127.0.0.1:1/v0/evaluations', headers: { Authorization: 'Bearer b' }, body: 'x'.repeat(20_000) },
+    { caller: 2, bodyFile: 'reports/conformance-bodies/exchange-7.json' },
+  );
+  expect(curl).toBe(
+    `curl -i -X POST 'http://127.0.0.1:1/v0/evaluations' -H "Authorization: $EH_SECOND_AUTH" --data-binary '@reports/conformance-bodies/exchange-7.json'`,
+  );
 });
 
 it('parses header lines and refuses ones without a name', () => {

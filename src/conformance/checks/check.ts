@@ -7,8 +7,8 @@
  */
 import type { ContractDocument, JsonSchema, OperationDescription } from '../../openapi/document.js';
 import type { ResponseValidator } from '../../openapi/response-validator.js';
-import type { Exchange, ExpectedRejection, Intent, IntentKind, ReceivedResponse } from '../exchange.js';
-import { fail, pass, type Severity, skip, type Verdict } from '../failures.js';
+import type { Exchange, ExpectedRejection, IncompleteBody, Intent, IntentKind, ReceivedResponse } from '../exchange.js';
+import { fail, pass, type Severity, skip, unjudged, type Verdict } from '../failures.js';
 
 /** The groups of requests the runner can send; a check names the ones it needs. */
 export type ProbeName =
@@ -25,7 +25,8 @@ export type ProbeName =
   | 'verification'
   | 'oversized-body'
   | 'undeclared-method'
-  | 'undeclared-path';
+  | 'undeclared-path'
+  | 'distinct-keys';
 
 export interface CheckContext {
   readonly contract: ContractDocument;
@@ -65,22 +66,45 @@ export function forIntent<K extends IntentKind>(
     (kinds as readonly IntentKind[]).includes(exchange.intent.kind) ? judge(exchange as ExchangeWith<K>, context) : skip;
 }
 
-/** Skips exchanges that got no answer (the check that owns the exchange's intent reports those). */
+/** Skips exchanges without a whole answer (the check that owns the exchange's intent reports those). */
 export function withResponse(judge: (exchange: Answered, context: CheckContext) => Verdict): Judge {
-  return (exchange, context) => (exchange.response ? judge(exchange as Answered, context) : skip);
+  return (exchange, context) => {
+    if (!exchange.response) return unjudged('no answer came');
+    if (exchange.response.incomplete) return unjudged(`the answer was not whole (${exchange.response.incomplete.message})`);
+    return judge(exchange as Answered, context);
+  };
 }
 
-/** Fails an exchange that got no answer: the request was sent to learn its answer, and none came. */
+/** The title of a failure for an answer whose body is not whole. */
+function incompleteTitle(incomplete: IncompleteBody): string {
+  switch (incomplete.reason) {
+    case 'too-large':
+      return incomplete.message.replace(/ \(--max-response-bytes\)$/, '');
+    case 'timeout':
+      return 'body still arriving at the deadline';
+    case 'closed':
+      return 'connection closed mid-answer';
+    case 'undecodable':
+      return 'body could not be decoded';
+  }
+}
+
+/**
+ * Fails an exchange without a whole answer: the request was sent to learn its answer, and none
+ * came (or its body was over the cap, cut by the deadline or by the server).
+ */
 export function answered(expected: string, judge: (exchange: Answered, context: CheckContext) => Verdict): Judge {
   return (exchange, context) => {
     if (!exchange.response) return fail({ title: 'no answer', expected, received: exchange.transportError ?? 'no answer' });
+    if (exchange.response.incomplete)
+      return fail({ title: incompleteTitle(exchange.response.incomplete), expected, received: received(exchange) });
     return judge(exchange as Answered, context);
   };
 }
 
 /** Skips an exchange still rate limited after one retry: its answer says nothing about the input (A-11). */
 export function unlessRateLimited(judge: Judge): Judge {
-  return (exchange, context) => (exchange.rateLimited ? skip : judge(exchange, context));
+  return (exchange, context) => (exchange.rateLimited ? unjudged('still rate limited (429) after one retry') : judge(exchange, context));
 }
 
 /** Skips exchanges outside the spec's operations. */
@@ -121,8 +145,13 @@ export function rejectedAsExpected<K extends IntentKind>(
   });
 }
 
+/** The expected status in words: "400" or "a 4xx". */
+export function expectedStatus(expected: ExpectedRejection): string {
+  return expected.status === 'any-4xx' ? 'a 4xx' : String(expected.status);
+}
+
 export function describeExpected(expected: ExpectedRejection): string {
-  return expected.status === 'any-4xx' ? `a 4xx (${expected.because})` : `${expected.status} (${expected.because})`;
+  return `${expectedStatus(expected)} (${expected.because})`;
 }
 
 export function meetsExpectation(status: number, expected: ExpectedRejection): boolean {
@@ -133,5 +162,9 @@ export function meetsExpectation(status: number, expected: ExpectedRejection): b
 export function received(exchange: Exchange): string {
   if (!exchange.response) return `no answer: ${exchange.transportError ?? 'unknown'}`;
   const body = exchange.response.bodyText;
-  return `${exchange.response.status} ${body.length > 240 ? `${body.slice(0, 240)}…` : body || '(empty body)'}`.trim();
+  const shown = body.length > 240 ? `${body.slice(0, 240)}…` : body || '(empty body)';
+  const incomplete = exchange.response.incomplete;
+  return incomplete
+    ? `${exchange.response.status}, then ${incomplete.message}; it began: ${shown}`
+    : `${exchange.response.status} ${shown}`.trim();
 }

@@ -5,7 +5,7 @@
  * for a value over a maximum where the operation documents 413: docs/assumptions.md A-2).
  */
 import { fail, pass, skip } from '../failures.js';
-import { answered, type Check, forIntent, received, rejectedAsExpected, unlessRateLimited } from './check.js';
+import { answered, type Check, expectedStatus, forIntent, received, rejectedAsExpected, unlessRateLimited } from './check.js';
 
 /** Statuses that say "your input is invalid"; a valid input must never get one. */
 const rejectionStatuses = new Set([400, 409, 413, 415, 422]);
@@ -41,7 +41,7 @@ export const negativeDataRejection: Check = {
   judge: rejectedAsExpected(
     ['negative'],
     (exchange, status) =>
-      `${exchange.intent.constraint} broken in ${exchange.intent.location}: ${status} instead of ${exchange.intent.expected.status}`,
+      `${exchange.intent.constraint} broken in ${exchange.intent.location}: ${status} instead of ${expectedStatus(exchange.intent.expected)}`,
   ),
 };
 
@@ -50,9 +50,10 @@ export const missingRequiredHeader: Check = {
   description: 'a request without a required header is rejected with the documented 400',
   severity: 'required',
   probes: ['missing-header'],
-  judge: rejectedAsExpected(
-    ['missing-header'],
-    (exchange, status) => `missing ${exchange.intent.header} accepted or misjudged (${status})`,
+  judge: rejectedAsExpected(['missing-header'], (exchange, status) =>
+    status < 300
+      ? `missing ${exchange.intent.header} accepted (${status})`
+      : `missing ${exchange.intent.header} answered ${status} instead of ${expectedStatus(exchange.intent.expected)}`,
   ),
 };
 
@@ -62,7 +63,10 @@ export const malformedJsonRejected: Check = {
   severity: 'required',
   assumption: 'A-21',
   probes: ['malformed-json'],
-  judge: rejectedAsExpected(['malformed-json'], (_exchange, status) => `malformed JSON answered ${status}`),
+  judge: rejectedAsExpected(
+    ['malformed-json'],
+    (exchange, status) => `malformed JSON answered ${status} instead of ${expectedStatus(exchange.intent.expected)}`,
+  ),
 };
 
 export const oversizedBodyRejected: Check = {
@@ -71,7 +75,11 @@ export const oversizedBodyRejected: Check = {
   severity: 'advisory',
   assumption: 'A-13',
   probes: ['oversized-body'],
-  judge: rejectedAsExpected(['oversized-body'], (exchange, status) => `body of ${exchange.intent.bytes} bytes answered ${status}`),
+  judge: rejectedAsExpected(
+    ['oversized-body'],
+    (exchange, status) =>
+      `body of ${exchange.intent.bytes} bytes answered ${status} instead of ${expectedStatus(exchange.intent.expected)}`,
+  ),
 };
 
 export const invalidJobIdNotFound: Check = {
@@ -82,7 +90,7 @@ export const invalidJobIdNotFound: Check = {
   probes: ['negative'],
   judge: forIntent(['negative'], (exchange) => {
     if (exchange.intent.location !== 'path' || exchange.intent.expected.status !== 'any-4xx') return skip;
-    if (!exchange.response || exchange.rateLimited) return skip; // negative_data_rejection reports it
+    if (!exchange.response || exchange.response.incomplete || exchange.rateLimited) return skip; // negative_data_rejection reports it
     return exchange.response.status === 404
       ? pass
       : fail({

@@ -95,28 +95,31 @@ export const responseSchemaConformance: Check = {
 
 export const errorBody: Check = {
   name: 'error_body',
-  description: 'every 4xx/5xx answer carries an Error body (code ≤ 80, message ≤ 1024, nothing else)',
+  description: 'every 4xx/5xx answer of a contract operation carries an Error body (code ≤ 80, message ≤ 1024, nothing else)',
   severity: 'required',
   assumption: 'A-7',
   probes: ['positive'],
-  judge: withResponse((exchange, { operation, validator, errorSchema }) => {
-    const response = exchange.response;
-    if (response.status < 400) return skip;
-    const documented = operation ? matchResponse(operation, response.status) : undefined;
-    const documentedSchema = documented ? Object.values(documented.content).find((schema) => schema !== undefined) : undefined;
-    const schema = documentedSchema ?? errorSchema;
-    if (!schema) return skip;
-    if (response.json === undefined) {
-      return fail({ title: `${response.status} without an Error body`, expected: 'a JSON Error body', received: received(exchange) });
-    }
-    const problems = validator.validateSchema(schema, response.json);
-    if (problems.length === 0) return pass;
-    return fail({
-      title: `${response.status} body is not an Error: ${problems[0]!.keyword} at ${problems[0]!.pointer}`,
-      expected: 'an Error body: {code ≤ 80 characters, message ≤ 1024 characters}, no other properties',
-      received: `${problems.map((problem) => problem.message).join('; ')} in ${received(exchange)}`,
-    });
-  }),
+  // Routes outside the contract are judged by the advisory A-20 checks only.
+  judge: withResponse(
+    onlyForOperation((exchange, { operation, validator, errorSchema }) => {
+      const response = exchange.response!;
+      if (response.status < 400) return skip;
+      const documented = matchResponse(operation, response.status);
+      const documentedSchema = documented ? Object.values(documented.content).find((schema) => schema !== undefined) : undefined;
+      const schema = documentedSchema ?? errorSchema;
+      if (!schema) return skip;
+      if (response.json === undefined) {
+        return fail({ title: `${response.status} without an Error body`, expected: 'a JSON Error body', received: received(exchange) });
+      }
+      const problems = validator.validateSchema(schema, response.json);
+      if (problems.length === 0) return pass;
+      return fail({
+        title: `${response.status} body is not an Error: ${problems[0]!.keyword} at ${problems[0]!.pointer}`,
+        expected: 'an Error body: {code ≤ 80 characters, message ≤ 1024 characters}, no other properties',
+        received: `${problems.map((problem) => problem.message).join('; ')} in ${received(exchange)}`,
+      });
+    }),
+  ),
 };
 
 /** Intents whose own check states the status expected, and so reports a 5xx itself. */

@@ -24,6 +24,7 @@ import {
 } from './generic-checks.js';
 import {
   createdJobReadable,
+  distinctKeysDistinctJobs,
   evaluationWhenComplete,
   finalStateStaysFinal,
   idempotencyConflict,
@@ -49,8 +50,10 @@ export const checks: readonly Check[] = [
   missingRequiredHeader,
   malformedJsonRejected,
   createdJobReadable,
+  jobReachesFinalState,
   idempotentReplay,
   idempotencyConflict,
+  distinctKeysDistinctJobs,
   secondCallerIsolation,
   unknownJobNotFound,
   verificationResult,
@@ -59,7 +62,6 @@ export const checks: readonly Check[] = [
   finalStateStaysFinal,
   evaluationWhenComplete,
   noEvaluationBeforeComplete,
-  jobReachesFinalState,
   reserializedReplay,
   errorCodeDocumented,
   invalidJobIdNotFound,

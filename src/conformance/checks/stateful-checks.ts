@@ -5,8 +5,8 @@
  * docs/assumptions.md A-3/A-4 decide. Each judges one exchange; the probe that sent it put what
  * came before (the jobId, the statuses seen) in its intent.
  */
-import type { JobObservation } from '../exchange.js';
-import { fail, pass, skip } from '../failures.js';
+import { condensedHistory, type JobObservation } from '../exchange.js';
+import { fail, pass, skip, unjudged } from '../failures.js';
 import { answered, type Check, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
 
 const statusRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
@@ -34,9 +34,17 @@ export const createdJobReadable: Check = {
   judge: forIntent(['read-created'], (exchange, context) =>
     unlessRateLimited(
       answered('200 with the created job', (answer) => {
-        if (answer.response.status === 200 && jobIdOf(answer.response.json) === exchange.intent.jobId) return pass;
+        const jobId = jobIdOf(answer.response.json);
+        if (answer.response.status === 200 && jobId === exchange.intent.jobId) return pass;
         return fail({
-          title: answer.response.status === 404 ? 'created job not found' : `created job read answered ${answer.response.status}`,
+          title:
+            answer.response.status === 404
+              ? 'created job not found'
+              : answer.response.status === 200
+                ? typeof jobId === 'string'
+                  ? 'created job read returned another jobId'
+                  : 'created job read returned no jobId'
+                : `created job read answered ${answer.response.status}`,
           expected: `200 with jobId ${exchange.intent.jobId}`,
           received: received(answer),
         });
@@ -105,6 +113,32 @@ export const idempotencyConflict: Check = {
       ),
     )(exchange, context),
   ),
+};
+
+export const distinctKeysDistinctJobs: Check = {
+  name: 'distinct_keys_distinct_jobs',
+  description: 'two creates under two different Idempotency-Keys give two different jobs',
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['distinct-keys'],
+  judge: forIntent(['create'], (exchange, context) => {
+    const earlier = exchange.intent.distinctFrom;
+    if (earlier === undefined) return skip;
+    return unlessRateLimited(
+      answered('2xx with a new jobId', (answer) => {
+        const jobId = jobIdOf(answer.response.json);
+        if (answer.response.status < 200 || answer.response.status >= 300 || typeof jobId !== 'string')
+          return unjudged(`the second create answered ${answer.response.status} without a jobId`);
+        return jobId !== earlier
+          ? pass
+          : fail({
+              title: 'two Idempotency-Keys gave the same job',
+              expected: `a jobId other than ${earlier}, which a create under another key returned`,
+              received: received(answer),
+            });
+      }),
+    )(exchange, context);
+  }),
 };
 
 export const secondCallerIsolation: Check = {
@@ -184,7 +218,7 @@ export const jobStatusMovesForward: Check = {
       : fail({
           title: `status moved back from ${previous.status} to ${current.status}`,
           expected: `${previous.status} or a later state`,
-          received: `${show(current)} after ${exchange.intent.history.map(show).join(' → ')}`,
+          received: `${show(current)} after ${condensedHistory(exchange.intent.history)}`,
         });
   }),
 };
@@ -204,7 +238,7 @@ export const finalStateStaysFinal: Check = {
       : fail({
           title: `final state ${final.status} changed to ${current.status}`,
           expected: show(final),
-          received: `${show(current)} after ${exchange.intent.history.map(show).join(' → ')}`,
+          received: `${show(current)} after ${condensedHistory(exchange.intent.history)}`,
         });
   }),
 };
@@ -248,20 +282,19 @@ export const noEvaluationBeforeComplete: Check = {
 export const jobReachesFinalState: Check = {
   name: 'job_reaches_final_state',
   description: 'a job polled with backoff reaches COMPLETE or FAILED within --job-timeout',
-  severity: 'advisory',
+  severity: 'required',
   assumption: 'A-22',
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
     const end = exchange.intent.end;
     if (!end) return skip;
-    const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
+    if (end.reachedFinal) return pass;
+    const current = observationOf(exchange.response?.status === 200 && !exchange.response.incomplete ? exchange.response.json : undefined);
     const seen = [...exchange.intent.history, ...(current ? [current] : [])];
-    return end.reachedFinal
-      ? pass
-      : fail({
-          title: 'job not final within --job-timeout',
-          expected: `COMPLETE or FAILED within ${end.timeoutMs} ms`,
-          received: `${seen.map(show).join(' → ') || 'no status'} after ${Math.round(end.elapsedMs)} ms`,
-        });
+    return fail({
+      title: end.stoppedBy ? 'job polling stopped: no answer' : 'job not final within --job-timeout',
+      expected: `COMPLETE or FAILED within ${end.timeoutMs} ms (--job-timeout)`,
+      received: `${condensedHistory(seen, end.stoppedBy ? `no answer (${end.stoppedBy})` : undefined)}, after ${Math.round(end.elapsedMs / 1000)} s`,
+    });
   }),
 };

@@ -1,7 +1,9 @@
 /**
  * @module conformance/http/curl
- * Turns a sent request into a copy-pasteable curl command, with credentials redacted, so a
- * failure in a CI log can be reproduced from a terminal.
+ * Turns a sent request into a curl command that can be pasted into a shell as it is, so a
+ * failure in a CI log can be reproduced from a terminal. Credentials never appear in it: each
+ * secret header reads its value from an environment variable (`-H "Authorization: $EH_AUTH"`),
+ * and a body too long to paste is read from a file the runner wrote beside its reports.
  */
 import type { SentRequest } from '../exchange.js';
 
@@ -9,7 +11,7 @@ import type { SentRequest } from '../exchange.js';
 const alwaysSecret = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
 
 /** Bodies longer than this are not inlined: the command would be unusable. */
-const inlineLimit = 16 * 1024;
+export const inlineBodyLimit = 16 * 1024;
 
 export const redacted = '[REDACTED]';
 
@@ -17,27 +19,55 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
+/** Inside double quotes, only $, `, " and \ are special to a POSIX shell. */
+function doubleQuoted(text: string): string {
+  return text.replace(/[$`"\\]/g, (character) => `\\${character}`);
+}
+
 export interface CurlOptions {
   /** Further header names whose values are secret (those given with --header). */
   readonly secretHeaders?: Iterable<string>;
+  /** Whose credentials the request carried: 1 (--header, the default) or 2 (--second-caller-header). */
+  readonly caller?: 1 | 2;
+  /** Where the body was written when it is too long to inline; the command reads it from there. */
+  readonly bodyFile?: string;
+}
+
+function secretNames(options: CurlOptions): Set<string> {
+  return new Set([...alwaysSecret, ...[...(options.secretHeaders ?? [])].map((name) => name.toLowerCase())]);
+}
+
+/**
+ * The environment variable a reproduction reads a credential from: EH_ and the header's name
+ * (Authorization shortened to AUTH), EH_SECOND_ for the second caller. 'X-Api-Key' → EH_X_API_KEY.
+ */
+export function credentialVariable(header: string, caller: 1 | 2 = 1): string {
+  const name = header.toLowerCase() === 'authorization' ? 'AUTH' : header.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  return `EH_${caller === 2 ? 'SECOND_' : ''}${name}`;
 }
 
 /** Redacts the values of secret headers (case-insensitively). */
 export function redactHeaders(headers: Readonly<Record<string, string>>, options: CurlOptions = {}): Record<string, string> {
-  const secret = new Set([...alwaysSecret, ...[...(options.secretHeaders ?? [])].map((name) => name.toLowerCase())]);
+  const secret = secretNames(options);
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, secret.has(name.toLowerCase()) ? redacted : value]));
 }
 
 export function toCurl(request: SentRequest, options: CurlOptions = {}): string {
+  const secret = secretNames(options);
   const parts = ['curl', '-i', '-X', request.method, quote(request.url)];
-  for (const [name, value] of Object.entries(redactHeaders(request.headers, options))) parts.push('-H', quote(`${name}: ${value}`));
+  for (const [name, value] of Object.entries(request.headers)) {
+    parts.push(
+      '-H',
+      secret.has(name.toLowerCase()) ? `"${doubleQuoted(name)}: $${credentialVariable(name, options.caller)}"` : quote(`${name}: ${value}`),
+    );
+  }
   if (request.body !== undefined) {
-    if (request.body.length <= inlineLimit) {
-      parts.push('--data-binary', quote(request.body));
-    } else {
-      // Too long to paste: say what it was, so it can be rebuilt (the failure's input says how).
-      parts.push('--data-binary', `@body.json  # ${request.body.length} characters, starting ${quote(request.body.slice(0, 80))}`);
-    }
+    if (request.body.length <= inlineBodyLimit) parts.push('--data-binary', quote(request.body));
+    else if (options.bodyFile) parts.push('--data-binary', quote(`@${options.bodyFile}`));
+    else
+      parts.push(
+        `# the body (${Buffer.byteLength(request.body)} bytes) is too long to paste and was not written to a file; it began ${quote(request.body.slice(0, 80))}`,
+      );
   }
   return parts.join(' ');
 }

@@ -14,7 +14,11 @@ const tokenPattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export function parseHeaderLine(line: string): [string, string] {
   const colon = line.indexOf(':');
   const name = colon > 0 ? line.slice(0, colon).trim() : '';
-  if (!tokenPattern.test(name)) throw new HeaderLineError(`'${line}' is not a header line; write it as 'Name: value'.`);
+  // The line is not echoed: it may well hold a credential.
+  if (!tokenPattern.test(name))
+    throw new HeaderLineError(
+      "a --header value is not a header line; write it as 'Name: value' (it is not shown: it may hold a credential).",
+    );
   return [name, line.slice(colon + 1).trim()];
 }
 

@@ -1,26 +1,32 @@
 /**
  * @module conformance/http/transport
- * The runner's only way to reach a server: HTTP through a Fetch function (the global fetch, or
- * an injected one such as an in-process engine). It enforces the per-request timeout (a server
- * that never answers becomes a reported failure, not a hung run), the --rate spacing, one
- * retry after a 429 (A-11), and never follows a redirect to another origin.
+ * The runner's only way to reach a server: HTTP through node:http (its own keep-alive agent) or
+ * an injected Fetch function (such as an in-process engine). Every exchange is bounded
+ * (bounded-client.ts): a per-request deadline, a cap on the body as sent and as decoded. On top
+ * of that it spaces requests (--rate), retries a 429 once after its Retry-After (A-11), and never
+ * follows a redirect to another origin.
  */
 import type { ReceivedResponse, SentRequest } from '../exchange.js';
+import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome } from './bounded-client.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 
-export type FetchFunction = (request: Request) => Promise<Response>;
+export type { FetchFunction } from './bounded-client.js';
 
 export interface TransportOptions {
   /** The target's base URL; contract paths are appended to it. */
   readonly baseUrl: string;
-  /** Default: the global fetch. */
+  /** Default: node:http. */
   readonly fetch?: FetchFunction;
-  /** Per-request timeout, headers and body included. */
+  /** Per-request deadline, headers and body included. */
   readonly timeoutMs: number;
+  /** The most body bytes read from one answer, as sent and once decoded. Default 4 MiB. */
+  readonly maxResponseBytes?: number;
   /** Requests per second; unlimited when absent. */
   readonly rate?: number;
   /** The longest Retry-After the runner waits before its one retry of a 429. Default 5000. */
   readonly maxRetryAfterMs?: number;
+  /** Aborting it cuts the request in flight and any wait (SIGINT, SIGTERM). */
+  readonly signal?: AbortSignal;
 }
 
 /** A request to send: a path under the base URL (already filled and encoded). */
@@ -40,12 +46,17 @@ export interface TransportResult {
   readonly durationMs: number;
   /** How many HTTP requests went out (a 429 retry and followed redirects count). */
   readonly requestsSent: number;
+  /** No answer, or no whole body, within the deadline. */
+  readonly timedOut: boolean;
+  /** Cut by the run's own stop, not by the server: say nothing about the server. */
+  readonly interrupted: boolean;
 }
+
+/** The default of --max-response-bytes: 4 MiB, above the contract's largest valid answer (about 1.5 MB, docs/conformance.md). */
+export const defaultMaxResponseBytes = 4 * 1024 * 1024;
 
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const maxRedirects = 3;
-
-class TimeoutError extends Error {}
 
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
@@ -64,22 +75,61 @@ function retryAfterMs(value: string | undefined): number {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : 1000;
 }
 
+/** Waits `ms`, or less when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted || ms <= 0) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function toReceived(answer: NonNullable<RawOutcome['answer']>): ReceivedResponse {
+  const bodyText = answer.body.toString('utf8');
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    contentType: answer.headers['content-type'] ?? null,
+    bodyText,
+    json: answer.incomplete ? undefined : parseJson(bodyText),
+    ...(answer.incomplete ? { incomplete: answer.incomplete } : {}),
+  };
+}
+
+interface Attempt {
+  readonly response?: ReceivedResponse;
+  readonly error?: string;
+  readonly timedOut: boolean;
+  readonly interrupted: boolean;
+}
+
 export class Transport {
   private readonly limiter: RateLimiter;
-  private readonly fetchFunction: FetchFunction;
+  private readonly client: BoundedNodeClient | undefined;
   readonly baseUrl: string;
+  readonly maxResponseBytes: number;
 
   constructor(private readonly options: TransportOptions) {
     this.limiter = createRateLimiter(options.rate === undefined ? {} : { perSecond: options.rate });
-    this.fetchFunction = options.fetch ?? ((request) => fetch(request));
+    this.client = options.fetch ? undefined : new BoundedNodeClient();
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
   }
 
   urlOf(path: string): string {
     return `${this.baseUrl}${path}`;
   }
 
-  async send(outgoing: OutgoingRequest): Promise<TransportResult> {
+  /** Sends one request (and its one 429 retry, and same-origin redirects); `timeoutMs` overrides the deadline. */
+  async send(outgoing: OutgoingRequest, sendOptions: { timeoutMs?: number } = {}): Promise<TransportResult> {
     const started = performance.now();
     const request: SentRequest = {
       method: outgoing.method,
@@ -87,16 +137,17 @@ export class Transport {
       headers: outgoing.headers,
       ...(outgoing.body === undefined ? {} : { body: outgoing.body }),
     };
+    const timeoutMs = sendOptions.timeoutMs ?? this.options.timeoutMs;
     const notes: string[] = [];
     let requestsSent = 0;
-    let attempt = await this.follow(request, notes);
+    let attempt = await this.follow(request, notes, timeoutMs);
     requestsSent += attempt.sent;
     let rateLimited = false;
-    if (attempt.response?.status === 429) {
+    if (attempt.response?.status === 429 && !attempt.interrupted) {
       const wait = Math.min(retryAfterMs(attempt.response.headers['retry-after']), this.options.maxRetryAfterMs ?? 5000);
       notes.push(`429 answered; retried once after ${wait} ms (docs/assumptions.md A-11)`);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      attempt = await this.follow(request, notes);
+      await sleep(wait, this.options.signal);
+      attempt = await this.follow(request, notes, timeoutMs);
       requestsSent += attempt.sent;
       rateLimited = attempt.response?.status === 429;
     }
@@ -108,18 +159,31 @@ export class Transport {
       rateLimited,
       durationMs: performance.now() - started,
       requestsSent,
+      timedOut: attempt.timedOut,
+      interrupted: attempt.interrupted,
     };
   }
 
+  /** Ends every connection the transport opened (call once the run is over). */
+  close(): void {
+    this.client?.close();
+  }
+
   /** Sends one request, following same-origin redirects only. */
-  private async follow(first: SentRequest, notes: string[]): Promise<{ response?: ReceivedResponse; error?: string; sent: number }> {
+  private async follow(first: SentRequest, notes: string[], timeoutMs: number): Promise<Attempt & { sent: number }> {
     let current = first;
     for (let hop = 0; ; hop += 1) {
-      const outcome = await this.once(current);
-      if (!outcome.response) return { ...outcome, sent: hop + 1 };
+      const outcome = await this.once(current, timeoutMs);
+      if (!outcome.response || outcome.response.incomplete) return { ...outcome, sent: hop + 1 };
       const location = outcome.response.headers.location;
       if (!redirectStatuses.has(outcome.response.status) || !location) return { ...outcome, sent: hop + 1 };
-      const target = new URL(location, current.url);
+      let target: URL;
+      try {
+        target = new URL(location, current.url);
+      } catch {
+        notes.push(`redirect to an unreadable Location not followed`);
+        return { ...outcome, sent: hop + 1 };
+      }
       if (target.origin !== new URL(current.url).origin) {
         // A redirect to another host could carry the caller's credentials away: never follow it.
         notes.push(`redirect to another origin (${target.origin}) not followed`);
@@ -137,53 +201,20 @@ export class Transport {
     }
   }
 
-  private async once(request: SentRequest): Promise<{ response?: ReceivedResponse; error?: string }> {
+  private async once(request: SentRequest, timeoutMs: number): Promise<Attempt> {
     await this.limiter.wait();
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new TimeoutError());
-      }, this.options.timeoutMs);
-    });
-    try {
-      // Racing the timer as well as aborting: an injected fetch may ignore the signal.
-      const exchange = (async () => {
-        const response = await this.fetchFunction(
-          new Request(request.url, {
-            method: request.method,
-            headers: request.headers,
-            redirect: 'manual',
-            signal: controller.signal,
-            ...(request.body === undefined ? {} : { body: request.body }),
-          }),
-        );
-        const bodyText = await response.text();
-        return { response, bodyText };
-      })();
-      exchange.catch(() => undefined);
-      const { response, bodyText } = await Promise.race([exchange, timeout]);
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        headers[name] = value;
-      });
-      return {
-        response: {
-          status: response.status,
-          headers,
-          contentType: response.headers.get('content-type'),
-          bodyText,
-          json: parseJson(bodyText),
-        },
-      };
-    } catch (error) {
-      if (error instanceof TimeoutError) return { error: `no answer within ${this.options.timeoutMs} ms (--timeout)` };
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      return { error: `request failed: ${cause?.code ?? cause?.message ?? (error as Error).message}` };
-    } finally {
-      clearTimeout(timer);
-    }
+    const limits = {
+      timeoutMs,
+      maxResponseBytes: this.maxResponseBytes,
+      ...(this.options.signal ? { signal: this.options.signal } : {}),
+    };
+    const outcome = this.client ? await this.client.request(request, limits) : await boundedFetch(this.options.fetch!, request, limits);
+    return {
+      ...(outcome.answer ? { response: toReceived(outcome.answer) } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      timedOut: outcome.timedOut,
+      interrupted: outcome.interrupted,
+    };
   }
 }
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { OperationDescription } from '../../openapi/document.js';
-import type { Exchange, JobObservation } from '../exchange.js';
+import { type Exchange, type JobObservation, unusableBecause } from '../exchange.js';
 import { fullValidValue } from '../generators/mutations.js';
 import { arbitraryFromSchema } from '../generators/schema-arbitrary.js';
 import { contractOperationIds } from './contract-operations.js';
@@ -64,9 +64,11 @@ function readRequest(context: ProbeContext, read: OperationDescription, jobId: s
   return buildRequest({ operation: read, seed: context.seed, purpose: 'read', path: { [name]: jobId }, caller });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Creates a job, reads it, and polls it with backoff until final (then reads it again). Returns its jobId. */
+/**
+ * Creates a job, reads it, and polls it with backoff until final (then reads it again). Returns
+ * its jobId. Polls are recorded one step late, so the last one can say it is the last (its
+ * `end`: final in time, out of time, or stopped for want of an answer).
+ */
 export async function lifecycleProbe(context: ProbeContext): Promise<string | undefined> {
   const create = operation(context, contractOperationIds.create);
   const read = operation(context, contractOperationIds.read);
@@ -80,51 +82,79 @@ export async function lifecycleProbe(context: ProbeContext): Promise<string | un
     if (observation) history.push(observation);
   };
   const isFinal = () => finalStatuses.has(history.at(-1)?.status ?? '');
+  let pending: Exchange | undefined;
+  const flush = () => {
+    if (pending) context.record(pending);
+    pending = undefined;
+  };
   const poll = async () => {
-    const exchange = await context.send(readRequest(context, read, jobId), { kind: 'poll', jobId, history: [...history] });
-    if (exchange) observe(exchange);
+    const exchange = await context.send(
+      readRequest(context, read, jobId),
+      { kind: 'poll', jobId, history: [...history] },
+      { record: false },
+    );
+    if (!exchange) return undefined;
+    flush();
+    pending = exchange;
+    observe(exchange);
     return exchange;
   };
-  const markEnd = (exchange: Exchange, reachedFinal: boolean, elapsedMs: number) => {
-    if (exchange.intent.kind === 'poll')
-      exchange.intent = { ...exchange.intent, end: { reachedFinal, elapsedMs, timeoutMs: context.jobTimeoutMs } };
+  const markEnd = (end: { reachedFinal: boolean; elapsedMs: number; stoppedBy?: string }) => {
+    if (pending?.intent.kind === 'poll') pending.intent = { ...pending.intent, end: { ...end, timeoutMs: context.jobTimeoutMs } };
+    flush();
   };
   if (created.exchange) observe(created.exchange);
   const first = await context.send(readRequest(context, read, jobId), { kind: 'read-created', jobId });
   if (!first) return jobId;
   observe(first);
   const started = performance.now();
-  let last: Exchange = first;
   let delay = 100;
   while (!isFinal()) {
     const elapsed = performance.now() - started;
     if (elapsed >= context.jobTimeoutMs) {
-      if (last.intent.kind !== 'poll') {
-        const closing = await poll();
-        if (!closing) return jobId;
-        last = closing;
-      }
-      markEnd(last, isFinal(), performance.now() - started);
+      if (!pending && !(await poll())) return jobId;
+      markEnd({ reachedFinal: isFinal(), elapsedMs: performance.now() - started });
       return jobId;
     }
-    await sleep(Math.min(delay, context.jobTimeoutMs - elapsed));
+    await context.sleep(Math.min(delay, context.jobTimeoutMs - elapsed));
     delay = Math.min(delay * 1.5, 2000);
     const next = await poll();
-    if (!next) return jobId;
-    last = next;
+    if (!next) {
+      flush(); // stopped by the run (budget, interrupt, a limit): nothing to say about the job
+      return jobId;
+    }
+    const unusable = unusableBecause(next);
+    if (unusable) {
+      markEnd({ reachedFinal: false, elapsedMs: performance.now() - started, stoppedBy: unusable });
+      return jobId;
+    }
   }
   const reachedAt = performance.now() - started;
-  let endMarked = last.intent.kind === 'poll';
-  markEnd(last, true, reachedAt);
+  let endMarked = pending !== undefined;
+  markEnd({ reachedFinal: true, elapsedMs: reachedAt });
   for (let reread = 0; reread < rereadsAfterFinal; reread += 1) {
-    const next = await poll();
-    if (!next) return jobId;
+    if (!(await poll())) break;
     if (!endMarked) {
-      markEnd(next, true, reachedAt);
+      markEnd({ reachedFinal: true, elapsedMs: reachedAt });
       endMarked = true;
     }
   }
+  flush();
   return jobId;
+}
+
+/**
+ * Creates a job under a new Idempotency-Key, with the same body as a job created under another
+ * key (the lifecycle's, or one created here): the two must be two jobs.
+ */
+export async function distinctKeysProbe(context: ProbeContext, earlierJobId: string | undefined): Promise<void> {
+  const create = operation(context, contractOperationIds.create);
+  if (!create) return;
+  const body = creationBody(create);
+  const earlier = earlierJobId ?? (await createJob(context, create, 'distinct-keys-first', body)).jobId;
+  if (!earlier) return;
+  const request = buildRequest({ operation: create, seed: context.seed, purpose: 'distinct-keys', body: { value: body } });
+  await context.send(request, { kind: 'create', purpose: 'distinct-keys', distinctFrom: earlier });
 }
 
 /** Reads the first caller's job with the second caller's credentials. */

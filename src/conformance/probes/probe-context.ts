@@ -40,6 +40,8 @@ export interface ProbeContext {
   /** True when no selected check fails on the exchange (property-based probes shrink on false). */
   conforms(exchange: Exchange): boolean;
   remainingRequests(): number;
+  /** Waits `ms`, or less when the run is stopped (time budget, interrupt). */
+  sleep(ms: number): Promise<void>;
   /** A note in the report about this probe (why it did less than usual). */
   note(message: string): void;
 }

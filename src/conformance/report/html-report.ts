@@ -3,7 +3,7 @@
  * One self-contained HTML page (inline CSS, no scripts, nothing fetched): the summary table,
  * then each failure with its reproduction, for attaching to a CI run.
  */
-import { type ConformanceReport, countsOf } from './report.js';
+import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
@@ -13,7 +13,7 @@ const style = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;max-width:80rem}
 h1{font-size:1.4rem}table{border-collapse:collapse;width:100%;margin:1rem 0}
 th,td{border-bottom:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}
-th{background:#f6f8fa}.passed{color:#1a7f37}.failed{color:#cf222e;font-weight:600}.skipped{color:#6e7781}
+th{background:#f6f8fa}.passed{color:#1a7f37}.failed{color:#cf222e;font-weight:600}.incomplete{color:#9a6700;font-weight:600}.skipped{color:#6e7781}
 .verdict{font-size:1.1rem;font-weight:600}code,pre{font:12px/1.4 ui-monospace,monospace}
 pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 details{border:1px solid #d0d7de;border-radius:6px;padding:.5rem .8rem;margin:.6rem 0}
@@ -41,13 +41,18 @@ export function renderHtml(report: ConformanceReport): string {
         `<dt>Received</dt><dd><pre>${escapeHtml(failure.received)}</pre></dd><dt>Reproduce</dt><dd><pre>${escapeHtml(failure.curl)}</pre></dd></dl></details>`,
     )
     .join('\n');
+  const incomplete =
+    report.incomplete.length > 0
+      ? `<p>Incomplete: the verdict cannot be PASSED because</p><ul>${report.incomplete.map((reason) => `<li>${escapeHtml(reason)}</li>`).join('')}</ul>`
+      : '';
   const notes =
     report.notes.length > 0 ? `<h2>Notes</h2><ul>${report.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Conformance: ${escapeHtml(report.target)}</title><style>${style}</style></head><body>
 <h1>Conformance of ${escapeHtml(report.target)}</h1>
-<p class="verdict ${report.passed ? 'passed' : 'failed'}">${report.passed ? 'PASSED' : 'FAILED'}${report.strict ? ' (strict)' : ''}</p>
+<p class="verdict ${report.verdict === 'passed' ? 'passed' : report.verdict === 'failed' ? 'failed' : 'incomplete'}">${escapeHtml(verdictLine(report))}${report.strict ? ' (strict)' : ''}</p>
+${incomplete}
 <p>Spec <code>${escapeHtml(report.spec)}</code> · seed <code>${report.seed}</code> · ${report.requests} requests (limit ${report.maxRequests}) ·
 ${(report.durationMs / 1000).toFixed(1)} s · started ${escapeHtml(report.startedAt)} · ${escapeHtml(report.tool)} ${escapeHtml(report.version)}</p>
 <p>Required: ${required.passed} passed, ${required.failed} failed, ${required.skipped} skipped. Advisory: ${advisory.passed} passed, ${advisory.failed} failed, ${advisory.skipped} skipped.</p>

@@ -6,7 +6,7 @@
  * do not fail the run either). A check that judged nothing is <skipped>.
  */
 import type { Severity } from '../failures.js';
-import type { CheckResult, ConformanceReport } from './report.js';
+import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
 
 /** XML 1.0 forbids most control characters even as references, so they are dropped. */
 function isXmlCharacter(character: string): boolean {
@@ -59,6 +59,9 @@ export function renderJunit(report: ConformanceReport): string {
     const skipped = checks.filter((check) => check.status === 'skipped').length;
     return [
       `  <testsuite name="${severity}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" timestamp="${report.startedAt}">`,
+      `    <properties><property name="verdict" value="${report.verdict}"/><property name="exit-code" value="${report.exitCode}"/>${report.incomplete
+        .map((reason) => `<property name="incomplete" value="${escapeXml(reason)}"/>`)
+        .join('')}</properties>`,
       ...checks.map((check) => testCase(check, report)),
       '  </testsuite>',
     ].join('\n');
@@ -66,7 +69,7 @@ export function renderJunit(report: ConformanceReport): string {
   const failures = report.checks.filter((check) => check.status === 'failed' && (check.severity === 'required' || report.strict)).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${escapeXml(`${report.tool} ${report.target} seed ${report.seed}`)}" tests="${report.checks.length}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `<testsuites name="${escapeXml(`${report.tool} ${report.target} seed ${report.seed}: ${verdictLine(report)}`)}" tests="${report.checks.length}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">`,
     ...suites,
     '</testsuites>',
     '',

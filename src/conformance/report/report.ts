@@ -8,6 +8,18 @@ import type { Failure, Severity } from '../failures.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
+export type RunVerdict = 'passed' | 'failed' | 'incomplete';
+
+/** The exit codes of `evidence-harness conformance`. */
+export const conformanceExitCodes = { passed: 0, failed: 1, usage: 2, incomplete: 3, SIGINT: 130, SIGTERM: 143 } as const;
+
+/** The verdict as reports print it: "PASSED", "FAILED (exit 1)", "INCOMPLETE (exit 3)", "INTERRUPTED by SIGINT (exit 130)". */
+export function verdictLine(report: Pick<ConformanceReport, 'verdict' | 'exitCode' | 'interrupted'>): string {
+  if (report.interrupted)
+    return `INTERRUPTED by ${report.interrupted}, ${report.verdict === 'failed' ? 'FAILED so far' : 'INCOMPLETE'} (exit ${report.exitCode})`;
+  return `${report.verdict.toUpperCase()} (exit ${report.exitCode})`;
+}
+
 export interface CheckResult {
   readonly name: string;
   readonly description: string;
@@ -39,7 +51,19 @@ export interface ConformanceReport {
   readonly requestsNotSent: number;
   /** Advisory failures fail the run too. */
   readonly strict: boolean;
-  /** True when every required check (and, with strict, every advisory one) passed or was skipped. */
+  /**
+   * passed: every required check (with strict, every check) ran and passed; failed: one of them
+   * failed; incomplete: none failed, but one did not run (its note says why) or the run was
+   * interrupted. An incomplete run never passes.
+   */
+  readonly verdict: RunVerdict;
+  /** The exit code of `evidence-harness conformance` for this report (conformanceExitCodes). */
+  readonly exitCode: number;
+  /** Why the run is incomplete, one reason per line; empty when it is complete. */
+  readonly incomplete: readonly string[];
+  /** The signal that interrupted the run (SIGINT, SIGTERM), when one did. */
+  readonly interrupted?: string;
+  /** verdict === 'passed'. */
   readonly passed: boolean;
   readonly checks: readonly CheckResult[];
   /** What the probes could not do, and why. */

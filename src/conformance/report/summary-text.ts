@@ -3,7 +3,7 @@
  * The end-of-run summary for a terminal: one row per check, then each failure with what was
  * expected, what came back and a curl command to reproduce it.
  */
-import { type ConformanceReport, countsOf } from './report.js';
+import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 const marks = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
 
@@ -32,15 +32,23 @@ export function renderSummary(report: ConformanceReport): string {
       );
     }
   }
+  const variables = Object.entries((report.settings.credentialVariables ?? {}) as Record<string, string>);
+  if (failures.length > 0 && variables.length > 0)
+    lines.push(
+      '',
+      `The curl commands read credentials from the environment: ${variables.map(([variable, meaning]) => `${variable} (${meaning})`).join(', ')}.`,
+    );
   if (report.notes.length > 0) lines.push('', 'Notes:', ...report.notes.map((note) => `  - ${note}`));
+  if (report.incomplete.length > 0)
+    lines.push('', 'Incomplete: the verdict cannot be PASSED because', ...report.incomplete.map((reason) => `  - ${reason}`));
   const required = countsOf(report, 'required');
   const advisory = countsOf(report, 'advisory');
   lines.push(
     '',
     `required: ${required.passed} passed, ${required.failed} failed, ${required.skipped} skipped · advisory: ${advisory.passed} passed, ${advisory.failed} failed, ${advisory.skipped} skipped`,
-    `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} (rerun with --seed ${report.seed}) · ${
-      report.passed ? 'PASSED' : 'FAILED'
-    }${report.strict ? ' (--strict)' : ''}`,
+    `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} (rerun with --seed ${report.seed}) · ${verdictLine(
+      report,
+    )}${report.strict ? ' (--strict)' : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -33,9 +33,15 @@ export function parseReportTarget(text: string): ReportTarget {
   return { format: format as ReportFormat, file };
 }
 
-export async function writeReports(report: ConformanceReport, targets: readonly ReportTarget[]): Promise<void> {
+/** Writes each report; `scrub` is applied to the rendered text (credentials, as a last guard). */
+export async function writeReports(
+  report: ConformanceReport,
+  targets: readonly ReportTarget[],
+  options: { scrub?: (text: string) => string } = {},
+): Promise<void> {
   for (const target of targets) {
     await mkdir(dirname(target.file), { recursive: true });
-    await writeFile(target.file, reportFormats[target.format](report));
+    const text = reportFormats[target.format](report);
+    await writeFile(target.file, options.scrub ? options.scrub(text) : text);
   }
 }

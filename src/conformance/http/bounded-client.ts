@@ -1,0 +1,275 @@
+/**
+ * @module conformance/http/bounded-client
+ * One HTTP exchange with hard bounds, whatever the server sends: the body is streamed and
+ * counted (as sent and once decoded, so a compression bomb stops at the same cap), the socket
+ * is destroyed the moment the cap or the deadline is hit, and what had arrived is kept with
+ * the reason it is not whole. Two ways out: node:http with its own keep-alive agent (the
+ * default; `close()` destroys every socket, so none keeps the process alive), or an injected
+ * Fetch function (an in-process engine), read through the same cap.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import type { IncompleteBody, SentRequest } from '../exchange.js';
+import { plainTransportError } from './plain-errors.js';
+
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+/** What came back from one request, before any parsing. */
+export interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly incomplete?: IncompleteBody;
+}
+
+export interface RawOutcome {
+  readonly answer?: RawAnswer;
+  /** Why no answer came, in plain words. */
+  readonly error?: string;
+  /** No answer, or no whole body, by the deadline. */
+  readonly timedOut: boolean;
+  /** Cut by the run's own stop (an interrupt), not by anything the server did. */
+  readonly interrupted: boolean;
+}
+
+export interface ExchangeLimits {
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  /** Aborting it destroys the request at once (SIGINT, SIGTERM). */
+  readonly signal?: AbortSignal;
+}
+
+function flatten(headers: IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** The decoders for a Content-Encoding list, outermost last ("gzip, br" was gzipped, then brotli'd). */
+function decodersFor(contentEncoding: string | undefined): Transform[] | undefined {
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding && coding !== 'identity');
+  if (codings.length === 0 || codings.length > 3) return undefined;
+  const decoders: Transform[] = [];
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip') decoders.push(zlib.createGunzip());
+    else if (coding === 'deflate') decoders.push(zlib.createInflate());
+    else if (coding === 'br') decoders.push(zlib.createBrotliDecompress());
+    else return undefined; // unknown coding: keep the bytes as sent
+  }
+  return decoders;
+}
+
+const tooLarge = (limit: number): IncompleteBody['message'] => `answer larger than ${limit} bytes (--max-response-bytes)`;
+
+/** Collects body chunks up to a cap. */
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  bytes = 0;
+  constructor(private readonly limit: number) {}
+  /** Adds a chunk; false (keeping only what fits) once the cap is passed. */
+  add(chunk: Buffer): boolean {
+    const room = this.limit - this.bytes;
+    this.bytes += chunk.length;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+  get body(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/** node:http with one keep-alive agent per protocol; `close()` ends every socket it opened. */
+export class BoundedNodeClient {
+  private readonly agents = {
+    'http:': new http.Agent({ keepAlive: true, maxSockets: 4 }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: 4 }),
+  };
+  private readonly live = new Set<http.ClientRequest>();
+
+  request(sent: SentRequest, limits: ExchangeLimits): Promise<RawOutcome> {
+    const url = new URL(sent.url);
+    const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
+    const body = sent.body === undefined ? undefined : Buffer.from(sent.body);
+    const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...sent.headers };
+    if (body && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length'))
+      headers['content-length'] = String(body.length);
+    return new Promise<RawOutcome>((resolve) => {
+      let settled = false;
+      let response: IncomingMessage | undefined;
+      let status = 0;
+      let responseHeaders: Record<string, string> = {};
+      const buffer = new CappedBuffer(limits.maxResponseBytes);
+      let decoders: Transform[] = [];
+      const request = (protocol === 'https:' ? https : http).request(url, { method: sent.method, headers, agent: this.agents[protocol] });
+      this.live.add(request);
+      const stop = () => {
+        for (const decoder of decoders) decoder.destroy();
+        request.destroy();
+      };
+      const finish = (outcome: Omit<RawOutcome, 'timedOut' | 'interrupted'> & { timedOut?: boolean; interrupted?: boolean }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        limits.signal?.removeEventListener('abort', onAbort);
+        this.live.delete(request);
+        resolve({ timedOut: false, interrupted: false, ...outcome });
+      };
+      const partial = (reason: IncompleteBody['reason'], message: string): Pick<RawOutcome, 'answer'> => ({
+        answer: { status, headers: responseHeaders, body: buffer.body, incomplete: { reason, bytes: buffer.bytes, message } },
+      });
+      const timer = setTimeout(() => {
+        finish(
+          response
+            ? {
+                ...partial('timeout', `the body was still arriving after ${limits.timeoutMs} ms (${buffer.bytes} bytes received)`),
+                timedOut: true,
+              }
+            : { error: `no answer within ${limits.timeoutMs} ms (--timeout)`, timedOut: true },
+        );
+        stop();
+      }, limits.timeoutMs);
+      const onAbort = () => {
+        finish({ error: 'the run was interrupted', interrupted: true });
+        stop();
+      };
+      if (limits.signal?.aborted) {
+        onAbort();
+        return;
+      }
+      limits.signal?.addEventListener('abort', onAbort, { once: true });
+
+      request.on('response', (incoming) => {
+        response = incoming;
+        status = incoming.statusCode ?? 0;
+        responseHeaders = flatten(incoming.headers);
+        let sentBytes = 0;
+        const overCap = () => {
+          finish(partial('too-large', tooLarge(limits.maxResponseBytes)));
+          stop();
+        };
+        decoders = decodersFor(incoming.headers['content-encoding']) ?? [];
+        // The bytes as sent are capped too: a compressed stream may decode to almost nothing.
+        incoming.on('data', (chunk: Buffer) => {
+          sentBytes += chunk.length;
+          if (decoders.length > 0 && sentBytes > limits.maxResponseBytes) overCap();
+        });
+        let source: NodeJS.ReadableStream = incoming;
+        for (const decoder of decoders) {
+          decoder.on('error', () => {
+            finish(partial('undecodable', `the ${incoming.headers['content-encoding']}-encoded body could not be decoded`));
+            stop();
+          });
+          source = source.pipe(decoder);
+        }
+        source.on('data', (chunk: Buffer) => {
+          if (!buffer.add(chunk)) overCap();
+        });
+        source.on('end', () => finish({ answer: { status, headers: responseHeaders, body: buffer.body } }));
+        incoming.on('close', () => {
+          if (!incoming.complete)
+            finish(partial('closed', plainTransportError(undefined, { host: url.host, answerStarted: true, bytes: buffer.bytes })));
+        });
+      });
+      request.on('error', (error) => {
+        if (response) finish(partial('closed', plainTransportError(error, { host: url.host, answerStarted: true, bytes: buffer.bytes })));
+        else finish({ error: plainTransportError(error, { host: url.host }) });
+      });
+      request.end(body);
+    });
+  }
+
+  /** Destroys every open socket, in use or idle, so nothing keeps the process alive. */
+  close(): void {
+    for (const request of this.live) request.destroy();
+    this.live.clear();
+    for (const agent of Object.values(this.agents)) agent.destroy();
+  }
+}
+
+/** One exchange through an injected Fetch function, with the same deadline and cap. */
+export async function boundedFetch(fetchFunction: FetchFunction, sent: SentRequest, limits: ExchangeLimits): Promise<RawOutcome> {
+  const controller = new AbortController();
+  const host = new URL(sent.url).host;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  type Stop = { stop: 'timeout' | 'interrupted' };
+  const stopped = new Promise<Stop>((resolve) => {
+    timer = setTimeout(() => resolve({ stop: 'timeout' }), limits.timeoutMs);
+    onAbort = () => resolve({ stop: 'interrupted' });
+    if (limits.signal?.aborted) onAbort();
+    else limits.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const interruptedOutcome: RawOutcome = { error: 'the run was interrupted', timedOut: false, interrupted: true };
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    // Racing the deadline as well as aborting: an injected fetch may ignore the signal.
+    const started = fetchFunction(
+      new Request(sent.url, {
+        method: sent.method,
+        headers: sent.headers,
+        redirect: 'manual',
+        signal: controller.signal,
+        ...(sent.body === undefined ? {} : { body: sent.body }),
+      }),
+    );
+    started.catch(() => undefined);
+    const first = await Promise.race([started, stopped]);
+    if ('stop' in first) {
+      controller.abort();
+      return first.stop === 'timeout'
+        ? { error: `no answer within ${limits.timeoutMs} ms (--timeout)`, timedOut: true, interrupted: false }
+        : interruptedOutcome;
+    }
+    const response = first;
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const buffer = new CappedBuffer(limits.maxResponseBytes);
+    const partial = (reason: IncompleteBody['reason'], message: string, extra: Partial<RawOutcome> = {}): RawOutcome => ({
+      answer: { status: response.status, headers, body: buffer.body, incomplete: { reason, bytes: buffer.bytes, message } },
+      timedOut: false,
+      interrupted: false,
+      ...extra,
+    });
+    reader = response.body?.getReader();
+    while (reader) {
+      const next = reader.read();
+      next.catch(() => undefined);
+      let step: ReadableStreamReadResult<Uint8Array> | Stop;
+      try {
+        step = await Promise.race([next, stopped]);
+      } catch (error) {
+        return partial('closed', plainTransportError(error, { host, answerStarted: true, bytes: buffer.bytes }));
+      }
+      if ('stop' in step) {
+        if (step.stop === 'interrupted') return interruptedOutcome;
+        return partial('timeout', `the body was still arriving after ${limits.timeoutMs} ms (${buffer.bytes} bytes received)`, {
+          timedOut: true,
+        });
+      }
+      if (step.done) break;
+      if (!buffer.add(Buffer.from(step.value))) return partial('too-large', tooLarge(limits.maxResponseBytes));
+    }
+    reader = undefined;
+    return { answer: { status: response.status, headers, body: buffer.body }, timedOut: false, interrupted: false };
+  } catch (error) {
+    return { error: plainTransportError(error, { host }), timedOut: false, interrupted: false };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) limits.signal?.removeEventListener('abort', onAbort);
+    reader?.cancel().catch(() => undefined);
+    controller.abort();
+  }
+}

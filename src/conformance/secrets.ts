@@ -1,0 +1,132 @@
+/**
+ * @module conformance/secrets
+ * Credentials never leave the runner. Every credential value given to it (the callers' header
+ * values, the user name and password of a base URL) is scrubbed from everything it prints or
+ * writes: its own messages, and whatever the server sent back, since a server under
+ * construction may echo a request's headers in its bodies. Reproductions name credentials by
+ * environment variable instead (http/curl.ts).
+ */
+import { redacted } from './http/curl.js';
+
+/** Shorter fragments are not scrubbed from free text: "1" or "abc" would blank out unrelated text. */
+export const shortestScrubbed = 4;
+
+/**
+ * The strings to scrub for one credential header value: the value, and for `Scheme token`
+ * values the token; for Basic, the decoded `user:password` and the password too.
+ */
+export function secretFragments(value: string): string[] {
+  const fragments = [value.trim()];
+  const scheme = /^(\S+)\s+(.+)$/.exec(value.trim());
+  if (scheme) {
+    fragments.push(scheme[2]!.trim());
+    if (scheme[1]!.toLowerCase() === 'basic') {
+      const decoded = Buffer.from(scheme[2]!.trim(), 'base64').toString('utf8');
+      if (/^[^:]*:.+$/.test(decoded) && /^[\x20-\x7e]+$/.test(decoded)) fragments.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
+    }
+  }
+  return fragments;
+}
+
+function escapeMarkup(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+}
+
+/** The forms a secret can take in output: as is, JSON-escaped, percent-encoded, HTML/XML-escaped. */
+function variantsOf(secret: string): string[] {
+  return [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    escapeMarkup(secret),
+    escapeMarkup(secret).replaceAll('&#39;', "'"),
+  ];
+}
+
+export class Scrubber {
+  private readonly patterns: string[];
+  /** Fragments too short to scrub from free text (a warning says so). */
+  readonly tooShort: readonly string[];
+
+  constructor(secrets: Iterable<string>) {
+    const unique = [...new Set([...secrets].filter((secret) => secret.length > 0))];
+    this.tooShort = unique.filter((secret) => secret.length < shortestScrubbed);
+    const variants = unique.filter((secret) => secret.length >= shortestScrubbed).flatMap(variantsOf);
+    // Longest first, so a value is scrubbed whole before a token inside it.
+    this.patterns = [...new Set(variants)].sort((a, b) => b.length - a.length);
+  }
+
+  /** Whether there is anything to scrub. */
+  get active(): boolean {
+    return this.patterns.length > 0;
+  }
+
+  scrub(text: string): string {
+    let result = text;
+    for (const pattern of this.patterns) if (result.includes(pattern)) result = result.split(pattern).join(redacted);
+    return result;
+  }
+
+  /** A copy of a JSON-like value with every string (keys included) scrubbed. */
+  scrubDeep<T>(value: T): T {
+    if (!this.active) return value;
+    const walk = (item: unknown): unknown => {
+      if (typeof item === 'string') return this.scrub(item);
+      if (Array.isArray(item)) return item.map(walk);
+      if (item && typeof item === 'object')
+        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [this.scrub(key), walk(inner)]));
+      return item;
+    };
+    return walk(value) as T;
+  }
+}
+
+/** A scrubber for the credentials of both callers' headers and any extra secrets (a URL's password). */
+export function scrubberFor(options: {
+  headers?: Readonly<Record<string, string>>;
+  secondCallerHeaders?: Readonly<Record<string, string>>;
+  extra?: readonly string[];
+}): Scrubber {
+  const values = [...Object.values(options.headers ?? {}), ...Object.values(options.secondCallerHeaders ?? {})];
+  return new Scrubber([...values.flatMap(secretFragments), ...(options.extra ?? [])]);
+}
+
+/** A base URL with its user name and password taken out, and them as an Authorization header. */
+export interface BaseUrlCredentials {
+  /** The base URL without userinfo: what is printed and requested. */
+  readonly baseUrl: string;
+  /** `Basic base64(user:password)`, when the URL had userinfo. */
+  readonly authorization?: string;
+  /** Everything to scrub: the password (as typed and decoded), user:password, the header value. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * Takes `user:password@` out of a base URL. Node's http client would send it as Basic
+ * credentials silently, and every message naming the URL would print it.
+ */
+export function credentialsFromBaseUrl(baseUrl: string): BaseUrlCredentials {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return { baseUrl, secrets: [] };
+  }
+  if (!url.username && !url.password) return { baseUrl, secrets: [] };
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const pair = `${user}:${password}`;
+  const token = Buffer.from(pair, 'utf8').toString('base64');
+  // With no password, the user name is the credential (https://TOKEN@host).
+  const secrets = password ? [password, url.password, pair, `${url.username}:${url.password}`] : [user, url.username];
+  url.username = '';
+  url.password = '';
+  return { baseUrl: url.href, authorization: `Basic ${token}`, secrets: [...secrets, token, `Basic ${token}`] };
+}
