@@ -4,10 +4,23 @@
  * development.
  */
 import { parseArgs } from 'node:util';
-import { createMockEngine, normalizeBasePath, ScenarioError } from '../engine/index.js';
+import { createMockEngine, defaultLimits, type EngineLimits, normalizeBasePath, ScenarioError } from '../engine/index.js';
+import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
-import { type Command, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
+import { createLineBuffer } from './buffered-lines.js';
+import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import { onStopSignals } from './stop-signals.js';
+
+/**
+ * After a stop signal: how long in-flight requests may take to finish before their connections
+ * are cut, and how long after that anything left (a client holding a socket half-open, a timer
+ * of the engine) may keep the process alive. Together under the 5 s a supervisor should wait.
+ */
+const shutdown = { graceMs: 3000, exitAfterMs: 1000 } as const;
+
+/** Largest budget a size option accepts: past it the figure means nothing on a laptop. */
+const maxBudgetBytes = 1024 ** 4;
 
 const help = `Usage: evidence-harness mock [options]
 
@@ -22,8 +35,22 @@ Options:
   --seed N             seed job ids and fractional faults, for reproducible runs
   --base-path PATH     serve the contract under a prefix, e.g. /api
   --control-token T    token for the control API (/__mock/); generated when --host is not loopback
-  --quiet              no per-request log lines
+  --control-origin O   let web pages of origin O (such as http://localhost:5173) call the control
+                       API with CORS; repeatable. Without it, a control call carrying any Origin
+                       is refused, and so is one whose Host is not this machine (DNS rebinding)
+  --quiet              no per-request log lines (they are written in batches, about 10 ms apart)
   -h, --help           show this help
+
+Memory bounds, oldest entries evicted first (SIZE: bytes, or with a unit: 512KiB, 64MiB, 1GiB):
+  --max-jobs N                jobs kept (default ${defaultLimits.maxJobs})
+  --max-job-bytes SIZE        jobs kept, in estimated bytes (default ${formatSize(defaultLimits.maxJobBytes)})
+  --max-key-bytes SIZE        idempotency keys kept, estimated (default ${formatSize(defaultLimits.maxIdempotencyKeyBytes)})
+  --max-journal-bytes SIZE    request journal, estimated (default ${formatSize(defaultLimits.maxJournalBytes)})
+  --max-scenario-bytes SIZE   scenarios registered at run time (default ${formatSize(defaultLimits.maxScenarioRegistryBytes)})
+
+Stopping: SIGINT (Ctrl+C) or SIGTERM stops it gracefully: no new connections, requests waiting
+in a scenario's latency are answered at once, the others get ${shutdown.graceMs / 1000} s to finish, then it exits 0
+(within ${(shutdown.graceMs + shutdown.exitAfterMs) / 1000} s). A second signal exits at once: 130 after SIGINT, 143 after SIGTERM.
 
 Scenarios shipped: default, slow-pass, fail, indeterminate, job-failed, manual, by-operation-id,
 flaky-503, rate-limited, error-400, error-404, error-409, error-413, server-error
@@ -57,6 +84,12 @@ export const mockCommand: Command = {
           seed: { type: 'string' },
           'base-path': { type: 'string' },
           'control-token': { type: 'string' },
+          'control-origin': { type: 'string', multiple: true },
+          'max-jobs': { type: 'string' },
+          'max-job-bytes': { type: 'string' },
+          'max-key-bytes': { type: 'string' },
+          'max-journal-bytes': { type: 'string' },
+          'max-scenario-bytes': { type: 'string' },
           quiet: { type: 'boolean', default: false },
         },
       }),
@@ -69,6 +102,14 @@ export const mockCommand: Command = {
     } catch (error) {
       throw new UsageError(`--${(error as Error).message.replace('basePath', 'base-path')}.`);
     }
+    const controlOrigins = (values['control-origin'] ?? []).map((origin) => {
+      try {
+        return normalizeControlOrigin(origin);
+      } catch (error) {
+        throw new UsageError(`--control-origin: ${(error as Error).message}.`);
+      }
+    });
+    const limits = limitsOf(values);
     let engine: ReturnType<typeof createMockEngine>;
     try {
       const choice = values.scenario ?? 'default';
@@ -77,6 +118,7 @@ export const mockCommand: Command = {
         scenario,
         ...(seed === undefined ? {} : { seed }),
         ...(basePath ? { basePath } : {}),
+        ...(Object.keys(limits).length > 0 ? { limits } : {}),
       });
     } catch (error) {
       if (error instanceof ScenarioError) {
@@ -86,6 +128,12 @@ export const mockCommand: Command = {
       if ((error as Error).name === 'ControlError') throw new UsageError(`--scenario: ${(error as Error).message}.`);
       throw error;
     }
+    // Request lines go out in batches; every other message flushes them first, to keep the order.
+    const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
+    const say = (text: string) => {
+      lines?.flush();
+      io.stdout(text);
+    };
     let server: Awaited<ReturnType<typeof startMockServer>>;
     try {
       server = await startMockServer({
@@ -93,7 +141,8 @@ export const mockCommand: Command = {
         port,
         ...(values.host ? { host: values.host } : {}),
         ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
-        ...(values.quiet ? {} : { log: (line: string) => io.stdout(`${line}\n`) }),
+        ...(controlOrigins.length > 0 ? { controlOrigins } : {}),
+        ...(lines ? { log: lines.add } : {}),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -102,7 +151,7 @@ export const mockCommand: Command = {
       return exitCodes.failed;
     }
     const base = `${server.url}${basePath}`;
-    io.stdout(
+    say(
       [
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
@@ -111,14 +160,27 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        io.stdout(`${signal}: stopping…\n`);
-        void server.close().then(resolve);
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-    });
+    const signal = await new Promise<string>((resolve) => onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() }));
+    say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    await server.close({ graceMs: shutdown.graceMs });
+    lines?.flush();
+    // Nothing should keep a stopped mock alive; if something does (a client holding a socket
+    // half-open, a timer of a custom engine), it must not keep the process running either.
+    setTimeout(() => process.exit(exitCodes.ok), shutdown.exitAfterMs).unref();
     return exitCodes.ok;
   },
 };
+
+/** The engine's byte and entry budgets given on the command line (engine names, A-16, A-18). */
+function limitsOf(values: Record<string, string | boolean | string[] | undefined>): EngineLimits {
+  const text = (name: string) => values[name] as string | undefined;
+  const size = (name: string) => sizeOption({ value: text(name), name, min: 1024, max: maxBudgetBytes });
+  const chosen: Record<string, number | undefined> = {
+    maxJobs: integerOption({ value: text('max-jobs'), name: 'max-jobs', min: 1, max: 100_000_000 }),
+    maxJobBytes: size('max-job-bytes'),
+    maxIdempotencyKeyBytes: size('max-key-bytes'),
+    maxJournalBytes: size('max-journal-bytes'),
+    maxScenarioRegistryBytes: size('max-scenario-bytes'),
+  };
+  return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as EngineLimits;
+}

@@ -183,6 +183,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
   /** Sockets whose request was answered while its body was still arriving. */
   const draining = new Set<Socket>();
+  /** Answers not yet sent. */
+  const inFlight = new Set<ServerResponse>();
+  /** Set by close(): answers from then on close their connection instead of keeping it alive. */
+  let closing = false;
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -192,6 +196,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     const control = isControlPath(path);
     /** CORS headers of this answer: the contract's for every origin, the control API's for the listed ones. */
     let cors: Record<string, string> = control ? {} : corsHeaders;
+    // A keep-alive connection left open after its answer would hold close() (and the process) to the grace time.
+    if (closing) outgoing.shouldKeepAlive = false;
+    inFlight.add(outgoing);
     try {
       const preflight = method === 'OPTIONS' && incoming.headers['access-control-request-method'] !== undefined;
       const hostProblem = hostHeaderProblem(incoming);
@@ -262,6 +269,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         outgoing.destroy();
       }
     } finally {
+      inFlight.delete(outgoing);
       // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
       discardRestOfBody(incoming, { limitMs: discardMs, draining });
       log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
@@ -318,6 +326,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...(controlToken === undefined ? {} : { controlToken }),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const outgoing of inFlight) if (!outgoing.headersSent) outgoing.shouldKeepAlive = false;
         // Requests waiting out a scenario's latency are answered now instead of holding the close (and the process) open.
         engine.close?.();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -174,3 +174,62 @@ it('mints every outcome with `artifact --json`, each with a ready request and it
   expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/unknown --outcome 'valid'; use one of valid-pass, /);
 });
+
+it('refuses sizes and counts it cannot read with exit 2, naming the option and the forms it takes', async () => {
+  for (const [option, value] of [
+    ['--max-job-bytes', '12XB'],
+    ['--max-key-bytes', '1.5MiB'],
+    ['--max-journal-bytes', ''],
+    ['--max-scenario-bytes', '0'],
+    ['--max-job-bytes', '100'],
+    ['--max-journal-bytes', '2048GiB'],
+  ]) {
+    const result = await runCli(['mock', '--port', '0', option!, value!]);
+    expect(result.code, `${option} ${value}`).toBe(2);
+    expect(result.stderr).toContain(
+      `${option} must be a size from 1KiB to 1024GiB, such as 1048576, 512KiB, 64MiB or 1GiB, got '${value}'.`,
+    );
+  }
+  const jobs = await runCli(['mock', '--max-jobs', '0']);
+  expect(jobs.code).toBe(2);
+  expect(jobs.stderr).toContain("--max-jobs must be an integer from 1 to 100000000, got '0'.");
+});
+
+it('keeps at most --max-jobs jobs and --max-job-bytes of them, evicting the oldest', async () => {
+  const create = async (url: string, key: string) =>
+    (await (await fetch(`${url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': key }))).json()).jobId as string;
+  const counted = await startMock(['--quiet', '--max-jobs', '2']);
+  const ids = [await create(counted.url, 'n-1'), await create(counted.url, 'n-2'), await create(counted.url, 'n-3')];
+  const statuses = await Promise.all(ids.map(async (id) => (await fetch(`${counted.url}/v0/jobs/${id}`)).status));
+  expect(statuses).toEqual([404, 200, 200]);
+  const sized = await startMock(['--quiet', '--max-job-bytes', '4KiB']);
+  const many: string[] = [];
+  for (let index = 0; index < 40; index += 1) many.push(await create(sized.url, `b-${index}`));
+  expect((await fetch(`${sized.url}/v0/jobs/${many[0]}`)).status).toBe(404);
+  expect((await fetch(`${sized.url}/v0/jobs/${many.at(-1)}`)).status).toBe(200);
+});
+
+it('keeps the journal within --max-journal-bytes', async () => {
+  const mock = await startMock(['--quiet', '--max-journal-bytes', '2KiB']);
+  for (let index = 0; index < 60; index += 1) await (await fetch(`${mock.url}/v0/jobs/job_${index}`)).arrayBuffer();
+  const journal = await (await fetch(`${mock.url}/__mock/journal`)).json();
+  expect(journal.entries.length).toBeGreaterThan(0);
+  expect(journal.entries.length).toBeLessThan(60);
+  expect(journal.entries.at(-1).path).toBe('/v0/jobs/job_59');
+});
+
+it('lets exactly the origins given with --control-origin drive the control API from a browser', async () => {
+  const mock = await startMock(['--quiet', '--control-origin', 'http://localhost:5173', '--control-origin', 'https://app.test']);
+  for (const origin of ['http://localhost:5173', 'https://app.test']) {
+    const allowed = await fetch(`${mock.url}/__mock/scenarios`, { headers: { origin } });
+    expect([allowed.status, allowed.headers.get('access-control-allow-origin')]).toEqual([200, origin]);
+  }
+  const other = await fetch(`${mock.url}/__mock/scenarios`, { headers: { origin: 'http://localhost:5174' } });
+  expect([other.status, other.headers.get('access-control-allow-origin')]).toEqual([403, null]);
+  expect((await other.json()).code).toBe('control_origin_refused');
+  const bad = await runCli(['mock', '--control-origin', '*']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain(
+    "--control-origin: a control origin must be a scheme, host and optional port such as 'http://localhost:5173', got '*'.",
+  );
+});

@@ -5,6 +5,10 @@
  * 100 ms over 20 probes: a generous bound for a shared 2-core machine, where the attacks took
  * it past a second). docs/reliability.md "Hardening: the server" records the figures.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { evaluationRequest } from '../support/fixtures.js';
 import { bodyOf, median, probeHealth, rawExchange, startAttack, statusOf } from './attack-clients.js';
@@ -77,4 +81,90 @@ it('trims leading and trailing whitespace of a header as Fetch does, however lon
     `GET /v0/jobs/job_none HTTP/1.1\r\nHost: 127.0.0.1\r\nPrefer: ${padded('code=503')}\r\nConnection: close\r\n\r\n`,
   );
   expect(statusOf(forced)).toBe(503);
+});
+
+/** A scenario file that makes every answer wait a minute (docs/scenarios.md `latencyMs`). */
+function slowScenario(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-slow-'));
+  const file = join(folder, 'slow.json');
+  writeFileSync(file, JSON.stringify({ name: 'slow', latencyMs: 60_000 }));
+  return file;
+}
+
+/** Resolves with the process's exit and how long after `since` it came, or 'still running' after `limitMs`. */
+async function exitWithin(mock: MockProcess, options: { since: number; limitMs: number }) {
+  const timeout = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), options.limitMs).unref());
+  const exit = await Promise.race([mock.exited, timeout]);
+  return { exit, ms: performance.now() - options.since };
+}
+
+/** Holds one request open: headers sent, the body never finished, so a graceful stop has something to wait for. */
+function unfinishedRequest(url: string): void {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(
+    'POST /v0/evaluations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: 1000\r\n\r\n{',
+  );
+}
+
+it('exits within 5 s of SIGTERM while 200 requests wait out a 60 s scenario latency, and answers every one of them', async () => {
+  const mock = await start(['--scenario', slowScenario()]);
+  const outcomes = Array.from({ length: 200 }, (_, index) =>
+    fetch(`${mock.url}/v0/jobs/job_${index}`).then(
+      (response) => response.status,
+      (error: Error) => `failed: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`,
+    ),
+  );
+  // Every request has reached the server and is waiting out its latency (loopback: well within a second).
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const signalled = performance.now();
+  mock.child.kill('SIGTERM');
+  const { exit, ms } = await exitWithin(mock, { since: signalled, limitMs: 10_000 });
+  expect(exit, `exit after ${ms.toFixed(0)} ms`).toEqual({ code: 0, signal: null });
+  expect(ms).toBeLessThan(5000);
+  // The latency wait was cancelled, not the requests: each got the answer it was waiting for.
+  expect(await Promise.all(outcomes)).toEqual(Array(200).fill(404));
+});
+
+it.each([
+  { signal: 'SIGTERM', code: 143 },
+  { signal: 'SIGINT', code: 130 },
+] as const)('exits at once with $code on a second $signal while the first is still waiting for a request', async ({ signal, code }) => {
+  const mock = await start([], { quiet: false });
+  expect((await fetch(`${mock.url}/health`)).status).toBe(200);
+  unfinishedRequest(mock.url);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  mock.child.kill(signal);
+  await expect.poll(() => mock.output()).toContain(`${signal}: stopping`);
+  const again = performance.now();
+  mock.child.kill(signal);
+  const { exit, ms } = await exitWithin(mock, { since: again, limitMs: 10_000 });
+  expect(exit).toEqual({ code, signal: null });
+  // At once: well before the 3 s the first signal gives in-flight requests.
+  expect(ms).toBeLessThan(2000);
+  // The line of the request answered before the signals was not lost to the forced exit.
+  expect(mock.output()).toMatch(/ GET \/health 200 /);
+});
+
+it('writes exactly one log line per request, and loses none answered just before SIGTERM', async () => {
+  const mock = await start([], { quiet: false });
+  const requests = 600;
+  for (let batch = 0; batch < requests / 30; batch += 1) {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async (_, index) => (await fetch(`${mock.url}/v0/jobs/job_log_${batch}_${index}`)).status),
+    );
+    expect(statuses).toEqual(Array(30).fill(404));
+  }
+  mock.child.kill('SIGTERM');
+  expect((await mock.exited).code).toBe(0);
+  const lines = mock.output().split('\n');
+  const logged = lines.filter((line) => / GET \/v0\/jobs\/job_log_\d+_\d+ 404 /.test(line));
+  expect(logged).toHaveLength(requests);
+  expect(new Set(logged.map((line) => line.split(' ')[2])).size).toBe(requests);
+  // Whole lines only, and the stop message after the last of them.
+  expect(lines.filter((line) => line !== '' && !/^(\d\d:\d\d:\d\d\.\d{3} |evidence-harness mock|try:|press|SIGTERM)/.test(line))).toEqual(
+    [],
+  );
+  expect(lines.findIndex((line) => line.startsWith('SIGTERM'))).toBeGreaterThan(lines.indexOf(logged.at(-1)!));
 });
