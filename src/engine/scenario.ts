@@ -83,7 +83,7 @@ const match = z
     profile: z.enum(profiles).optional(),
     operationId: z
       .string()
-      .max(maxPatternLength)
+      .max(maxPatternLength, { message: `a pattern has at most ${maxPatternLength} characters` })
       .superRefine((source, ctx) => {
         const problem = source.length > maxPatternLength ? undefined : patternProblem(source);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });

@@ -692,4 +692,70 @@ export function behaviourSuite(factory: TargetFactory): void {
     expect(await target.control.listJobs()).toEqual([]);
     expect(target.control.journal()).toEqual([]);
   });
+
+  // ── bounds (issue 10): the same matching and limits on every target ──────────────────────
+
+  it('matches a rule pattern such as ^(a+)+$ in linear time, and still applies it', async () => {
+    const { createJob, readJob, target } = await start();
+    target.control.useScenario({
+      name: 'catastrophic',
+      rules: [{ match: { operationId: '^(a+)+$' }, job: { timeline: [{ status: 'FAILED', at: { reads: 1 } }] } }],
+    });
+    // 40 'a' and a '!': 2^40 ways for a backtracking engine to fail.
+    const missed = await createJob(evaluationRequest({ operationId: `${'a'.repeat(40)}!` }));
+    expect(await readJob(missed)).toMatchObject({ status: 'RUNNING' });
+    const matched = await createJob(evaluationRequest({ operationId: 'a'.repeat(40) }));
+    expect(await readJob(matched)).toMatchObject({ status: 'FAILED' });
+  });
+
+  it('refuses a scenario over its size, rule or pattern limits, naming the limit', async () => {
+    const { target } = await start();
+    const rule = { match: { operationId: '^x' }, job: { timeline: [] } };
+    expect(() => target.control.useScenario({ name: 'rules', rules: Array(65).fill(rule) })).toThrow(/at most 64 rules/);
+    expect(() => target.control.useScenario({ name: 'large', description: 'x'.repeat(300_000) })).toThrow(/at most 262144/);
+    expect(() =>
+      target.control.useScenario({ name: 'lookbehind', rules: [{ match: { operationId: '(?<=a)b' }, job: { timeline: [] } }] }),
+    ).toThrow(/lookahead or lookbehind/);
+    expect(target.control.scenario).toBe('default');
+  });
+
+  it('shows a job’s owner as a fingerprint, never the credential', async () => {
+    const { createJob, target } = await start();
+    const jobId = await createJob(evaluationRequest(), { authorization: 'Bearer ann-secret' });
+    const inspection = await target.control.inspectJob(jobId);
+    expect(inspection?.owner).toMatch(/^sha256:[0-9a-f]{32}$/);
+    expect(JSON.stringify(await target.control.listJobs())).not.toContain('ann-secret');
+  });
+
+  it('pages the job list and the journal with cursors that reach every entry once', async () => {
+    const { createJob, target } = await start();
+    const created: string[] = [];
+    for (let index = 0; index < 5; index += 1) created.push(await createJob());
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await target.control.jobsPage({ limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(page.jobs.length).toBeLessThanOrEqual(2);
+      listed.push(...page.jobs.map((inspection) => inspection.job.jobId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(listed).toEqual(created);
+    const first = target.control.journalPage({ limit: 3 });
+    expect(first.entries.map((entry) => entry.seq)).toEqual([1, 2, 3]);
+    const rest = target.control.journalPage({ cursor: first.nextCursor! });
+    expect(rest.entries.map((entry) => entry.seq)).toEqual([4, 5]);
+    expect(rest.nextCursor).toBeUndefined();
+    await expect(target.control.jobsPage({ limit: 1001 })).rejects.toThrow(/limit must be a whole number from 1 to 1000/);
+    await expect(target.control.jobsPage({ cursor: 'nope' })).rejects.toThrow(/is not one this mock gave/);
+  });
+
+  it('forgets scenarios registered at run time on reset, and keeps the shipped ones', async () => {
+    const { target } = await start();
+    target.control.registerScenario({ name: 'mine' });
+    expect(target.control.scenarios().map((scenario) => scenario.name)).toContain('mine');
+    await target.control.reset();
+    const names = target.control.scenarios().map((scenario) => scenario.name);
+    expect(names).not.toContain('mine');
+    expect(names).toEqual(expect.arrayContaining(['default', 'slow-pass', 'by-operation-id']));
+  });
 }

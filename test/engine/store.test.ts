@@ -5,9 +5,18 @@
 import { expect, it } from 'vitest';
 import { MemoryStore, VirtualClock } from '../../src/engine/index.js';
 
-function store(options: { maxEntries?: number; ttlMs?: number } = {}) {
+function store(options: { maxEntries?: number; ttlMs?: number; maxBytes?: number } = {}) {
   const clock = new VirtualClock();
-  return { clock, store: new MemoryStore<string>({ clock, maxEntries: options.maxEntries ?? 10, ttlMs: options.ttlMs ?? 1000 }) };
+  return {
+    clock,
+    store: new MemoryStore<string>({
+      clock,
+      maxEntries: options.maxEntries ?? 10,
+      ttlMs: options.ttlMs ?? 1000,
+      // One byte per character of the value, so budgets read plainly in the tests.
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes, sizeOf: (_key: string, value: string) => value.length }),
+    }),
+  };
 }
 
 it('inserts only when absent and returns the entry held', async () => {
@@ -41,4 +50,42 @@ it('evicts the oldest entry first when full', async () => {
   for (const key of ['a', 'b', 'c', 'd']) await s.insertIfAbsent(key, key);
   expect((await s.entries()).map(([key]) => key)).toEqual(['b', 'c', 'd']);
   expect(s.size).toBe(3);
+});
+
+it('evicts the oldest entries when an insert would pass the byte budget', async () => {
+  const { store: s } = store({ maxBytes: 10 });
+  await s.insertIfAbsent('a', 'xxxx');
+  await s.insertIfAbsent('b', 'xxxx');
+  await s.insertIfAbsent('c', 'xxxx');
+  expect((await s.entries()).map(([key]) => key)).toEqual(['b', 'c']);
+  expect(s.byteSize).toBe(8);
+});
+
+it('evicts older entries when a value grows past the budget, never the one that grew', async () => {
+  const { store: s } = store({ maxBytes: 10 });
+  await s.insertIfAbsent('a', 'xx');
+  await s.insertIfAbsent('b', 'xx');
+  await s.compareAndSet('b', 1, 'xxxxxxxxxx');
+  expect((await s.entries()).map(([key]) => key)).toEqual(['b']);
+  expect(s.byteSize).toBe(10);
+});
+
+it('pages entries oldest first; a cursor survives the deletion of its entry', async () => {
+  const { store: s } = store();
+  for (const key of ['a', 'b', 'c', 'd', 'e']) await s.insertIfAbsent(key, key);
+  const first = await s.page({ limit: 2 });
+  expect(first.entries.map(([key]) => key)).toEqual(['a', 'b']);
+  await s.delete('b');
+  const second = await s.page({ limit: 2, cursor: first.next! });
+  expect(second.entries.map(([key]) => key)).toEqual(['c', 'd']);
+  const last = await s.page({ limit: 2, cursor: second.next! });
+  expect(last).toEqual({ entries: [['e', expect.objectContaining({ value: 'e' })]] });
+  await expect(s.page({ limit: 2, cursor: '999' })).rejects.toThrow(TypeError);
+});
+
+it('ends a page before it passes maxBytes, but always gives at least one entry', async () => {
+  const { store: s } = store({ maxBytes: 100 });
+  for (const key of ['a', 'b', 'c']) await s.insertIfAbsent(key, 'x'.repeat(30));
+  expect((await s.page({ limit: 10, maxBytes: 70 })).entries.map(([key]) => key)).toEqual(['a', 'b']);
+  expect((await s.page({ limit: 10, maxBytes: 1 })).entries.map(([key]) => key)).toEqual(['a']);
 });
