@@ -24,6 +24,12 @@ export interface StartChildOptions {
   readonly timeoutMs?: number;
   /** Pause between /health polls. Default 5 ms: fine-grained enough for startup figures. */
   readonly pollMs?: number;
+  /**
+   * Where the server's stdout goes: 'ignore' (default, /dev/null) or 'pipe', a pipe read by a
+   * `cat` process of its own, as a terminal or a log collector would read it (the bench process,
+   * which runs the load generator, never reads it).
+   */
+  readonly stdout?: 'ignore' | 'pipe';
 }
 
 const running = new Set<ChildProcess>();
@@ -70,10 +76,18 @@ export async function startChild(options: StartChildOptions): Promise<ChildServe
   const started = performance.now();
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.stdout ?? 'ignore', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: '' },
   });
   running.add(child);
+  if (child.stdout) {
+    // cat gets its own copy of the pipe's read end and exits at its end, when the server does;
+    // this process closes its copy, so that it reads nothing itself.
+    const consumer = spawn('cat', [], { stdio: [child.stdout, 'ignore', 'ignore'] });
+    child.stdout.destroy();
+    running.add(consumer);
+    consumer.once('exit', () => running.delete(consumer));
+  }
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < 4000) stderr += chunk.toString();

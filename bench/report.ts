@@ -6,9 +6,10 @@
  */
 import { type BenchConfig, rowCommand } from './bench-config.js';
 import type { ConformanceResult } from './groups/conformance.js';
+import { median } from './groups/logs.js';
 import type { ThroughputRow } from './groups/throughput.js';
 import { code, fixed, integer, percent, ratio, table } from './markdown.js';
-import { launchFor, targetLabels } from './servers.js';
+import { launchFor, launchMockLogged, targetLabels } from './servers.js';
 import { cpuPerRequestUs, judgedConnections, judgeTargets, type Measurements } from './targets.js';
 
 export interface Machine {
@@ -158,6 +159,51 @@ function cpuSection(report: Report): string | undefined {
       'Prism ÷ mock is how many times the mock’s CPU Prism spends on one request; mock ÷ bare, the mock’s cost over a server that does nothing.',
     '',
     table(['Request', 'Conn.', 'mock µs (busy)', 'Prism µs (busy)', 'bare µs (busy)', 'Prism ÷ mock', 'mock ÷ bare'], body),
+  ].join('\n');
+}
+
+function logsSection(report: Report): string {
+  const logs = report.logs!;
+  const body = logs.rows.map((row) => {
+    const cpu = (side: typeof row.quiet) => (side.cpuUs.length > 0 ? fixed(median(side.cpuUs)) : '—');
+    const flawed = row.quiet.failures + row.logged.failures > 0 ? ' ⚠' : '';
+    return [
+      row.workload,
+      String(row.connections),
+      integer(median(row.quiet.rps)),
+      integer(median(row.logged.rps)),
+      `${percent(median(row.ratios), 1)}${flawed}`,
+      row.ratios.map((value) => percent(value, 1)).join(', '),
+      cpu(row.quiet),
+      cpu(row.logged),
+      code(rowCommand({ group: 'logs', workload: row.workload })),
+    ];
+  });
+  return [
+    '## Request logs on vs --quiet',
+    '',
+    'The mock as `evidence-harness mock` runs by default, writing one log line per request to a stdout that `cat` reads through a pipe (' +
+      code(launchMockLogged(0).display) +
+      '), against the same mock with ' +
+      code('--quiet') +
+      `, in ${logs.rounds} round(s) of ${logs.durationS > 0 ? `${logs.durationS} s` : 'a few hundred requests'} each, taking turns (the order swapped each round). ` +
+      'Requests per second and server CPU per request are medians over the rounds; "logs on ÷ quiet" is the median of the rounds\' ratios. ' +
+      'Log lines are written in batches (src/cli/buffered-lines.ts): at most 10 ms after the first, or at once past 64 KiB.',
+    '',
+    table(
+      [
+        'Request',
+        'Conn.',
+        '--quiet req/s',
+        'logs on req/s',
+        'logs on ÷ quiet',
+        'Each round',
+        '--quiet CPU µs/req',
+        'logs on CPU µs/req',
+        'Reproduce',
+      ],
+      body,
+    ),
   ].join('\n');
 }
 
@@ -380,6 +426,7 @@ export function renderReport(report: Report): string {
   if (report.throughput) sections.push('', throughputSection(report));
   const cpu = cpuSection(report);
   if (cpu) sections.push('', cpu);
+  if (report.logs) sections.push('', logsSection(report));
   if (report.startup) sections.push('', startupSection(report));
   if (report.msw) sections.push('', mswSection(report));
   if (report.conformance) sections.push('', conformanceSection(report));

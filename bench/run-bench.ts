@@ -1,6 +1,6 @@
 /**
  * @module bench/run-bench
- * `npm run bench`: every benchmark of issue 6 in one run, side by side, then
+ * `npm run bench`: every benchmark of issues 6 and 10 in one run, side by side, then
  * docs/performance.md. Progress goes to stderr. Filters (--group, --target, --workload,
  * --connections) re-run one slice and print its tables without rewriting the doc.
  *
@@ -13,6 +13,7 @@ import { packageRoot } from '../src/openapi/package-root.js';
 import { benchConfig } from './bench-config.js';
 import { killAllChildren } from './child-server.js';
 import { runConformance } from './groups/conformance.js';
+import { runLogs } from './groups/logs.js';
 import { runMemory } from './groups/memory.js';
 import { runMsw } from './groups/msw.js';
 import { runStartup } from './groups/startup.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const has = (group: string) => config.groups.includes(group as never);
 
   const throughput = has('throughput') ? await runThroughput(config, progress) : undefined;
+  const logs = has('logs') ? await runLogs(config, progress) : undefined;
   const startup = has('startup') ? await runStartup(config, progress) : undefined;
   const msw = has('msw') ? await runMsw(config, progress) : undefined;
   const conformance = has('conformance') ? await runConformance(config, progress) : undefined;
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
       durationS: (performance.now() - started) / 1000,
     },
     ...(throughput ? { throughput } : {}),
+    ...(logs ? { logs } : {}),
     ...(startup ? { startup } : {}),
     ...(msw ? { msw } : {}),
     ...(conformance ? { conformance } : {}),

@@ -61,9 +61,26 @@ export function launchFor(target: TargetName, port: number): Launch {
   }
 }
 
+/** The mock with its request log on (no --quiet), as `evidence-harness mock` runs by default. */
+export function launchMockLogged(port: number): Launch {
+  const quiet = launchFor('mock', port);
+  return {
+    command: quiet.command,
+    args: quiet.args.filter((arg) => arg !== '--quiet'),
+    display: 'node dist/cli/evidence-harness.js mock --port PORT | cat',
+  };
+}
+
 /** Starts `target` on a free loopback port and waits for its first 200 on /health. */
 export async function startTarget(target: TargetName): Promise<ChildServer> {
   const port = await freePort();
   const launch = launchFor(target, port);
   return startChild({ command: launch.command, args: launch.args, port, cwd: packageRoot(), timeoutMs: 30_000 });
+}
+
+/** Starts the mock with its request log on, its stdout a pipe that `cat` reads. */
+export async function startMockLogged(): Promise<ChildServer> {
+  const port = await freePort();
+  const launch = launchMockLogged(port);
+  return startChild({ command: launch.command, args: launch.args, port, cwd: packageRoot(), timeoutMs: 30_000, stdout: 'pipe' });
 }

@@ -3,6 +3,7 @@
  * Issue 6's targets, judged on the figures of this run only: each is held, missed (by how
  * much) or not measured (its group or a server was left out of the run).
  */
+import { type LogsResult, median } from './groups/logs.js';
 import type { MemoryResult } from './groups/memory.js';
 import type { MswResult } from './groups/msw.js';
 import type { StartupRow } from './groups/startup.js';
@@ -21,6 +22,7 @@ export interface TargetVerdict {
 
 export interface Measurements {
   readonly throughput?: readonly ThroughputRow[];
+  readonly logs?: LogsResult;
   readonly startup?: readonly StartupRow[];
   readonly msw?: MswResult;
   readonly memory?: MemoryResult;
@@ -76,7 +78,7 @@ function atLeast(options: { target: string; value: number | undefined; bar: numb
 }
 
 export function judgeTargets(measurements: Measurements): TargetVerdict[] {
-  const { throughput, startup, msw, memory } = measurements;
+  const { throughput, startup, msw, memory, logs } = measurements;
   const times = (value: number) => `${value.toFixed(1)}×`;
   const verdicts: TargetVerdict[] = [];
   // The bare server's own ratio over Prism (no server on this machine could do better), and
@@ -171,5 +173,26 @@ export function judgeTargets(measurements: Measurements): TargetVerdict[] {
           ? `${(150 - scaled).toFixed(0)} MB under the ceiling`
           : `${(scaled - 150).toFixed(0)} MB over`,
   });
+  verdicts.push(logsVerdict(logs));
   return verdicts;
+}
+
+/**
+ * Issue 10: request logs on cost at most 15% of --quiet's throughput, judged on the row where
+ * they cost the most (each row's figure the median of its rounds' ratios); withheld when a row
+ * measured failures.
+ */
+function logsVerdict(logs: LogsResult | undefined): TargetVerdict {
+  const target = 'request logs on ≥ 85% of --quiet (issue 10)';
+  const rows = logs?.rows ?? [];
+  if (rows.length === 0) return { target, measured: 'not measured', held: undefined, margin: '' };
+  if (rows.some((row) => row.quiet.failures + row.logged.failures > 0)) {
+    return { target, measured: 'not judged: non-2xx answers in its rows', held: undefined, margin: '' };
+  }
+  const worst = rows.map((row) => ({ row, ratio: median(row.ratios) })).sort((a, b) => a.ratio - b.ratio)[0]!;
+  const verdict = atLeast({ target, value: worst.ratio, bar: 0.85, unit: (value) => `${(value * 100).toFixed(0)}%` });
+  return {
+    ...verdict,
+    measured: verdict.held === undefined ? verdict.measured : `${verdict.measured} (${worst.row.workload}, the lowest row)`,
+  };
 }

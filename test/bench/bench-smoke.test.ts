@@ -40,7 +40,15 @@ it('runs every group in smoke mode and writes their tables', { timeout: 60_000 }
   const { code, stderr } = await runSmoke(out);
   expect(code, stderr).toBe(0);
   const markdown = readFileSync(out, 'utf8');
-  for (const heading of ['## Machine and run', '## Targets of issue 6', '## Throughput', '## Start-up', '## MSW in-process', '## Memory']) {
+  for (const heading of [
+    '## Machine and run',
+    '## Targets of issue 6',
+    '## Throughput',
+    '## Request logs on vs --quiet',
+    '## Start-up',
+    '## MSW in-process',
+    '## Memory',
+  ]) {
     expect(markdown).toContain(heading);
   }
   expect(markdown).toContain('smoke (BENCH_SMOKE=1');
