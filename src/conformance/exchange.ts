@@ -156,9 +156,12 @@ export function unusableBecause(exchange: Exchange): string | undefined {
 }
 
 export function describeResponse(exchange: Exchange): string {
-  if (!exchange.response) return `no answer (${exchange.transportError ?? 'unknown transport error'})`;
+  if (!exchange.response) {
+    const error = exchange.transportError ?? 'unknown transport error';
+    return error.startsWith('no answer') ? error : `no answer (${error})`;
+  }
   if (exchange.response.incomplete) return `${exchange.response.status}, then ${exchange.response.incomplete.message}`;
-  const body = exchange.response.bodyText;
-  const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} characters)` : body;
+  const body = exchange.response.bodyText.slice(0, 400).replace(/\s{2,}/g, ' ');
+  const shown = body.length > 300 ? `${body.slice(0, 300)}… (${exchange.response.bodyText.length} characters)` : body;
   return `${exchange.response.status}${shown ? ` ${shown}` : ' (empty body)'}`;
 }

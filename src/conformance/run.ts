@@ -350,8 +350,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
     const sentNot = [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
     const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
-    const all = [...sentNot, ...probeReasons];
-    return all.length > 0 ? [...new Set(all)].join('; ') : undefined;
+    const all = [...new Set([...sentNot, ...probeReasons])];
+    if (all.length === 0) return undefined;
+    return all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
   });
   const strict = options.strict === true;
   const counts = (result: CheckResult) => result.severity === 'required' || strict;

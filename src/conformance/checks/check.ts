@@ -161,8 +161,16 @@ export function meetsExpectation(status: number, expected: ExpectedRejection): b
 /** The answer as a short string for "received": status and the start of the body. */
 export function received(exchange: Exchange): string {
   if (!exchange.response) return `no answer: ${exchange.transportError ?? 'unknown'}`;
-  const body = exchange.response.bodyText;
-  const shown = body.length > 240 ? `${body.slice(0, 240)}…` : body || '(empty body)';
+  // Runs of whitespace are shown as one space: a body of 4 MB of spaces is "(only whitespace)", not a blank line.
+  const body = exchange.response.bodyText.slice(0, 4096).replace(/\s{2,}/g, ' ');
+  const shown =
+    body.trim() === ''
+      ? exchange.response.bodyText
+        ? '(only whitespace)'
+        : '(empty body)'
+      : body.length > 240
+        ? `${body.slice(0, 240)}…`
+        : body;
   const incomplete = exchange.response.incomplete;
   return incomplete
     ? `${exchange.response.status}, then ${incomplete.message}; it began: ${shown}`

@@ -87,7 +87,25 @@ class CappedBuffer {
   get body(): Buffer {
     return Buffer.concat(this.chunks);
   }
+  /**
+   * The start of the body, for an answer that is not whole: reports show only its beginning,
+   * and holding the rest (up to the cap) for every such answer is what made RSS grow.
+   */
+  get head(): Buffer {
+    const kept: Buffer[] = [];
+    let size = 0;
+    for (const chunk of this.chunks) {
+      if (size >= incompleteHeadBytes) break;
+      kept.push(chunk.subarray(0, incompleteHeadBytes - size));
+      size += kept.at(-1)!.length;
+    }
+    this.chunks.length = 0;
+    return Buffer.concat(kept);
+  }
 }
+
+/** How much of an answer that is not whole is kept (to show how it began). */
+const incompleteHeadBytes = 8 * 1024;
 
 /** node:http with one keep-alive agent per protocol; `close()` ends every socket it opened. */
 export class BoundedNodeClient {
@@ -126,7 +144,7 @@ export class BoundedNodeClient {
         resolve({ timedOut: false, interrupted: false, ...outcome });
       };
       const partial = (reason: IncompleteBody['reason'], message: string): Pick<RawOutcome, 'answer'> => ({
-        answer: { status, headers: responseHeaders, body: buffer.body, incomplete: { reason, bytes: buffer.bytes, message } },
+        answer: { status, headers: responseHeaders, body: buffer.head, incomplete: { reason, bytes: buffer.bytes, message } },
       });
       const timer = setTimeout(() => {
         finish(
@@ -238,7 +256,7 @@ export async function boundedFetch(fetchFunction: FetchFunction, sent: SentReque
     });
     const buffer = new CappedBuffer(limits.maxResponseBytes);
     const partial = (reason: IncompleteBody['reason'], message: string, extra: Partial<RawOutcome> = {}): RawOutcome => ({
-      answer: { status: response.status, headers, body: buffer.body, incomplete: { reason, bytes: buffer.bytes, message } },
+      answer: { status: response.status, headers, body: buffer.head, incomplete: { reason, bytes: buffer.bytes, message } },
       timedOut: false,
       interrupted: false,
       ...extra,

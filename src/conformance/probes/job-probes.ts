@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { OperationDescription } from '../../openapi/document.js';
-import { type Exchange, type JobObservation, unusableBecause } from '../exchange.js';
+import { describeResponse, type Exchange, type JobObservation, unusableBecause } from '../exchange.js';
 import { fullValidValue } from '../generators/mutations.js';
 import { arbitraryFromSchema } from '../generators/schema-arbitrary.js';
 import { contractOperationIds } from './contract-operations.js';
@@ -54,7 +54,7 @@ async function createJob(context: ProbeContext, create: OperationDescription, pu
   const jobId = jobIdOf(exchange);
   if (exchange && !jobId)
     context.note(
-      `${purpose}: createEvaluation gave no jobId (${exchange.response?.status ?? exchange.transportError}); the checks that build on it do not run`,
+      `${purpose}: createEvaluation gave no jobId (${describeResponse(exchange).slice(0, 200)}); the checks that build on it do not run`,
     );
   return { exchange, jobId, request };
 }

@@ -1,0 +1,167 @@
+/**
+ * The runner against servers that attack it (test/fixtures/hostile-servers): the built CLI in a
+ * child process, as CI runs it, must end by itself within its bounds whatever the server does,
+ * under 300 MB of peak memory, with the verdict the server deserves (never "passed" for a broken
+ * one), no stack trace, no transport codes, and no credential anywhere in what it prints or
+ * writes. HOSTILE_TIMEOUT_MS=5000 HOSTILE_FIGURES=1 prints the figures of docs/reliability.md.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { hostileServers, startHostileServer } from '../fixtures/hostile-servers/hostile-servers.js';
+import { type CliRun, runCli } from './cli-process.js';
+
+const timeoutMs = Number(process.env.HOSTILE_TIMEOUT_MS ?? 1500);
+const secrets = { alice: 'Bearer alice-s3cret-token-7f3a', bob: 'Bearer bob-s3cret-token-91c2' };
+const exitCodes = { passed: 0, failed: 1, incomplete: 3 } as const;
+
+/** Everything a run printed or wrote: stdout, stderr, every report and every body file beside them. */
+function everythingWritten(run: CliRun, folder: string): string {
+  const files = readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+  return [run.stdout, run.stderr, ...files].join('\n');
+}
+
+function expectNoLeak(text: string, values: readonly string[]): void {
+  for (const value of values) expect(text.includes(value), `"${value}" was printed or written`).toBe(false);
+}
+
+function expectPlainOutput(run: CliRun): void {
+  expect(run.stderr + run.stdout).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n|node:internal|HPE_[A-Z_]+|UND_ERR|ECONN[A-Z]+|EPIPE/);
+}
+
+it.concurrent.each(hostileServers.map((server) => [server.name, server] as const))(
+  '%s: the built CLI ends by itself, bounded, with the verdict it deserves and no secret printed',
+  async (_, server) => {
+    const target = await startHostileServer(server);
+    const folder = mkdtempSync(join(tmpdir(), `eh-hostile-${server.name}-`));
+    try {
+      const run = await runCli([
+        'conformance',
+        '--base-url',
+        target.url,
+        '--seed',
+        '11',
+        '--timeout',
+        String(timeoutMs),
+        '--header',
+        `Authorization: ${secrets.alice}`,
+        '--second-caller-header',
+        `Authorization: ${secrets.bob}`,
+        '--report',
+        `json=${join(folder, 'report.json')}`,
+        '--report',
+        `junit=${join(folder, 'junit.xml')}`,
+        '--report',
+        `html=${join(folder, 'report.html')}`,
+        ...(server.args ?? []),
+      ]);
+      if (process.env.HOSTILE_FIGURES === '1')
+        console.log(`| \`${server.name}\` | ${(run.wallMs / 1000).toFixed(1)} s | ${Math.round(run.peakRssMb)} MB | exit ${run.code} |`);
+      expect(run.code, run.stdout.slice(-3000) + run.stderr.slice(-2000)).toBe(exitCodes[server.verdict]);
+      const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
+      expect(report.verdict).toBe(server.verdict);
+      expect(run.stdout).toMatch(new RegExp(`· ${server.verdict.toUpperCase()} \\(exit ${exitCodes[server.verdict]}\\)\\n$`));
+      expect(run.wallMs).toBeLessThan(150_000);
+      expect(run.peakRssMb).toBeLessThan(300);
+      expectPlainOutput(run);
+      const written = everythingWritten(run, folder);
+      expectNoLeak(written, [secrets.alice, secrets.bob, 'alice-s3cret-token-7f3a', 'bob-s3cret-token-91c2']);
+    } finally {
+      await target.close();
+    }
+  },
+  170_000,
+);
+
+it('moves userinfo in --base-url to an Authorization header, says so, and never prints the password', async () => {
+  const server = hostileServers.find((candidate) => candidate.name === 'echoed-credentials')!;
+  const target = await startHostileServer(server);
+  const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-userinfo-'));
+  try {
+    const withUserinfo = target.url.replace('http://', 'http://admin:hunter2-pass@');
+    const run = await runCli([
+      'conformance',
+      '--base-url',
+      withUserinfo,
+      '--seed',
+      '11',
+      '--timeout',
+      String(timeoutMs),
+      '--checks',
+      'unknown_job_not_found,error_body',
+      '--report',
+      `json=${join(folder, 'report.json')}`,
+    ]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/the user name and password in --base-url are sent as an Authorization: Basic header \(never printed\)/);
+    // The server echoed the credentials back into the failure; they are scrubbed.
+    expect(run.stdout).toMatch(/unknown_job_not_found · getJob · unknown job answered 200/);
+    expect(run.stdout).toContain('[REDACTED]');
+    expectNoLeak(everythingWritten(run, folder), [
+      'hunter2-pass',
+      'admin:hunter2-pass',
+      Buffer.from('admin:hunter2-pass').toString('base64'),
+    ]);
+    expect(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).target).toBe(target.url);
+  } finally {
+    await target.close();
+  }
+}, 120_000);
+
+it.each([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)(
+  'writes the summary and every report, marked incomplete, when %s stops a run, and exits %i',
+  async (signal, code) => {
+    const server = hostileServers.find((candidate) => candidate.name === 'silence')!;
+    const target = await startHostileServer(server);
+    const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-signal-'));
+    try {
+      let sent = false;
+      const run = await runCli(
+        [
+          'conformance',
+          '--base-url',
+          target.url,
+          '--seed',
+          '11',
+          '--timeout',
+          '20000',
+          '--report',
+          `json=${join(folder, 'report.json')}`,
+          '--report',
+          `junit=${join(folder, 'junit.xml')}`,
+          '--report',
+          `html=${join(folder, 'report.html')}`,
+        ],
+        {
+          // Once the run is past its preflight, the first create waits on the silent server: stop it there.
+          onStderr: (text, child) => {
+            if (!sent && /checking http/.test(text)) {
+              sent = true;
+              setTimeout(() => child.kill(signal), 300);
+            }
+          },
+          killAfterMs: 60_000,
+        },
+      );
+      expect(run.code, run.stdout + run.stderr).toBe(code);
+      expect(run.wallMs).toBeLessThan(15_000);
+      expect(run.stderr).toContain(`conformance: ${signal}: stopping`);
+      expect(run.stdout).toMatch(/^check +kind +result/);
+      expect(run.stdout).toMatch(new RegExp(`INTERRUPTED by ${signal}, INCOMPLETE \\(exit ${code}\\)\\n$`));
+      const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
+      expect(report).toMatchObject({ verdict: 'incomplete', interrupted: signal, exitCode: code, passed: false });
+      expect(readFileSync(join(folder, 'junit.xml'), 'utf8')).toContain('<property name="verdict" value="incomplete"/>');
+      expect(readFileSync(join(folder, 'report.html'), 'utf8')).toContain(`INTERRUPTED by ${signal}`);
+      expectPlainOutput(run);
+    } finally {
+      await target.close();
+    }
+  },
+  60_000,
+);
