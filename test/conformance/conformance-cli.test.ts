@@ -1,12 +1,13 @@
 /**
  * `evidence-harness conformance` as a person or a CI job uses it: --help lists every check,
- * exit 0/1/2, progress on stderr, a summary on stdout, report files, and no credentials in any
- * output.
+ * exit 0/1/2/3, progress on stderr, a summary on stdout, report files, durations with units, and
+ * no credentials in any output.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { durationOption } from '../../src/cli/conformance-command.js';
 import { main } from '../../src/cli/main.js';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
@@ -168,4 +169,54 @@ it.each([
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(message);
   expect(result.stderr).toMatch(/See 'evidence-harness conformance --help'\.\n$/);
+});
+
+it('calls a run cut short by --max-requests incomplete (exit 3), never passed, and says which required checks did not run', async () => {
+  const result = await run('conformance', '--base-url', mock.url, '--seed', '7', '--quiet', '--max-requests', '3');
+  expect(result.code, result.stdout).toBe(3);
+  expect(result.stdout).toMatch(
+    /\nIncomplete: the verdict cannot be PASSED because\n {2}- [a-z_]+ \(required\) did not run: .*--max-requests 3 was reached/,
+  );
+  expect(result.stdout).toMatch(/· INCOMPLETE \(exit 3\)\n$/);
+});
+
+it('reads --timeout, --job-timeout and --time-budget as durations (30s, 30000ms, 10m)', () => {
+  expect(durationOption({ value: '30s', name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 })).toBe(30_000);
+  expect(durationOption({ value: '30000ms', name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 })).toBe(30_000);
+  expect(durationOption({ value: '30', name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 })).toBe(30_000);
+  expect(durationOption({ value: '5000', name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 })).toBe(5000);
+  expect(durationOption({ value: '10m', name: 'time-budget', minMs: 1000, maxMs: 86_400_000 })).toBe(600_000);
+  expect(() => durationOption({ value: '600', name: 'time-budget', minMs: 1000, maxMs: 86_400_000 })).toThrow(
+    /--time-budget must be a duration such as 500ms, 30s or 10m, got '600'/,
+  );
+});
+
+it.each([
+  [
+    ['conformance', '--base-url', 'http://127.0.0.1:9', '--job-timeout', 'soon'],
+    /--job-timeout must be a duration such as 500ms, 30s or 10m \(a bare number is in s\)/,
+  ],
+  [['conformance', '--base-url', 'http://127.0.0.1:9', '--time-budget', '0s'], /--time-budget must be from 1s to 1440m, got '0s'/],
+  [['conformance', '--base-url', 'http://127.0.0.1:9', '--max-response-bytes', '10'], /--max-response-bytes must be an integer from 1024/],
+])('exits 2 for a bad duration or limit: %j', async (argv, message) => {
+  const result = await run(...argv);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(message);
+});
+
+it('never echoes a credential in a usage error: a header line without a colon, a base URL that does not parse', async () => {
+  const badHeader = await run('conformance', '--base-url', 'http://127.0.0.1:9', '--header', 'Authorization Bearer s3cret-value');
+  expect(badHeader.code).toBe(2);
+  expect(badHeader.stderr).toMatch(/a --header value is not a header line/);
+  const badUrl = await run('conformance', '--base-url', 'http://admin:hunter2-pw@[not-a-host');
+  expect(badUrl.code).toBe(2);
+  expect(badUrl.stderr).toMatch(/--base-url is not a URL/);
+  expect(badHeader.stderr + badUrl.stderr).not.toMatch(/s3cret-value|hunter2-pw/);
+});
+
+it('refuses userinfo in --base-url together with an Authorization header', async () => {
+  const result = await run('conformance', '--base-url', 'http://admin:pw-1234@127.0.0.1:9', '--header', 'Authorization: Bearer x');
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/--base-url has a user name and password, and --header gives an Authorization header too/);
+  expect(result.stderr).not.toContain('pw-1234');
 });

@@ -1,12 +1,14 @@
 /**
- * The runner's HTTP edge: reproductions redact credentials and paste into a shell as they are,
- * redirects to another origin are never followed, a silent server becomes a timeout, and a 429
- * is retried once after its Retry-After.
+ * The runner's HTTP edge: reproductions read credentials from the environment and paste into a
+ * shell as they are, redirects to another origin are never followed, a silent server becomes a
+ * timeout, a 429 is retried once after its Retry-After, 1xx answers and slow bodies are read,
+ * connections are reused, every body is capped, and failures are named in plain words.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { redacted, toCurl } from '../../src/conformance/http/curl.js';
 import { parseHeaderLine } from '../../src/conformance/http/header-line.js';
@@ -112,4 +114,112 @@ it('retries a 429 once after Retry-After, and marks a persistent one', async () 
   const always = await serve((_, response) => response.writeHead(429, { 'retry-after': '0' }).end());
   const persistent = await new Transport({ baseUrl: always, timeoutMs: 2000 }).send({ method: 'GET', path: '/', headers: {} });
   expect(persistent.rateLimited).toBe(true);
+});
+
+it('reads the final answer that follows 100 Continue and 103 Early Hints', async () => {
+  const target = await serve((_, response) => {
+    response.writeContinue();
+    response.writeEarlyHints({ link: '</x>; rel=preload' });
+    setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
+  });
+  const result = await new Transport({ baseUrl: target, timeoutMs: 2000 }).send({ method: 'GET', path: '/', headers: {} });
+  expect(result.response).toMatchObject({ status: 200, json: { ok: true } });
+  expect(result.response?.incomplete).toBeUndefined();
+});
+
+it('waits for a slow body that is whole before the timeout', async () => {
+  const target = await serve(async (_, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    for (const part of ['{"jobId":', '"job_1",', '"status":"QUEUED"}']) {
+      response.write(part);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    response.end();
+  });
+  const result = await new Transport({ baseUrl: target, timeoutMs: 3000 }).send({ method: 'GET', path: '/', headers: {} });
+  expect(result.response?.json).toEqual({ jobId: 'job_1', status: 'QUEUED' });
+  expect(result.timedOut).toBe(false);
+});
+
+it('keeps the status and the start of a body still arriving at the timeout, and says so', async () => {
+  const target = await serve((_, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    response.write('{"jobId":');
+  });
+  const result = await new Transport({ baseUrl: target, timeoutMs: 300 }).send({ method: 'GET', path: '/', headers: {} });
+  expect(result.timedOut).toBe(true);
+  expect(result.response).toMatchObject({ status: 200, bodyText: '{"jobId":', json: undefined });
+  expect(result.response?.incomplete).toEqual({
+    reason: 'timeout',
+    bytes: 9,
+    message: 'the body was still arriving after 300 ms (9 bytes received)',
+  });
+});
+
+it('reuses one connection for requests in a row (HTTP/1.1 keep-alive)', async () => {
+  let connections = 0;
+  const target = await serve((_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  servers.at(-1)!.on('connection', () => {
+    connections += 1;
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 2000 });
+  for (let request = 0; request < 5; request += 1) await transport.send({ method: 'GET', path: '/', headers: {} });
+  transport.close();
+  expect(connections).toBe(1);
+});
+
+it('stops reading at the byte cap, counted as sent and once decoded, and says how large the answer was', async () => {
+  const target = await serve((request, response) => {
+    if (request.url === '/gzip') {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x20)));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x78);
+    const write = () => {
+      while (!response.destroyed && response.write(chunk)) {
+        /* until the socket is full */
+      }
+      if (!response.destroyed) response.once('drain', write);
+    };
+    write();
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 5000, maxResponseBytes: 100_000 });
+  for (const path of ['/endless', '/gzip']) {
+    const result = await transport.send({ method: 'GET', path, headers: {} });
+    expect(result.response?.incomplete, path).toMatchObject({
+      reason: 'too-large',
+      message: 'answer larger than 100000 bytes (--max-response-bytes)',
+    });
+    expect(result.response!.bodyText.length, path).toBeLessThanOrEqual(8 * 1024);
+  }
+  transport.close();
+});
+
+it('names transport failures in plain words, never by llhttp or undici codes', async () => {
+  const garbage = createNetServer((socket) => socket.once('data', () => socket.end('garbage\r\n\r\n')));
+  const cut = createNetServer((socket) =>
+    socket.once('data', () => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 50\r\n\r\n{"job');
+      setTimeout(() => socket.destroy(), 50);
+    }),
+  );
+  const silentClose = createNetServer((socket) => socket.once('data', () => socket.destroy()));
+  const urls: string[] = [];
+  for (const server of [garbage, cut, silentClose]) {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
+  try {
+    const send = (url: string) => new Transport({ baseUrl: url, timeoutMs: 2000 }).send({ method: 'GET', path: '/', headers: {} });
+    expect((await send(urls[0]!)).transportError).toBe('the answer is not HTTP: it does not start with an HTTP/1.x status line');
+    expect((await send(urls[1]!)).response?.incomplete).toMatchObject({
+      reason: 'closed',
+      message: 'the server closed the connection mid-answer (5 bytes of body received)',
+    });
+    expect((await send(urls[2]!)).transportError).toBe('the server closed the connection without answering');
+  } finally {
+    for (const server of [garbage, cut, silentClose]) server.close();
+  }
 });
