@@ -158,8 +158,20 @@ function loggedPath(path: string): string {
   return path.length > loggedPathLength ? `${path.slice(0, loggedPathLength)}…` : path;
 }
 
+/** The time of day of the last log line's second (`HH:MM:SS.`): formatted once a second, not once a request. */
+let loggedSecond = { second: Number.NaN, text: '' };
+
+/** `HH:MM:SS.mmm` (UTC) of now, for a log line. */
+function timeOfDay(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== loggedSecond.second) loggedSecond = { second, text: new Date(now).toISOString().slice(11, 20) };
+  const milliseconds = now - second * 1000;
+  return `${loggedSecond.text}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}`;
+}
+
 function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
-  const time = new Date().toISOString().slice(11, 23);
+  const time = timeOfDay();
   return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
 }
 
