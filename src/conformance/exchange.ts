@@ -161,7 +161,7 @@ export function describeResponse(exchange: Exchange): string {
     return error.startsWith('no answer') ? error : `no answer (${error})`;
   }
   if (exchange.response.incomplete) return `${exchange.response.status}, then ${exchange.response.incomplete.message}`;
-  const body = exchange.response.bodyText.slice(0, 400).replace(/\s{2,}/g, ' ');
+  const body = exchange.response.bodyText.slice(0, 400).replace(/\s+/g, ' ');
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${exchange.response.bodyText.length} characters)` : body;
   return `${exchange.response.status}${shown ? ` ${shown}` : ' (empty body)'}`;
 }

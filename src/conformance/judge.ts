@@ -153,7 +153,7 @@ export class Judging {
   }
 
   /** The checks' results; `notesFor` says why a check judged nothing when no exchange does. */
-  results(notesFor: (check: Check) => string | undefined): CheckResult[] {
+  results(notesFor: (check: Check, seen: { unjudged: number }) => string | undefined): CheckResult[] {
     const results = this.setting.checks.map((check): CheckResult => {
       const tally = this.tallies.get(check.name)!;
       const failures = [...tally.groups.values()];
@@ -168,7 +168,8 @@ export class Judging {
       if (tally.applied === 0) {
         const unjudged = [...tally.unjudged].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'}: ${reason}`);
         const why = unjudged.length > 0 ? `sent, but none could be judged (${unjudged.join('; ')})` : undefined;
-        const note = [why, notesFor(check)].filter(Boolean).join('; ') || 'no request of its kind was sent';
+        const note =
+          [why, notesFor(check, { unjudged: tally.unjudged.size })].filter(Boolean).join('; ') || 'no request of its kind was sent';
         return { ...base, status: 'skipped', note, failures: [] };
       }
       return { ...base, status: failures.length > 0 ? 'failed' : 'passed', failures };
@@ -192,7 +193,7 @@ export class Judging {
 export function judgeRun(options: {
   exchanges: readonly Exchange[];
   setting: JudgeSetting;
-  notesFor: (check: Check) => string | undefined;
+  notesFor: (check: Check, seen: { unjudged: number }) => string | undefined;
 }): CheckResult[] {
   const judging = new Judging(options.setting);
   for (const exchange of options.exchanges) judging.add(exchange);

@@ -239,7 +239,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return undefined;
   }
 
+  /** Exchanges recorded per probe, so a check that judged none of its probes' can say they were sent. */
+  const recorded = new Map<ProbeName, number>();
+
   function record(exchange: Exchange): void {
+    recorded.set(currentProbe, (recorded.get(currentProbe) ?? 0) + 1);
     judging.add(exchange);
     options.onExchange?.(exchange);
   }
@@ -344,14 +348,18 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     for (const [reason, count] of reasons) reasonsNotSent.set(reason, (reasonsNotSent.get(reason) ?? 0) + count);
   for (const [reason, count] of reasonsNotSent) notes.push(`${count} planned request(s) not sent: ${reason}`);
 
-  const results = judging.results((check) => {
+  const results = judging.results((check, seen) => {
     const reasons = new Map<string, number>();
     for (const probe of check.probes)
       for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
     const sentNot = [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
     const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
     const all = [...new Set([...sentNot, ...probeReasons])];
-    if (all.length === 0) return undefined;
+    if (all.length === 0) {
+      if (seen.unjudged > 0) return undefined;
+      const sent = check.probes.reduce((total, probe) => total + (recorded.get(probe) ?? 0), 0);
+      return sent > 0 ? `its requests were sent (${sent}), but no answer showed what it judges` : undefined;
+    }
     return all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
   });
   const strict = options.strict === true;

@@ -162,7 +162,7 @@ export function meetsExpectation(status: number, expected: ExpectedRejection): b
 export function received(exchange: Exchange): string {
   if (!exchange.response) return `no answer: ${exchange.transportError ?? 'unknown'}`;
   // Runs of whitespace are shown as one space: a body of 4 MB of spaces is "(only whitespace)", not a blank line.
-  const body = exchange.response.bodyText.slice(0, 4096).replace(/\s{2,}/g, ' ');
+  const body = exchange.response.bodyText.slice(0, 4096).replace(/\s+/g, ' ');
   const shown =
     body.trim() === ''
       ? exchange.response.bodyText

@@ -211,8 +211,11 @@ export const jobStatusMovesForward: Check = {
   judge: forIntent(['poll'], (exchange) => {
     const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
     const previous = exchange.intent.history.at(-1);
-    if (!current || !previous || statusRank[current.status] === undefined || statusRank[previous.status] === undefined) return skip;
-    if (finalStatuses.has(previous.status)) return skip; // final_state_stays_final
+    if (!current || !previous) return unjudged('the poll or the read before it showed no job status');
+    if (statusRank[current.status] === undefined || statusRank[previous.status] === undefined)
+      return unjudged('a status outside QUEUED, RUNNING, COMPLETE, FAILED (response_schema_conformance reports it)');
+    if (finalStatuses.has(previous.status))
+      return unjudged('the job was already final at the read before (final_state_stays_final judges it)');
     return statusRank[current.status]! >= statusRank[previous.status]!
       ? pass
       : fail({
@@ -232,7 +235,8 @@ export const finalStateStaysFinal: Check = {
   judge: forIntent(['poll'], (exchange) => {
     const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
     const final = exchange.intent.history.find((observation) => finalStatuses.has(observation.status));
-    if (!current || !final) return skip;
+    if (!final) return unjudged('no read before it showed the job COMPLETE or FAILED');
+    if (!current) return unjudged('the read showed no job status');
     return current.status === final.status && current.evaluation === final.evaluation
       ? pass
       : fail({
@@ -250,7 +254,7 @@ export const evaluationWhenComplete: Check = {
   assumption: 'A-4',
   probes: ['lifecycle'],
   judge: onlyForJobBodies((exchange, job) => {
-    if (job.status !== 'COMPLETE') return skip;
+    if (job.status !== 'COMPLETE') return unjudged('no job read was COMPLETE');
     return job.evaluation !== undefined
       ? pass
       : fail({
@@ -268,7 +272,8 @@ export const noEvaluationBeforeComplete: Check = {
   assumption: 'A-4',
   probes: ['lifecycle'],
   judge: onlyForJobBodies((exchange, job) => {
-    if (job.status === 'COMPLETE' || statusRank[job.status as string] === undefined) return skip;
+    if (job.status === 'COMPLETE') return unjudged('every job read was COMPLETE');
+    if (statusRank[job.status as string] === undefined) return skip;
     return job.evaluation === undefined
       ? pass
       : fail({

@@ -164,7 +164,11 @@ export async function isolationProbe(context: ProbeContext, jobId: string | unde
     return;
   }
   const read = operation(context, contractOperationIds.read);
-  if (!read || !jobId) return;
+  if (!read) return;
+  if (!jobId) {
+    context.note("second caller: no job to read (the job lifecycle's create gave no jobId)");
+    return;
+  }
   await context.send(readRequest(context, read, jobId, 2), { kind: 'second-caller', jobId });
 }
 
