@@ -14,8 +14,8 @@ import { onStopSignals } from './stop-signals.js';
 
 /**
  * After a stop signal: how long in-flight requests may take to finish before their connections
- * are cut, and how long after that anything left (a client holding a socket half-open, a timer
- * of the engine) may keep the process alive. Together under the 5 s a supervisor should wait.
+ * are cut, and how long after that anything left may keep the process alive. Together under
+ * the 5 s a supervisor should have to wait.
  */
 const shutdown = { graceMs: 3000, exitAfterMs: 1000 } as const;
 
@@ -161,12 +161,15 @@ export const mockCommand: Command = {
       ].join('\n'),
     );
     const signal = await new Promise<string>((resolve) => onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() }));
+    // Nothing should keep a stopped mock alive; if something does (a socket that will not close,
+    // a timer of the engine), it must not keep the process running past this deadline either.
+    setTimeout(() => {
+      lines?.flush();
+      process.exit(exitCodes.ok);
+    }, shutdown.graceMs + shutdown.exitAfterMs).unref();
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
-    // Nothing should keep a stopped mock alive; if something does (a client holding a socket
-    // half-open, a timer of a custom engine), it must not keep the process running either.
-    setTimeout(() => process.exit(exitCodes.ok), shutdown.exitAfterMs).unref();
     return exitCodes.ok;
   },
 };

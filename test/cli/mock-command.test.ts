@@ -75,7 +75,8 @@ it('starts, answers /health, moves a job from QUEUED to COMPLETE as it is polled
   }
   expect(seen.at(-1)).toBe('COMPLETE');
   expect(seen[0]).toBe('RUNNING');
-  expect(mock.output()).toMatch(/POST \/v0\/evaluations 202 [\d.]+ms scenario=default/);
+  // Log lines are written in batches, a few milliseconds after their request.
+  await expect.poll(() => mock.output()).toMatch(/POST \/v0\/evaluations 202 [\d.]+ms scenario=default/);
   mock.child.kill('SIGTERM');
   expect(await mock.exit).toBe(0);
   expect(mock.output()).toContain('SIGTERM: stopping');
