@@ -3,7 +3,7 @@
  * test process is then only a client, and the server's memory can be read on its own.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { executablePath } from '../../src/openapi/package-root.js';
 
 export interface MockProcess {
@@ -15,6 +15,8 @@ export interface MockProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resident set size of the server process in bytes (Linux /proc). */
   rssBytes(): number;
+  /** File descriptors the server process holds open, accepted sockets included (Linux /proc). */
+  openFiles(): number;
   stop(): Promise<number | null>;
 }
 
@@ -56,6 +58,7 @@ export async function startMockProcess(args: readonly string[] = [], options: Mo
       const kilobytes = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]);
       return kilobytes * 1024;
     },
+    openFiles: () => readdirSync(`/proc/${child.pid}/fd`).length,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return (await exited).code;

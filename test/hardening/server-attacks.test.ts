@@ -56,6 +56,7 @@ it('answers requests with 16 KB whitespace header values at once, and another cl
   const attack = startAttack({ clients: 4, request: (round) => rawExchange(mock.url, whitespaceRequest(round)) });
   const probe = await probeHealth({ url: mock.url, count: 20, gapMs: 20 });
   await attack.stop();
+  console.log(`whitespace headers: ${attack.answers.length} attacking requests; /health p50 ${median(probe.ms).toFixed(1)} ms`);
   expect(probe.statuses).toEqual(Array(20).fill(200));
   expect(median(probe.ms), `/health ms during the attack: ${probe.ms.map((ms) => ms.toFixed(0)).join(', ')}`).toBeLessThan(100);
   // Every attacking request got its own answer: getJob's 404, createEvaluation's 202.
@@ -110,17 +111,21 @@ function unfinishedRequest(url: string): void {
 
 it('exits within 5 s of SIGTERM while 200 requests wait out a 60 s scenario latency, and answers every one of them', async () => {
   const mock = await start(['--scenario', slowScenario()]);
+  const filesBefore = mock.openFiles();
   const outcomes = Array.from({ length: 200 }, (_, index) =>
     fetch(`${mock.url}/v0/jobs/job_${index}`).then(
       (response) => response.status,
       (error: Error) => `failed: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`,
     ),
   );
-  // Every request has reached the server and is waiting out its latency (loopback: well within a second).
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Every request has reached the server (its connection accepted, then a moment to be read)
+  // and is waiting out its latency.
+  await expect.poll(() => mock.openFiles(), { timeout: 15_000 }).toBeGreaterThanOrEqual(filesBefore + 200);
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const signalled = performance.now();
   mock.child.kill('SIGTERM');
   const { exit, ms } = await exitWithin(mock, { since: signalled, limitMs: 10_000 });
+  console.log(`SIGTERM with 200 requests in a 60 s latency: exit after ${ms.toFixed(0)} ms`);
   expect(exit, `exit after ${ms.toFixed(0)} ms`).toEqual({ code: 0, signal: null });
   expect(ms).toBeLessThan(5000);
   // The latency wait was cancelled, not the requests: each got the answer it was waiting for.
