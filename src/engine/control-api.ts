@@ -5,10 +5,9 @@
  * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
-import type { ErrorCode } from '../contract/index.js';
 import { answerToResponse, callFromRequest } from './call.js';
 import { ControlError, type MockEngine } from './engine.js';
-import { errorAnswer, jsonAnswer, quote } from './responses.js';
+import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
 
 export const controlPrefix = '/__mock';
@@ -21,8 +20,8 @@ function json(status: number, body: unknown): Response {
  * The contract's Error body, through the engine's one builder (cut to the schema's limits).
  * The control API has codes of its own (spec/control-api.yaml), outside the contract's set.
  */
-function problem(status: number, code: string, message: string): Response {
-  return answerToResponse(errorAnswer({ status, code: code as ErrorCode, message }));
+function problem(status: number, code: ControlErrorCode, message: string): Response {
+  return answerToResponse(errorAnswer({ status, code, message }));
 }
 
 /** `limit` and `cursor` from the query, as the listings take them. */

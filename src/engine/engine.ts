@@ -129,7 +129,9 @@ export interface MockEngine {
   /**
    * Ends every scenario latency wait now, and every later one at once, so that a server
    * shutting down answers what is in flight instead of holding it (and its timers) for up
-   * to a minute. Requests still get their answer. Optional for engines of your own.
+   * to a minute. Requests still get their answer. It cannot be undone: a closed engine still
+   * answers, but without scenario latency, so close it only when you are done with it (the
+   * mock server's close() does). Optional for engines of your own.
    */
   close?(): void;
   /**

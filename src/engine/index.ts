@@ -24,7 +24,7 @@ export {
 export type { JobRecord, TimelineStep } from './jobs.js';
 export type { JournalEntry, JournalPage } from './journal.js';
 export type { IdempotencyRecord } from './operations.js';
-export { type EngineError, errorAnswer, quote, truncate } from './responses.js';
+export { type ControlErrorCode, type EngineError, errorAnswer, quote, truncate } from './responses.js';
 export {
   checkScenario,
   defaultTimeline,

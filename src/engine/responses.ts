@@ -35,9 +35,24 @@ export function quote(text: string, max: number): string {
   return `'${truncate(text, max)}'`;
 }
 
+/**
+ * The control API's own codes (spec/control-api.yaml), outside the contract's closed set
+ * (docs/assumptions.md A-7): its answers are Error bodies built here all the same.
+ */
+export type ControlErrorCode =
+  | 'control_token_required'
+  | 'control_origin_refused'
+  | 'control_host_refused'
+  | 'invalid_scenario'
+  | 'not_found'
+  | 'invalid_request'
+  | 'job_not_found'
+  | 'route_not_found';
+
 export interface EngineError {
   readonly status: number;
-  readonly code: ErrorCode;
+  /** A contract code; a control code only in answers of the control API. */
+  readonly code: ErrorCode | ControlErrorCode;
   readonly message: string;
   readonly headers?: Record<string, string>;
 }

@@ -8,7 +8,6 @@
  * this machine is refused while no control token is in force; with a token, the token guards).
  * docs/assumptions.md A-20.
  */
-import type { ErrorCode } from '../contract/index.js';
 import { type EngineAnswer, errorAnswer } from '../engine/index.js';
 
 export interface ControlGuardOptions {
@@ -50,7 +49,7 @@ function quoted(value: string): string {
  * one builder of Error bodies, which caps the message at the schema's 1,024 characters.
  */
 function refusal(options: { status: number; code: 'control_host_refused' | 'control_origin_refused'; message: string }): EngineAnswer {
-  return errorAnswer({ status: options.status, code: options.code as unknown as ErrorCode, message: options.message });
+  return errorAnswer({ status: options.status, code: options.code, message: options.message });
 }
 
 function isDigits(text: string): boolean {

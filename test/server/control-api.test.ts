@@ -76,7 +76,13 @@ it('lists, inspects, advances and sets jobs; refuses moves the state machine for
   const { jobId } = await created.json();
   const listed = await control('listJobs', '/__mock/jobs');
   expect(listed.body.jobs).toEqual([
-    { job: { jobId, status: 'QUEUED' }, owner: await callerFingerprint('Bearer ann'), scenario: 'manual', createdAt: clock.now(), reads: 0 },
+    {
+      job: { jobId, status: 'QUEUED' },
+      owner: await callerFingerprint('Bearer ann'),
+      scenario: 'manual',
+      createdAt: clock.now(),
+      reads: 0,
+    },
   ]);
   // The control API shows who created a job without showing their credential (A-10).
   expect(listed.body.jobs[0].owner).toMatch(/^sha256:[0-9a-f]{32}$/);
@@ -126,4 +132,13 @@ it('answers an unknown control path with 404 and a pointer to the document', asy
   const response = await fetch(`${server.url}/__mock/nothing`, { headers: { 'x-mock-token': 'tok' } });
   expect(response.status).toBe(404);
   expect((await response.json()).message).toMatch(/spec\/control-api\.yaml/);
+});
+
+it('documents its refusals: 401 without the token, 403 for a web page’s Origin, each an Error body', async () => {
+  const withoutToken = await fetch(`${server.url}/__mock/jobs`);
+  expect(withoutToken.status).toBe(401);
+  const fromPage = await control('listJobs', '/__mock/jobs?limit=5', { headers: { origin: 'http://evil.example' } });
+  expect(fromPage).toMatchObject({ status: 403, body: { code: 'control_origin_refused' } });
+  const badLimit = await control('readJournal', '/__mock/journal?limit=0');
+  expect(badLimit).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
 });
