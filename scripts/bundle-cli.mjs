@@ -18,7 +18,7 @@
  *
  *   node scripts/bundle-cli.mjs        write dist/cli/
  */
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -44,3 +44,6 @@ await build({
     sourcemap: true,
   },
 });
+// rolldown writes files 644; package.json `bin` points here, and npx's cached link (or a shell
+// running ./dist/cli/evidence-harness.js) needs it executable, or every rebuild breaks it.
+chmodSync(join(outDir, 'evidence-harness.js'), 0o755);

@@ -113,3 +113,8 @@ it('lists each command with the name and summary the command itself states', asy
     expect([command.name, command.summary]).toEqual([entry.name, entry.summary]);
   }
 });
+
+it('builds an executable bin that runs by itself, as npx and a shell run it (the bundle keeps its mode)', async () => {
+  const { stdout } = await promisify(execFile)(executablePath(), ['--version']);
+  expect(stdout.trim()).toContain(version);
+});
