@@ -20,7 +20,9 @@ export interface ConformanceResult {
 export async function runConformance(_config: BenchConfig, progress: (line: string) => void): Promise<ConformanceResult> {
   const server = await startTarget('mock');
   try {
-    const args = [executablePath(), 'conformance', '--base-url', server.url, '--seed', '1', '--quiet'];
+    // Both callers, so every required check runs (without a second caller the run is incomplete, exit 3).
+    const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
+    const args = [executablePath(), 'conformance', '--base-url', server.url, '--seed', '1', '--quiet', ...callers];
     const run = await runNode({ args, timeoutMs: 180_000 });
     const summary = run.stdout.trim().split('\n').at(-1) ?? '';
     progress(`conformance: ${(run.wallMs / 1000).toFixed(2)} s, exit ${run.code}`);
@@ -28,7 +30,8 @@ export async function runConformance(_config: BenchConfig, progress: (line: stri
       wallMs: run.wallMs,
       exitCode: run.code,
       summary,
-      command: 'node dist/cli/evidence-harness.js conformance --base-url http://127.0.0.1:PORT --seed 1 --quiet',
+      command:
+        "node dist/cli/evidence-harness.js conformance --base-url http://127.0.0.1:PORT --seed 1 --quiet --header 'Authorization: Bearer alice' --second-caller-header 'Authorization: Bearer bob'",
     };
   } finally {
     await server.stop();
