@@ -138,6 +138,8 @@ export const mockCommand: Command = {
     try {
       server = await startMockServer({
         engine,
+        // The command made this engine for this server alone: closing ends its latency waits.
+        closeEngine: true,
         port,
         ...(values.host ? { host: values.host } : {}),
         ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
@@ -160,7 +162,10 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    const signal = await new Promise<string>((resolve) => onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() }));
+    let stopListening = () => undefined as void;
+    const signal = await new Promise<string>((resolve) => {
+      stopListening = onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() });
+    });
     // Nothing should keep a stopped mock alive; if something does (a socket that will not close,
     // a timer of the engine), it must not keep the process running past this deadline either.
     setTimeout(() => {
@@ -170,6 +175,7 @@ export const mockCommand: Command = {
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
+    stopListening();
     return exitCodes.ok;
   },
 };

@@ -17,11 +17,14 @@ export interface StopSignalOptions {
   readonly beforeExit?: (signal: StopSignal) => void;
 }
 
-/** Listens for SIGINT and SIGTERM until the process ends. */
-export function onStopSignals(options: StopSignalOptions): void {
+/**
+ * Listens for SIGINT and SIGTERM until the returned function is called (once the stop is
+ * over), so a later command run in the same process starts with no listener of this one.
+ */
+export function onStopSignals(options: StopSignalOptions): () => void {
   let stopping = false;
-  for (const signal of Object.keys(exitCodeOf) as StopSignal[]) {
-    process.on(signal, () => {
+  const listeners = (Object.keys(exitCodeOf) as StopSignal[]).map((signal) => {
+    const listener = () => {
       if (!stopping) {
         stopping = true;
         options.stop(signal);
@@ -29,6 +32,11 @@ export function onStopSignals(options: StopSignalOptions): void {
       }
       options.beforeExit?.(signal);
       process.exit(exitCodeOf[signal]);
-    });
-  }
+    };
+    process.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  return () => {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
+  };
 }

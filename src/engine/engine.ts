@@ -37,10 +37,10 @@ export const defaultLimits = {
   jobTtlMs: 24 * hour,
   idempotencyKeyTtlMs: 24 * hour,
   maxJobBytes: 128 * mebibyte,
-  maxIdempotencyKeyBytes: 64 * mebibyte,
+  maxIdempotencyKeyBytes: 96 * mebibyte,
   maxJournalBytes: 4 * mebibyte,
   maxScenarioRegistryBytes: 16 * mebibyte,
-  maxRegisteredScenarios: 256,
+  maxRegisteredScenarios: 64,
 } as const;
 
 /** Page sizes of the control surface's listings. */
@@ -219,7 +219,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
   const parse = (input: ScenarioInput): Scenario =>
-    parseScenario({ value: input, source: `scenario '${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}'` });
+    parseScenario({ value: input, source: `scenario ${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}` });
   // The shipped scenarios and those given here live as long as the engine; reset keeps them.
   const startup = builtinScenarios();
   for (const input of options.scenarios ?? []) {
@@ -280,6 +280,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const issuerKeys = options.issuerKeys ?? testKeySet;
   const basePath = normalizeBasePath(options.basePath);
   const latency = new LatencyWaits(clock);
+  /** Creates in progress by caller-scoped Idempotency-Key (operations.ts, oneAtATime). */
+  const creating = new Map<string, Promise<unknown>>();
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -373,6 +375,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       jobs,
       idempotencyKeys,
       issuerKeys,
+      creating,
     };
     const result = await handlers[route.operationId](context);
     return { result, entry: { ...base, forced: false } };
@@ -525,9 +528,9 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       const limit = pageLimit(request.limit);
       let cursor: number | undefined;
       if (request.cursor !== undefined) {
-        if (!/^[0-9]{1,15}$/.test(request.cursor))
-          throw new ControlError(`cursor ${quote(request.cursor, 40)} is not one this mock gave`, 'invalid');
-        cursor = Number(request.cursor);
+        cursor = /^[0-9]{1,15}$/.test(request.cursor) ? Number(request.cursor) : Number.NaN;
+        // As the job store does: a cursor no page has given yet is refused, not answered empty.
+        if (!(cursor < journal.nextSeq)) throw new ControlError(`cursor ${quote(request.cursor, 40)} is not one this mock gave`, 'invalid');
       }
       const page: JournalPage = journal.page({ limit, ...(cursor === undefined ? {} : { cursor }) });
       return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };

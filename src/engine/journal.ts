@@ -48,7 +48,7 @@ export class Journal {
   private start = 0;
   private count = 0;
   private bytes = 0;
-  private nextSeq = 1;
+  private seqCounter = 1;
 
   constructor(private readonly options: { readonly capacity: number; readonly maxBytes: number }) {}
 
@@ -57,7 +57,7 @@ export class Journal {
     const { capacity, maxBytes } = this.options;
     if (capacity <= 0) return;
     const path = entry.path.length > journalPathLength ? `${entry.path.slice(0, journalPathLength - 1)}…` : entry.path;
-    const numbered: JournalEntry = { seq: this.nextSeq++, ...entry, path };
+    const numbered: JournalEntry = { seq: this.seqCounter++, ...entry, path };
     const size = journalEntryBytes(numbered);
     while (this.count > 0 && (this.count >= capacity || this.bytes + size > maxBytes)) this.dropOldest();
     const slot = (this.start + this.count) % capacity;
@@ -105,6 +105,11 @@ export class Journal {
     this.start = 0;
     this.count = 0;
     this.bytes = 0;
+  }
+
+  /** The number the next entry will get: every cursor a page gives is below it. */
+  get nextSeq(): number {
+    return this.seqCounter;
   }
 
   /** Estimated bytes held. */

@@ -33,6 +33,8 @@ export interface OperationContext {
   readonly random: Random;
   readonly jobs: KeyValueStore<JobRecord>;
   readonly idempotencyKeys: KeyValueStore<IdempotencyRecord>;
+  /** Creates in progress in this engine by scoped key, so duplicates wait for the first (see createEvaluation). */
+  readonly creating: Map<string, Promise<unknown>>;
   readonly issuerKeys: IssuerKeySet;
 }
 
@@ -79,6 +81,32 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
   // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
   const scopedKey = `${context.caller}\n${key as string}`;
   const digest = await requestDigest(evaluation);
+  // Duplicates in this engine wait for the create before them, and then find its key bound:
+  // racing, each would store a job (evicting the oldest of a full store) only to drop it.
+  return oneAtATime({ pending: context.creating, key: scopedKey, work: () => createOnce({ context, evaluation, scopedKey, digest }) });
+}
+
+/** Runs `work` after every earlier work of the same key has settled. */
+async function oneAtATime<T>(options: { pending: Map<string, Promise<unknown>>; key: string; work: () => Promise<T> }): Promise<T> {
+  const { pending, key, work } = options;
+  const before = pending.get(key);
+  const mine = before ? before.then(work, work) : work();
+  const settled = mine.catch(() => undefined);
+  pending.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (pending.get(key) === settled) pending.delete(key);
+  }
+}
+
+async function createOnce(options: {
+  context: OperationContext;
+  evaluation: EvaluationRequest;
+  scopedKey: string;
+  digest: string;
+}): Promise<OperationResult> {
+  const { context, evaluation, scopedKey, digest } = options;
   // A replay is answered from what is stored, before a new job is made: storing one first
   // would evict the oldest job of a full store for a request that stores nothing.
   const bound = await context.idempotencyKeys.get(scopedKey);
@@ -98,8 +126,9 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
     reads: 0,
   };
   // The job is stored before the key points to it, so whoever finds the key finds its job
-  // (with any store, networked ones included). Of concurrent duplicates exactly one claims
-  // the key; the others drop the job they stored, which nobody has seen.
+  // (with any store, networked ones included). Of concurrent duplicates (from other engines
+  // sharing a networked store) exactly one claims the key; the others drop the job they
+  // stored, which nobody has seen.
   await context.jobs.insertIfAbsent(record.jobId, record);
   const binding = await bindKey({ context, scopedKey, digest, jobId: record.jobId });
   if (binding === 'claimed') return { answer: jsonAnswer({ status: 202, body: jobView(record) }), jobId: record.jobId };

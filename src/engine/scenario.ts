@@ -9,7 +9,16 @@ import * as z from 'zod';
 import { type EvaluationRequest, evaluations, evidenceKinds, limits, profiles } from '../contract/index.js';
 import { boundedText } from '../contract/text.js';
 import type { TimelineStep } from './jobs.js';
-import { type CompiledPattern, compilePattern, maxPatternLength, patternProblem } from './patterns.js';
+import {
+  type CompiledPattern,
+  checkPattern,
+  compilePattern,
+  maxPatternLength,
+  maxPatternProgram,
+  maxRepeatCount,
+  maxScenarioProgram,
+  patternProblem,
+} from './patterns.js';
 
 /**
  * Bounds of one scenario, so that no scenario — from a file or the control API — can make a
@@ -21,6 +30,10 @@ export const scenarioLimits = {
   maxRules: 64,
   maxFaults: 64,
   maxPatternLength,
+  maxRepeatCount,
+  /** RE2 instructions of one pattern, and of all the patterns of one scenario. */
+  maxPatternProgram,
+  maxScenarioProgram,
 } as const;
 
 const at = z
@@ -90,7 +103,7 @@ const match = z
       })
       .optional()
       .describe(
-        `A regular expression the request operationId must match (at most ${maxPatternLength} characters; matched in linear time, so no lookaround or backreferences).`,
+        `A regular expression the request operationId must match (at most ${maxPatternLength} characters, repeat counts up to ${maxRepeatCount}; matched in linear time, so no lookaround or backreferences).`,
       ),
     evidenceKinds: z.array(z.enum(evidenceKinds)).min(1).optional().describe('The request must include evidence of each of these kinds.'),
   })
@@ -148,6 +161,19 @@ export const scenarioSchema = z
     rules: z
       .array(z.strictObject({ match, job: jobPlan }))
       .max(scenarioLimits.maxRules, { message: `a scenario has at most ${scenarioLimits.maxRules} rules` })
+      .superRefine((rules, ctx) => {
+        let program = 0;
+        for (const rule of rules) {
+          const checked = rule.match.operationId === undefined ? undefined : checkPattern(rule.match.operationId);
+          if (checked !== undefined && typeof checked !== 'string') program += checked.estimatedProgram;
+        }
+        if (program > maxScenarioProgram) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `the rules' patterns would compile to about ${program} instructions; a scenario's patterns have at most ${maxScenarioProgram}`,
+          });
+        }
+      })
       .default([])
       .describe('The first rule whose match holds gives the timeline.'),
     faults: z
@@ -181,6 +207,9 @@ export class ScenarioError extends Error {
   }
 }
 
+/** Every scenario parseScenario has returned. */
+const parsed = new WeakSet<Scenario>();
+
 /** The size of `value` as JSON text, or a reason it has none. */
 function jsonLength(value: unknown): number | string {
   try {
@@ -196,6 +225,9 @@ function jsonLength(value: unknown): number | string {
  * are checked here for what can be seen without compiling; `checkScenario` compiles them.
  */
 export function parseScenario(options: { value: unknown; source: string }): Scenario {
+  // A scenario this function gave out is taken as it is: parsing it again would measure the
+  // defaults it filled in and make a new object, whose patterns would be compiled again.
+  if (parsed.has(options.value as Scenario)) return options.value as Scenario;
   const length = jsonLength(options.value);
   if (typeof length === 'string') throw new ScenarioError(options.source, [{ path: '(root)', message: length }]);
   if (length > scenarioLimits.maxBytes) {
@@ -207,7 +239,10 @@ export function parseScenario(options: { value: unknown; source: string }): Scen
     ]);
   }
   const result = scenarioSchema.safeParse(options.value);
-  if (result.success) return result.data;
+  if (result.success) {
+    parsed.add(result.data);
+    return result.data;
+  }
   throw new ScenarioError(
     options.source,
     // Unknown keys are quoted by zod: a problem quotes at most 200 characters of them.
@@ -240,7 +275,14 @@ function rulesOf(scenario: Scenario, source: string): Promise<CompiledRules> {
           : [],
       );
       if (problems.length > 0) throw new ScenarioError(source, problems);
-      return results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+      const compiled = results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+      const program = compiled.reduce((total, pattern) => total + (pattern?.programSize ?? 0), 0);
+      if (program > maxScenarioProgram) {
+        throw new ScenarioError(source, [
+          { path: 'rules', message: `the patterns compile to ${program} instructions; a scenario's patterns have at most ${maxScenarioProgram}` },
+        ]);
+      }
+      return compiled;
     });
     // Seen by whoever awaits it; never an unhandled rejection in between.
     rules.catch(() => undefined);

@@ -9,7 +9,9 @@ import type { JobRecord, TimelineStep } from './jobs.js';
 import type { JournalEntry } from './journal.js';
 import type { IdempotencyRecord } from './operations.js';
 
-const objectOverhead = 64;
+// Measured: 100,000 jobs and their keys take about 1.3 KB each of RSS; these estimates come to
+// about 1.9 KB, so a budget is reached before the memory it stands for.
+const objectOverhead = 160;
 
 function textBytes(text: string | undefined): number {
   return text === undefined ? 0 : text.length * 2;

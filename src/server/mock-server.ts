@@ -25,6 +25,11 @@ export interface MockServerOptions {
   /** The engine to serve; default: a new one from `engineOptions`. */
   readonly engine?: MockEngine;
   readonly engineOptions?: MockEngineOptions;
+  /**
+   * End the engine's latency waits when the server closes (engine.close()). Default: true for
+   * an engine the server made, false for one passed in, which may still serve elsewhere.
+   */
+  readonly closeEngine?: boolean;
   /** Default 4010; 0 picks a free port. */
   readonly port?: number;
   /** Default 127.0.0.1. */
@@ -177,6 +182,7 @@ function formatLine(options: { method: string; path: string; status: number | 'a
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const engine = options.engine ?? createMockEngine(options.engineOptions);
+  const closeEngine = options.closeEngine ?? options.engine === undefined;
   const host = options.host ?? '127.0.0.1';
   if (options.controlToken === '') throw new RangeError('startMockServer: controlToken must not be empty (it would let anyone in)');
   const controlToken = controlTokenFor({ host, given: options.controlToken });
@@ -340,8 +346,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       new Promise<void>((resolve) => {
         closing = true;
         for (const outgoing of inFlight) if (!outgoing.headersSent) outgoing.shouldKeepAlive = false;
-        // Requests waiting out a scenario's latency are answered now instead of holding the close (and the process) open.
-        engine.close?.();
+        // Requests waiting out a scenario's latency are answered now instead of holding the close
+        // (and the process) open. Only an engine this server made, or one it was told to close:
+        // closing ends latency for good, and an engine passed in may serve elsewhere too.
+        if (closeEngine) engine.close?.();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createMockEngine, scenarioLimits } from '../../src/engine/index.js';
+import { checkPattern } from '../../src/engine/patterns.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
 import { median, probeHealth } from './attack-clients.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
@@ -48,12 +49,25 @@ async function inParallel<T>(options: { count: number; clients: number; run: (ro
   return results;
 }
 
-/** What another client sees of GET /health while `attack` runs. */
-async function healthDuring(url: string, attack: () => Promise<void>) {
-  const attacking = attack();
+/**
+ * What another client sees of GET /health (20 probes, 20 ms apart) while `attack(round)` runs
+ * over and over, from before the first probe until after the last: the attack never stops early.
+ */
+async function healthDuring<T>(url: string, attack: (round: number) => Promise<T>) {
+  let probing = true;
+  const results: T[] = [];
+  const attacking = (async () => {
+    for (let round = 0; probing || round === 0; round += 1) results.push(await attack(round));
+  })();
   const probe = await probeHealth({ url, count: 20, gapMs: 20 });
+  probing = false;
   await attacking;
-  return probe;
+  return { ...probe, results };
+}
+
+/** The 19th fastest of 20 probes: every probe but one under a bound (one GC pause may take one). */
+function allButOne(ms: readonly number[]): number {
+  return [...ms].sort((a, b) => a - b)[ms.length - 2]!;
 }
 
 function createWithOperationId(url: string, operationId: string, key: string): Promise<Response> {
@@ -78,17 +92,17 @@ it('matches a catastrophic pattern such as ^(a+)+$ in linear time: the create is
     rules: [{ match: { operationId: '^(a+)+$' }, job: { timeline: [{ status: 'FAILED', at: { reads: 1 } }] } }],
   };
   expect((await fetch(`${mock.url}/__mock/scenario`, put({ scenario }))).status).toBe(200);
-  const answers: number[] = [];
-  const probe = await healthDuring(mock.url, async () => {
-    // 40 'a' and a '!': a backtracking engine tries 2^40 ways before it fails.
-    for (let round = 0; round < 20; round += 1) {
-      answers.push((await createWithOperationId(mock.url, `${'a'.repeat(40)}!`, `redos-${round}`)).status);
-    }
-  });
-  expect(answers).toEqual(Array(20).fill(202));
+  // 40 'a' and a '!': a backtracking engine tries 2^40 ways before it fails.
+  const probe = await healthDuring(
+    mock.url,
+    async (round) => (await createWithOperationId(mock.url, `${'a'.repeat(40)}!`, `redos-${round}`)).status,
+  );
+  expect(new Set(probe.results)).toEqual(new Set([202]));
   expect(probe.statuses).toEqual(Array(20).fill(200));
-  expect(median(probe.ms)).toBeLessThan(100);
-  console.log(`^(a+)+$ against 40 a and '!': 20 creates answered 202; /health p50 ${median(probe.ms).toFixed(1)} ms meanwhile`);
+  expect(allButOne(probe.ms)).toBeLessThan(100);
+  console.log(
+    `^(a+)+$ against 40 a and '!': ${probe.results.length} creates answered 202; /health p50 ${median(probe.ms).toFixed(1)} ms, 19th of 20 ${allButOne(probe.ms).toFixed(1)} ms meanwhile`,
+  );
   // The rule still works for what it does match.
   const matching = await (await createWithOperationId(mock.url, 'aaaa', 'redos-match')).json();
   expect(await (await fetch(`${mock.url}/v0/jobs/${matching.jobId}`)).json()).toMatchObject({ status: 'FAILED' });
@@ -102,6 +116,7 @@ it('refuses patterns a linear-time matcher cannot run, or longer than the limit,
     { pattern: '(?<=a)b', says: /rules\.0\.match\.operationId: uses lookahead or lookbehind/ },
     { pattern: '(a)\\1', says: /rules\.0\.match\.operationId: uses a backreference/ },
     { pattern: 'a'.repeat(scenarioLimits.maxPatternLength + 1), says: /rules\.0\.match\.operationId: .*at most 256/ },
+    { pattern: '\\p{Script=Greek}', says: /rules\.0\.match\.operationId: .*only general categories/ },
     { pattern: '(', says: /must be a valid regular expression/ },
   ];
   for (const { pattern, says } of refusals) {
@@ -122,7 +137,7 @@ it('refuses a scenario file with a catastrophic-looking but unsupported pattern 
   );
 });
 
-it('refuses a 17,000-rule scenario, a 65-rule one and a 1 MB one by their limits; 64 worst-case rules still answer at once', async () => {
+it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge patterns by their limits; the heaviest allowed loads and answers at once', async () => {
   const mock = await start();
   const rule = (pattern: string) => ({ match: { operationId: pattern }, job: { timeline: [] } });
   // 17,000 rules are over the size limit before their number is counted.
@@ -135,22 +150,41 @@ it('refuses a 17,000-rule scenario, a 65-rule one and a 1 MB one by their limits
   const large = await fetch(`${mock.url}/__mock/scenario`, put({ scenario: { name: 'large', description: 'x'.repeat(1_000_000) } }));
   expect(large.status).toBe(400);
   expect((await large.json()).message).toMatch(/at most 262144 \(256 KiB\)/);
-  // The heaviest scenario the limits allow: 64 rules whose patterns cost the most to run.
-  const heaviest = { name: 'heaviest', rules: Array.from({ length: 64 }, (_, index) => rule(`(.*a){100}${index}`)) };
-  expect((await fetch(`${mock.url}/__mock/scenario`, put({ scenario: heaviest }))).status).toBe(200);
-  const answers: number[] = [];
-  const createMs: number[] = [];
-  const probe = await healthDuring(mock.url, async () => {
-    for (let round = 0; round < 20; round += 1) {
-      const sent = performance.now();
-      answers.push((await createWithOperationId(mock.url, 'a'.repeat(128), `heavy-${round}`)).status);
-      createMs.push(performance.now() - sent);
-    }
+  // The attack of the review: 64 rules of 27 branches of \S{900}, 19 KB in all, took a second a create.
+  const wide = Array.from({ length: 27 }, (_, index) => `\\S{${900 + index}}`).join('|');
+  const refusedWide = await fetch(
+    `${mock.url}/__mock/scenario`,
+    put({ scenario: { name: 'wide', rules: Array(64).fill(rule(`(?:${wide})`)) } }),
+  );
+  expect(refusedWide.status).toBe(400);
+  expect((await refusedWide.json()).message).toMatch(/a count is at most 128/);
+  // The heaviest scenario the limits allow: patterns of almost 1,000 instructions each, up to
+  // the scenario's 2,000, with the rest of the 64 rules cheap.
+  const heavy = (salt: number) => `(?:\\S{120}|\\S{119}|\\S{118})${salt}`;
+  const heaviest = (name: string) => ({
+    name,
+    rules: [rule(heavy(1)), rule(heavy(2)), ...Array.from({ length: 62 }, (_, index) => rule(`^r${index}-`))],
   });
-  expect(answers).toEqual(Array(20).fill(202));
-  expect(median(probe.ms)).toBeLessThan(100);
+  expect(checkPattern(heavy(1))).toMatchObject({ estimatedProgram: expect.any(Number) });
+  // Loading it (compiling every pattern) over and over, while another client polls /health.
+  const loads = await healthDuring(
+    mock.url,
+    async (round) => (await fetch(`${mock.url}/__mock/scenario`, put({ scenario: heaviest(`heaviest-${round}`) }))).status,
+  );
+  expect(new Set(loads.results)).toEqual(new Set([200]));
+  expect(allButOne(loads.ms)).toBeLessThan(100);
+  // Creating under it over and over.
+  const createMs: number[] = [];
+  const creates = await healthDuring(mock.url, async (round) => {
+    const sent = performance.now();
+    const status = (await createWithOperationId(mock.url, 'a'.repeat(128), `heavy-${round}`)).status;
+    createMs.push(performance.now() - sent);
+    return status;
+  });
+  expect(new Set(creates.results)).toEqual(new Set([202]));
+  expect(allButOne(creates.ms)).toBeLessThan(100);
   console.log(
-    `64 worst-case rules: create p50 ${median(createMs).toFixed(1)} ms (first ${createMs[0]!.toFixed(1)} ms, compiling); /health p50 ${median(probe.ms).toFixed(1)} ms meanwhile`,
+    `heaviest scenario allowed: ${loads.results.length} loads, /health 19th of 20 ${allButOne(loads.ms).toFixed(1)} ms; ${creates.results.length} creates, p50 ${median(createMs).toFixed(1)} ms, /health 19th of 20 ${allButOne(creates.ms).toFixed(1)} ms`,
   );
 });
 
@@ -228,16 +262,14 @@ it(
     const grown = mock.rssBytes() - before;
     expect(grown).toBeLessThan(64 * mebibyte + hugeCredentialCreates * 1536);
     const probe = await healthDuring(mock.url, async () => {
-      for (let round = 0; round < 10; round += 1) {
-        const page = await fetch(`${mock.url}/__mock/jobs`);
-        expect(page.status).toBe(200);
-        const listed = await page.json();
-        expect(listed.jobs).toHaveLength(100);
-        expect(listed.nextCursor).toEqual(expect.any(String));
-        expect(JSON.stringify(listed)).not.toContain('sssss');
-      }
+      const page = await fetch(`${mock.url}/__mock/jobs`);
+      expect(page.status).toBe(200);
+      const listed = await page.json();
+      expect(listed.jobs).toHaveLength(100);
+      expect(listed.nextCursor).toEqual(expect.any(String));
+      expect(JSON.stringify(listed)).not.toContain('sssss');
     });
-    expect(median(probe.ms)).toBeLessThan(100);
+    expect(allButOne(probe.ms)).toBeLessThan(100);
     const pageStarted = performance.now();
     await (await fetch(`${mock.url}/__mock/jobs`)).json();
     console.log(
@@ -306,4 +338,17 @@ it('answers a replay when the job store is full without evicting a job', async (
     expect((await answer.json()).jobId).toBe(jobIds[2]);
   }
   expect((await engine.control.listJobs()).map((inspection) => inspection.job.jobId)).toEqual(jobIds);
+});
+
+it('answers concurrent duplicate creates into a full store with one job, evicting only for that job', async () => {
+  const engine = createMockEngine({ limits: { maxJobs: 3 }, seed: 2 });
+  const create = (key: string, operationId: string) =>
+    engine.handle(new Request('http://mock.test/v0/evaluations', jsonPost(evaluationRequest({ operationId }), { 'idempotency-key': key })));
+  const jobIds: string[] = [];
+  for (const key of ['a', 'b', 'c']) jobIds.push((await (await create(key, `op-${key}`)).json()).jobId);
+  const duplicates = await Promise.all(Array.from({ length: 5 }, () => create('d', 'op-d')));
+  const duplicateIds = new Set(await Promise.all(duplicates.map(async (answer) => (await answer.json()).jobId)));
+  expect(duplicateIds.size).toBe(1);
+  // One new job made room for itself by evicting the oldest; the duplicates evicted nothing.
+  expect((await engine.control.listJobs()).map((inspection) => inspection.job.jobId)).toEqual([jobIds[1], jobIds[2], ...duplicateIds]);
 });
