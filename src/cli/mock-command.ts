@@ -162,7 +162,7 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    let stopListening = () => undefined as void;
+    let stopListening: (() => void) | undefined;
     const signal = await new Promise<string>((resolve) => {
       stopListening = onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() });
     });
@@ -175,7 +175,7 @@ export const mockCommand: Command = {
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
-    stopListening();
+    stopListening?.();
     return exitCodes.ok;
   },
 };

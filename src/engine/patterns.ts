@@ -85,7 +85,7 @@ export function checkPattern(source: string): CheckedPattern | string {
       if (!inClass && (/[1-9]/.test(next) || (next === 'k' && source[index + 2] === '<'))) {
         return 'uses a backreference, which a linear-time matcher cannot run';
       }
-      if (inClass && next === 'b') return "uses [\\b], which RE2 reads otherwise; write \\x08";
+      if (inClass && next === 'b') return 'uses [\\b], which RE2 reads otherwise; write \\x08';
       if (next === 'p' || next === 'P') {
         const close = source.indexOf('}', index);
         const name = source.slice(index + 3, close);

@@ -279,7 +279,10 @@ function rulesOf(scenario: Scenario, source: string): Promise<CompiledRules> {
       const program = compiled.reduce((total, pattern) => total + (pattern?.programSize ?? 0), 0);
       if (program > maxScenarioProgram) {
         throw new ScenarioError(source, [
-          { path: 'rules', message: `the patterns compile to ${program} instructions; a scenario's patterns have at most ${maxScenarioProgram}` },
+          {
+            path: 'rules',
+            message: `the patterns compile to ${program} instructions; a scenario's patterns have at most ${maxScenarioProgram}`,
+          },
         ]);
       }
       return compiled;
