@@ -6,6 +6,8 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
+import { constants, existsSync, statSync } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -30,7 +32,7 @@ import {
 } from '../conformance/index.js';
 import { secretFragments } from '../conformance/secrets.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { type Command, type CommandIo, diagnostic, exitCodes, integerOption, parseCommandLine, UsageError } from './command.js';
+import { type Command, type CommandIo, diagnostic, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -64,7 +66,7 @@ Options:
   --timeout DURATION           per-request deadline, headers and body (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
   --job-timeout DURATION       how long a job may take to reach a final state (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)
   --time-budget DURATION       the whole run's time: nothing is sent after it (default ${formatDuration(conformanceDefaults.timeBudgetMs)})
-  --max-response-bytes N       read at most N bytes of one answer, as sent and decoded (default ${conformanceDefaults.maxResponseBytes})
+  --max-response-bytes SIZE    read at most SIZE of one answer, as sent and decoded: 1048576, 512KiB, 8MiB (default ${conformanceDefaults.maxResponseBytes} bytes)
   --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
   --checks a,b                 run only these checks
   --exclude-checks a,b         leave these checks out
@@ -150,11 +152,59 @@ function rawUrlSecrets(value: string | undefined): string[] {
   return colon >= 0 ? [userinfo, userinfo.slice(colon + 1)] : [userinfo];
 }
 
-/** Where request bodies too long for a curl line are written: beside the first report, else in the temp folder. */
+/**
+ * Where request bodies too long for a curl line are written: beside the first report, else in
+ * the temp folder, in a folder of this user's (uid), so that another user's file or link of
+ * the same name cannot take the writes.
+ */
 function bodyDirectoryFor(reports: readonly ReportTarget[], seed: number | undefined): string {
   const first = reports[0];
   if (first) return join(dirname(first.file), 'conformance-bodies');
-  return join(tmpdir(), `evidence-harness-bodies${seed === undefined ? `-${process.pid}` : `-seed-${seed}`}`);
+  const user = process.getuid?.() ?? 'user';
+  return join(tmpdir(), `evidence-harness-${user}`, `bodies${seed === undefined ? `-${process.pid}` : `-seed-${seed}`}`);
+}
+
+/** Plain words for the file system errors a report path meets. */
+const fileProblems: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EEXIST: 'a file is in the way of a folder on its path',
+  ENOTDIR: 'a file is in the way of a folder on its path',
+  EISDIR: 'it is a folder',
+  ENOENT: 'a folder on its path cannot be made',
+  EROFS: 'the file system is read-only',
+};
+
+/**
+ * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
+ * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable.
+ */
+async function prepareFolder(folder: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const level of missing) await mkdir(level);
+  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  await access(folder, constants.W_OK);
+}
+
+/** Checks before the run that every report (and the body folder) can be written: a run is not thrown away at its end. */
+async function prepareOutputs(options: { reports: readonly ReportTarget[] }): Promise<void> {
+  const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
+  for (const { folder, name } of paths) {
+    try {
+      await prepareFolder(folder);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      throw new UsageError(`${name}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`);
+    }
+  }
+  for (const target of options.reports) {
+    if (existsSync(target.file) && !statSync(target.file).isFile())
+      throw new UsageError(`--report ${target.format}=${target.file}: it is a folder`);
+  }
 }
 
 export const conformanceCommand: Command = {
@@ -216,7 +266,7 @@ export const conformanceCommand: Command = {
     const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
     const jobTimeoutMs = durationOption({ value: values['job-timeout'], name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 });
     const timeBudgetMs = durationOption({ value: values['time-budget'], name: 'time-budget', minMs: 1000, maxMs: 86_400_000 });
-    const maxResponseBytes = integerOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
+    const maxResponseBytes = sizeOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
     const maxConsecutiveTimeouts = integerOption({
       value: values['max-consecutive-timeouts'],
       name: 'max-consecutive-timeouts',
@@ -240,6 +290,8 @@ export const conformanceCommand: Command = {
       io.stderr(diagnostic(`conformance: ${signal}: stopping, then writing the summary and reports of what ran (again to quit at once).`));
       interrupt.abort(signal);
     };
+    const bodyDirectory = bodyDirectoryFor(reports, seed);
+    await prepareOutputs({ reports });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
@@ -260,7 +312,7 @@ export const conformanceCommand: Command = {
         excludeChecks: list(values['exclude-checks']),
         strict: values.strict,
         signal: interrupt.signal,
-        bodyDirectory: bodyDirectoryFor(reports, seed),
+        bodyDirectory,
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });

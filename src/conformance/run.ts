@@ -193,14 +193,25 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ...(options.rate === undefined ? {} : { rate: options.rate }),
   });
   let bodyDirectoryMade = false;
+  /** Set once a body file could not be written: later long bodies stay out of curl lines too. */
+  let bodyFilesFailed = false;
   const reproduce = (exchange: Exchange) => {
     const body = exchange.request.body;
     let bodyFile: string | undefined;
-    if (body !== undefined && body.length > inlineBodyLimit && options.bodyDirectory) {
-      bodyFile = join(options.bodyDirectory, `exchange-${exchange.id}.json`);
-      if (!bodyDirectoryMade) mkdirSync(options.bodyDirectory, { recursive: true });
-      bodyDirectoryMade = true;
-      writeFileSync(bodyFile, body);
+    if (body !== undefined && body.length > inlineBodyLimit && options.bodyDirectory && !bodyFilesFailed) {
+      try {
+        if (!bodyDirectoryMade) mkdirSync(options.bodyDirectory, { recursive: true });
+        bodyDirectoryMade = true;
+        bodyFile = join(options.bodyDirectory, `exchange-${exchange.id}.json`);
+        writeFileSync(bodyFile, body);
+      } catch (error) {
+        // A folder we cannot write must not abort the run: the reproduction says where the body is missing.
+        bodyFilesFailed = true;
+        bodyFile = undefined;
+        notes.push(
+          `Long request bodies could not be written to ${options.bodyDirectory} (${(error as NodeJS.ErrnoException).code ?? 'error'}); their curl lines leave the body out.`,
+        );
+      }
     }
     return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
   };

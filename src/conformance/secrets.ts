@@ -8,8 +8,12 @@
  */
 import { redacted } from './http/curl.js';
 
-/** Shorter fragments are not scrubbed from free text: "1" or "abc" would blank out unrelated text. */
-export const shortestScrubbed = 4;
+/**
+ * Shorter fragments are not scrubbed from free text: a token such as "test" or "code" would
+ * blank out the runner's own words and markup (`<testsuites>` would stop being XML). The whole
+ * header value ("Bearer test") is still scrubbed; a warning names what is not.
+ */
+export const shortestScrubbed = 8;
 
 /**
  * The strings to scrub for one credential header value: the value, and for `Scheme token`
@@ -67,14 +71,16 @@ export class Scrubber {
     return result;
   }
 
-  /** A copy of a JSON-like value with every string (keys included) scrubbed. */
+  /**
+   * A copy of a JSON-like value with every string value scrubbed. Keys are the report's own
+   * names (check names, field names), never what a server sent, and stay as they are.
+   */
   scrubDeep<T>(value: T): T {
     if (!this.active) return value;
     const walk = (item: unknown): unknown => {
       if (typeof item === 'string') return this.scrub(item);
       if (Array.isArray(item)) return item.map(walk);
-      if (item && typeof item === 'object')
-        return Object.fromEntries(Object.entries(item).map(([key, inner]) => [this.scrub(key), walk(inner)]));
+      if (item && typeof item === 'object') return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
       return item;
     };
     return walk(value) as T;

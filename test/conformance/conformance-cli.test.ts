@@ -197,7 +197,7 @@ it.each([
     /--job-timeout must be a duration such as 500ms, 30s or 10m \(a bare number is in s\)/,
   ],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--time-budget', '0s'], /--time-budget must be from 1s to 1440m, got '0s'/],
-  [['conformance', '--base-url', 'http://127.0.0.1:9', '--max-response-bytes', '10'], /--max-response-bytes must be an integer from 1024/],
+  [['conformance', '--base-url', 'http://127.0.0.1:9', '--max-response-bytes', '10'], /--max-response-bytes must be a size from 1KiB to 1GiB/],
 ])('exits 2 for a bad duration or limit: %j', async (argv, message) => {
   const result = await run(...argv);
   expect(result.code).toBe(2);
@@ -219,4 +219,51 @@ it('refuses userinfo in --base-url together with an Authorization header', async
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/--base-url has a user name and password, and --header gives an Authorization header too/);
   expect(result.stderr).not.toContain('pw-1234');
+});
+
+it('refuses, before any request, a report it could not write, a header value HTTP cannot carry, and a selection of no check (exit 2)', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-conformance-paths-'));
+  const inTheWay = join(folder, 'a-file');
+  writeFileSync(inTheWay, 'not a folder');
+  const before = (await (await fetch(`${mock.url}/__mock/journal?limit=1000`)).json()).entries.length;
+  const refusals = [
+    { argv: ['--report', `json=${join(inTheWay, 'report.json')}`], says: /--report json=.*cannot write there \(a file is in the way/ },
+    { argv: ['--report', 'json=/proc/nope/report.json'], says: /--report json=\/proc\/nope\/report\.json: cannot write there/ },
+    { argv: ['--header', 'Authorization: Bearer t€st'], says: /--header 'Authorization' has a character a header value cannot hold/ },
+    { argv: ['--checks', 'error_body', '--exclude-checks', 'error_body'], says: /leave no check to run/ },
+  ];
+  for (const { argv, says } of refusals) {
+    const result = await run('conformance', '--base-url', mock.url, ...argv);
+    expect(result.code, `${argv.join(' ')}: ${result.stderr}`).toBe(2);
+    expect(result.stderr).toMatch(says);
+    expect(result.stderr).not.toContain('t€st');
+  }
+  // Nothing was sent to the server.
+  expect((await (await fetch(`${mock.url}/__mock/journal?limit=1000`)).json()).entries.length).toBe(before);
+});
+
+it('keeps a JUnit report well-formed XML and check names whole when the credential is a common word (Bearer test)', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-conformance-short-'));
+  const junit = join(folder, 'junit.xml');
+  const result = await run(
+    'conformance',
+    '--base-url',
+    mock.url,
+    '--seed',
+    '3',
+    '--checks',
+    'status_code_documented,error_body',
+    '--header',
+    'Authorization: Bearer test',
+    '--report',
+    `junit=${junit}`,
+    '--max-response-bytes',
+    '8MiB',
+  );
+  expect(result.code).toBe(0);
+  const xml = readFileSync(junit, 'utf8');
+  expect(xml).toMatch(/^<\?xml[^>]*>\s*<testsuites /);
+  expect(xml).not.toContain('Bearer test');
+  expect(result.stdout).toContain('status_code_documented');
+  expect(result.stderr).toMatch(/4 character\(s\) is too short to be scrubbed/);
 });

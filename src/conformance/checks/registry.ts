@@ -84,5 +84,8 @@ export function selectChecks(options: { include?: readonly string[]; exclude?: r
   }
   const include = options.include && options.include.length > 0 ? new Set(options.include) : undefined;
   const exclude = new Set(options.exclude ?? []);
-  return checks.filter((check) => (include ? include.has(check.name) : true) && !exclude.has(check.name));
+  const selected = checks.filter((check) => (include ? include.has(check.name) : true) && !exclude.has(check.name));
+  // A run that checks nothing would still say PASSED.
+  if (selected.length === 0) throw new UnknownCheckError('--checks and --exclude-checks leave no check to run; select at least one');
+  return selected;
 }

@@ -19,7 +19,18 @@ export function parseHeaderLine(line: string): [string, string] {
     throw new HeaderLineError(
       "a --header value is not a header line; write it as 'Name: value' (it is not shown: it may hold a credential).",
     );
-  return [name, line.slice(colon + 1).trim()];
+  const value = line.slice(colon + 1).trim();
+  // What an HTTP header value may hold (visible ASCII, space, tab); anything else would only
+  // fail later, mid-run, as an unexplained error.
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code === 0x7f || (code < 0x20 && code !== 0x09) || code > 0xff) {
+      throw new HeaderLineError(
+        `the --header '${name}' has a character a header value cannot hold (at position ${index + 1}); use ASCII (the value is not shown: it may hold a credential).`,
+      );
+    }
+  }
+  return [name, value];
 }
 
 /** Header lines → a record; a repeated name keeps the last value. */
