@@ -197,7 +197,10 @@ it.each([
     /--job-timeout must be a duration such as 500ms, 30s or 10m \(a bare number is in s\)/,
   ],
   [['conformance', '--base-url', 'http://127.0.0.1:9', '--time-budget', '0s'], /--time-budget must be from 1s to 1440m, got '0s'/],
-  [['conformance', '--base-url', 'http://127.0.0.1:9', '--max-response-bytes', '10'], /--max-response-bytes must be a size from 1KiB to 1GiB/],
+  [
+    ['conformance', '--base-url', 'http://127.0.0.1:9', '--max-response-bytes', '10'],
+    /--max-response-bytes must be a size from 1KiB to 1GiB/,
+  ],
 ])('exits 2 for a bad duration or limit: %j', async (argv, message) => {
   const result = await run(...argv);
   expect(result.code).toBe(2);
