@@ -20,9 +20,10 @@ export interface IncompleteBody {
   /**
    * too-large: over --max-response-bytes (decoded or as sent); timeout: still arriving at the
    * request's deadline; closed: the server closed the connection mid-body; undecodable: its
-   * Content-Encoding could not be decoded.
+   * Content-Encoding could not be decoded; too-complex: whole, but nested too deeply or holding
+   * too many values to be parsed within the runner's memory bound (never parsed).
    */
-  readonly reason: 'too-large' | 'timeout' | 'closed' | 'undecodable';
+  readonly reason: 'too-large' | 'timeout' | 'closed' | 'undecodable' | 'too-complex';
   /** Body bytes received (decoded) before reading stopped. */
   readonly bytes: number;
   /** In plain words, e.g. "answer larger than 4194304 bytes (--max-response-bytes)". */
@@ -128,8 +129,22 @@ export interface Exchange {
   readonly durationMs: number;
 }
 
-function showObservation(observation: JobObservation): string {
-  return observation.evaluation ? `${observation.status}/${observation.evaluation}` : observation.status;
+/** How many characters of a server-provided value a title, message or history quotes. */
+export const quotedLength = 80;
+
+/**
+ * A value the server sent, cut for quoting in a title, message or history: a jobId or status
+ * of megabytes is shown by its start and its length, never in full. Every server-provided
+ * value quoted by the runner goes through it.
+ */
+export function quoted(value: unknown, max: number = quotedLength): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/** A job's status (and evaluation) as seen, each cut by `quoted`. */
+export function showObservation(observation: JobObservation): string {
+  return observation.evaluation ? `${quoted(observation.status)}/${quoted(observation.evaluation)}` : quoted(observation.status);
 }
 
 /**

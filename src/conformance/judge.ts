@@ -7,7 +7,7 @@
 import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
-import { condensedHistory, type Exchange, type Intent } from './exchange.js';
+import { condensedHistory, type Exchange, type Intent, quoted } from './exchange.js';
 import type { Failure, Verdict } from './failures.js';
 import type { CheckResult } from './report/report.js';
 
@@ -48,7 +48,7 @@ export function describeIntent(intent: Intent): string {
       return `valid input (${intent.source}): ${intent.description}`;
     case 'create':
       return intent.distinctFrom
-        ? `create a job under a new Idempotency-Key, after job ${intent.distinctFrom} was created under another`
+        ? `create a job under a new Idempotency-Key, after job ${quoted(intent.distinctFrom)} was created under another`
         : `create a job for the ${intent.purpose} check`;
     case 'negative':
       return `invalid input: ${intent.description}`;
@@ -57,17 +57,17 @@ export function describeIntent(intent: Intent): string {
     case 'malformed-json':
       return 'a truncated JSON body';
     case 'read-created':
-      return `first read of job ${intent.jobId}, just created`;
+      return `first read of job ${quoted(intent.jobId)}, just created`;
     case 'poll':
-      return `poll of job ${intent.jobId} after ${condensedHistory(intent.history)}`;
+      return `poll of job ${quoted(intent.jobId)} after ${condensedHistory(intent.history)}`;
     case 'replay':
-      return `the same request again with the same Idempotency-Key (job ${intent.jobId})`;
+      return `the same request again with the same Idempotency-Key (job ${quoted(intent.jobId)})`;
     case 'reserialized-replay':
-      return `an equal body re-serialised, same Idempotency-Key (job ${intent.jobId})`;
+      return `an equal body re-serialised, same Idempotency-Key (job ${quoted(intent.jobId)})`;
     case 'conflict':
-      return `the Idempotency-Key of job ${intent.jobId} with a different body`;
+      return `the Idempotency-Key of job ${quoted(intent.jobId)} with a different body`;
     case 'second-caller':
-      return `the second caller reads job ${intent.jobId}, created by the first`;
+      return `the second caller reads job ${quoted(intent.jobId)}, created by the first`;
     case 'unknown-job':
       return 'read a jobId no job has';
     case 'verification-example':
@@ -75,9 +75,9 @@ export function describeIntent(intent: Intent): string {
     case 'oversized-body':
       return `a body of ${intent.bytes} bytes`;
     case 'undeclared-method':
-      return `${intent.method} on ${intent.path}, which does not declare it`;
+      return `${intent.method} on ${quoted(intent.path)}, which does not declare it`;
     case 'undeclared-path':
-      return `GET ${intent.path}, outside the contract`;
+      return `GET ${quoted(intent.path)}, outside the contract`;
     case 'preflight':
       return 'reachability check before the run';
   }

@@ -68,6 +68,11 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
       expect(run.peakRssMb).toBeLessThan(300);
       expectPlainOutput(run);
       const written = everythingWritten(run, folder);
+      if (server.maxWrittenBytes !== undefined) {
+        // What the run printed and its reports (the body files beside them hold the runner's own requests).
+        const reports = ['report.json', 'junit.xml', 'report.html'].map((name) => readFileSync(join(folder, name), 'utf8'));
+        expect([run.stdout, run.stderr, ...reports].join('').length).toBeLessThan(server.maxWrittenBytes);
+      }
       expectNoLeak(written, [secrets.alice, secrets.bob, 'alice-s3cret-token-7f3a', 'bob-s3cret-token-91c2']);
     } finally {
       await target.close();

@@ -86,6 +86,8 @@ function incompleteTitle(incomplete: IncompleteBody): string {
       return 'connection closed mid-answer';
     case 'undecodable':
       return 'body could not be decoded';
+    case 'too-complex':
+      return incomplete.message;
   }
 }
 

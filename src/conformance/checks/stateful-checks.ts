@@ -5,7 +5,7 @@
  * docs/assumptions.md A-3/A-4 decide. Each judges one exchange; the probe that sent it put what
  * came before (the jobId, the statuses seen) in its intent.
  */
-import { condensedHistory, type JobObservation } from '../exchange.js';
+import { condensedHistory, type JobObservation, quoted, showObservation } from '../exchange.js';
 import { fail, pass, skip, unjudged } from '../failures.js';
 import { answered, type Check, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
 
@@ -20,10 +20,6 @@ function observationOf(json: unknown): JobObservation | undefined {
   const job = json as { status?: unknown; evaluation?: unknown } | undefined;
   if (!job || typeof job.status !== 'string') return undefined;
   return { status: job.status, ...(typeof job.evaluation === 'string' ? { evaluation: job.evaluation } : {}) };
-}
-
-function show(observation: JobObservation): string {
-  return observation.evaluation ? `${observation.status}/${observation.evaluation}` : observation.status;
 }
 
 export const createdJobReadable: Check = {
@@ -45,7 +41,7 @@ export const createdJobReadable: Check = {
                   ? 'created job read returned another jobId'
                   : 'created job read returned no jobId'
                 : `created job read answered ${answer.response.status}`,
-          expected: `200 with jobId ${exchange.intent.jobId}`,
+          expected: `200 with jobId ${quoted(exchange.intent.jobId)}`,
           received: received(answer),
         });
       }),
@@ -69,7 +65,7 @@ export const idempotentReplay: Check = {
             jobId !== undefined && jobId !== exchange.intent.jobId
               ? 'replay created a new job'
               : `replay answered ${answer.response.status}`,
-          expected: `2xx with jobId ${exchange.intent.jobId}`,
+          expected: `2xx with jobId ${quoted(exchange.intent.jobId)}`,
           received: received(answer),
         });
       }),
@@ -91,7 +87,7 @@ export const reserializedReplay: Check = {
           ? pass
           : fail({
               title: `re-serialised replay answered ${answer.response.status}`,
-              expected: `2xx with jobId ${exchange.intent.jobId} (the digest is over the parsed body, A-5)`,
+              expected: `2xx with jobId ${quoted(exchange.intent.jobId)} (the digest is over the parsed body, A-5)`,
               received: received(answer),
             }),
       ),
@@ -133,7 +129,7 @@ export const distinctKeysDistinctJobs: Check = {
           ? pass
           : fail({
               title: 'two Idempotency-Keys gave the same job',
-              expected: `a jobId other than ${earlier}, which a create under another key returned`,
+              expected: `a jobId other than ${quoted(earlier)}, which a create under another key returned`,
               received: received(answer),
             });
       }),
@@ -154,7 +150,7 @@ export const secondCallerIsolation: Check = {
           ? pass
           : fail({
               title: `another caller's job answered ${answer.response.status}`,
-              expected: `404 for job ${exchange.intent.jobId}, which the first caller created`,
+              expected: `404 for job ${quoted(exchange.intent.jobId)}, which the first caller created`,
               received: received(answer),
             }),
       ),
@@ -219,9 +215,9 @@ export const jobStatusMovesForward: Check = {
     return statusRank[current.status]! >= statusRank[previous.status]!
       ? pass
       : fail({
-          title: `status moved back from ${previous.status} to ${current.status}`,
-          expected: `${previous.status} or a later state`,
-          received: `${show(current)} after ${condensedHistory(exchange.intent.history)}`,
+          title: `status moved back from ${quoted(previous.status)} to ${quoted(current.status)}`,
+          expected: `${quoted(previous.status)} or a later state`,
+          received: `${showObservation(current)} after ${condensedHistory(exchange.intent.history)}`,
         });
   }),
 };
@@ -240,9 +236,9 @@ export const finalStateStaysFinal: Check = {
     return current.status === final.status && current.evaluation === final.evaluation
       ? pass
       : fail({
-          title: `final state ${final.status} changed to ${current.status}`,
-          expected: show(final),
-          received: `${show(current)} after ${condensedHistory(exchange.intent.history)}`,
+          title: `final state ${quoted(final.status)} changed to ${quoted(current.status)}`,
+          expected: showObservation(final),
+          received: `${showObservation(current)} after ${condensedHistory(exchange.intent.history)}`,
         });
   }),
 };
@@ -277,7 +273,7 @@ export const noEvaluationBeforeComplete: Check = {
     return job.evaluation === undefined
       ? pass
       : fail({
-          title: `${String(job.status)} job with an evaluation`,
+          title: `${quoted(job.status)} job with an evaluation`,
           expected: 'no evaluation before COMPLETE',
           received: received(exchange),
         });

@@ -68,39 +68,50 @@ function decodersFor(contentEncoding: string | undefined): Transform[] | undefin
 
 const tooLarge = (limit: number): IncompleteBody['message'] => `answer larger than ${limit} bytes (--max-response-bytes)`;
 
-/** Collects body chunks up to a cap. */
-class CappedBuffer {
-  private readonly chunks: Buffer[] = [];
+/**
+ * Collects body chunks up to a cap, copied into one growing Buffer (doubling, never past the
+ * cap): memory follows the bytes kept, not the number of chunks. Keeping each chunk as its own
+ * view retained the socket's whole read buffer per chunk (1-byte chunks peaked at 3.3 GB).
+ */
+export class CappedBuffer {
+  private store: Buffer = Buffer.alloc(0);
+  private length = 0;
+  /** Bytes received, kept or not. */
   bytes = 0;
   constructor(private readonly limit: number) {}
   /** Adds a chunk; false (keeping only what fits) once the cap is passed. */
-  add(chunk: Buffer): boolean {
-    const room = this.limit - this.bytes;
+  add(chunk: Uint8Array): boolean {
+    const room = this.limit - this.length;
     this.bytes += chunk.length;
-    if (chunk.length > room) {
-      if (room > 0) this.chunks.push(chunk.subarray(0, room));
-      return false;
+    const kept = Math.min(chunk.length, Math.max(0, room));
+    if (kept > 0) {
+      this.reserve(this.length + kept);
+      this.store.set(kept === chunk.length ? chunk : chunk.subarray(0, kept), this.length);
+      this.length += kept;
     }
-    this.chunks.push(chunk);
-    return true;
+    return chunk.length <= room;
   }
+  private reserve(needed: number): void {
+    if (needed <= this.store.length) return;
+    let size = Math.max(this.store.length * 2, 1024);
+    while (size < needed) size *= 2;
+    const grown = Buffer.allocUnsafeSlow(Math.min(size, Math.max(this.limit, needed)));
+    this.store.copy(grown, 0, 0, this.length);
+    this.store = grown;
+  }
+  /** The bytes kept (a view of the store, which is released with the buffer). */
   get body(): Buffer {
-    return Buffer.concat(this.chunks);
+    return this.store.subarray(0, this.length);
   }
   /**
    * The start of the body, for an answer that is not whole: reports show only its beginning,
    * and holding the rest (up to the cap) for every such answer is what made RSS grow.
    */
   get head(): Buffer {
-    const kept: Buffer[] = [];
-    let size = 0;
-    for (const chunk of this.chunks) {
-      if (size >= incompleteHeadBytes) break;
-      kept.push(chunk.subarray(0, incompleteHeadBytes - size));
-      size += kept.at(-1)!.length;
-    }
-    this.chunks.length = 0;
-    return Buffer.concat(kept);
+    const head = Buffer.from(this.store.subarray(0, Math.min(this.length, incompleteHeadBytes)));
+    this.store = Buffer.alloc(0);
+    this.length = 0;
+    return head;
   }
 }
 
@@ -278,7 +289,7 @@ export async function boundedFetch(fetchFunction: FetchFunction, sent: SentReque
         });
       }
       if (step.done) break;
-      if (!buffer.add(Buffer.from(step.value))) return partial('too-large', tooLarge(limits.maxResponseBytes));
+      if (!buffer.add(step.value)) return partial('too-large', tooLarge(limits.maxResponseBytes));
     }
     reader = undefined;
     return { answer: { status: response.status, headers, body: buffer.body }, timedOut: false, interrupted: false };

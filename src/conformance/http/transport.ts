@@ -6,7 +6,7 @@
  * of that it spaces requests (--rate), retries a 429 once after its Retry-After (A-11), and never
  * follows a redirect to another origin.
  */
-import type { ReceivedResponse, SentRequest } from '../exchange.js';
+import type { IncompleteBody, ReceivedResponse, SentRequest } from '../exchange.js';
 import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome } from './bounded-client.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 
@@ -58,6 +58,50 @@ export const defaultMaxResponseBytes = 4 * 1024 * 1024;
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const maxRedirects = 3;
 
+/** The deepest nesting of arrays and objects an answer may have (the contract's answers nest 5 levels at most). */
+export const maxJsonDepth = 64;
+/**
+ * The most values (counted as commas and opening brackets) an answer may hold. The contract's
+ * largest valid answer (a Job with 64 limitations, a VerificationResult with 64 reasons) holds a
+ * few hundred; 1.3 million `{}` in 4 MB took JSON.parse to 969 MB of RSS.
+ */
+export const maxJsonValues = 100_000;
+
+/**
+ * Scans the text once (linear, strings skipped) and says why it is refused before JSON.parse:
+ * too deep (a 4 MB `[[[…]]]` took JSON.parse to 1.3 GB) or too many values. Undefined when it
+ * may be parsed.
+ */
+export function jsonTooComplex(text: string): string | undefined {
+  // Only a body that would parse as an array or object can be costly to parse.
+  const first = /\S/.exec(text.slice(0, 1024))?.[0];
+  if (first !== '[' && first !== '{') return undefined;
+  let depth = 0;
+  let values = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c)
+        index += 1; // backslash: skip the escaped character
+      else if (code === 0x22) inString = false;
+      continue;
+    }
+    if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      values += 1;
+      if (depth > maxJsonDepth) return `answer too deeply nested (over ${maxJsonDepth} levels)`;
+      if (values > maxJsonValues) return `answer has too many values (over ${maxJsonValues})`;
+    } else if (code === 0x5d || code === 0x7d) depth -= 1;
+    else if (code === 0x2c) {
+      values += 1;
+      if (values > maxJsonValues) return `answer has too many values (over ${maxJsonValues})`;
+    }
+  }
+  return undefined;
+}
+
 function parseJson(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
@@ -94,13 +138,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 function toReceived(answer: NonNullable<RawOutcome['answer']>): ReceivedResponse {
   const bodyText = answer.body.toString('utf8');
+  const refused = answer.incomplete ? undefined : jsonTooComplex(bodyText);
+  const incomplete: IncompleteBody | undefined =
+    answer.incomplete ?? (refused === undefined ? undefined : { reason: 'too-complex', bytes: answer.body.length, message: refused });
   return {
     status: answer.status,
     headers: answer.headers,
     contentType: answer.headers['content-type'] ?? null,
-    bodyText,
-    json: answer.incomplete ? undefined : parseJson(bodyText),
-    ...(answer.incomplete ? { incomplete: answer.incomplete } : {}),
+    // An answer refused as too complex keeps only its start: nothing reads the rest.
+    bodyText: refused === undefined ? bodyText : bodyText.slice(0, 8 * 1024),
+    json: incomplete ? undefined : parseJson(bodyText),
+    ...(incomplete ? { incomplete } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { OperationDescription } from '../../openapi/document.js';
-import { describeResponse, type Exchange, type JobObservation, unusableBecause } from '../exchange.js';
+import { describeResponse, type Exchange, type JobObservation, quoted, unusableBecause } from '../exchange.js';
 import { fullValidValue } from '../generators/mutations.js';
 import { arbitraryFromSchema } from '../generators/schema-arbitrary.js';
 import { contractOperationIds } from './contract-operations.js';
@@ -33,11 +33,23 @@ function creationBody(create: OperationDescription): unknown {
   return requestExamples(create)[0] ?? (schema ? fullValidValue(schema) : {});
 }
 
-function jobIdOf(exchange: Exchange | undefined): string | undefined {
+function jobIdOf(exchange: Exchange | undefined): unknown {
   const response = exchange?.response;
   if (!response || response.status < 200 || response.status >= 300) return undefined;
-  const jobId = (response.json as { jobId?: unknown } | undefined)?.jobId;
-  return typeof jobId === 'string' ? jobId : undefined;
+  return (response.json as { jobId?: unknown } | undefined)?.jobId;
+}
+
+/**
+ * Why a created jobId cannot be built on: it must be valid against the Job schema's jobId (a
+ * string of 1 to 128 characters in the contract) before any request is built from it, so a
+ * jobId of megabytes never reaches a URL, a title or a report.
+ */
+function invalidJobId(context: ProbeContext, jobId: string): string | undefined {
+  const job = context.contract.schemas.Job as { properties?: Record<string, object> } | undefined;
+  const schema = job?.properties?.jobId ?? { type: 'string', minLength: 1, maxLength: 128 };
+  const problems = context.validator.validateSchema(schema, jobId);
+  if (problems.length === 0) return undefined;
+  return `a jobId not valid against the Job schema (${problems.map((problem) => problem.message).join('; ')}): ${quoted(jobId, 40)}`;
 }
 
 function observationOf(exchange: Exchange | undefined): JobObservation | undefined {
@@ -51,8 +63,11 @@ function observationOf(exchange: Exchange | undefined): JobObservation | undefin
 async function createJob(context: ProbeContext, create: OperationDescription, purpose: string, body: unknown) {
   const request = buildRequest({ operation: create, seed: context.seed, purpose, body: { value: body } });
   const exchange = await context.send(request, { kind: 'create', purpose });
-  const jobId = jobIdOf(exchange);
-  if (exchange && !jobId)
+  const found = jobIdOf(exchange);
+  const invalid = typeof found === 'string' ? invalidJobId(context, found) : undefined;
+  const jobId = typeof found === 'string' && !invalid ? found : undefined;
+  if (exchange && invalid) context.note(`${purpose}: createEvaluation gave ${invalid}; the checks that build on it do not run`);
+  else if (exchange && !jobId)
     context.note(
       `${purpose}: createEvaluation gave no jobId (${describeResponse(exchange).slice(0, 200)}); the checks that build on it do not run`,
     );
@@ -166,7 +181,7 @@ export async function isolationProbe(context: ProbeContext, jobId: string | unde
   const read = operation(context, contractOperationIds.read);
   if (!read) return;
   if (!jobId) {
-    context.note("second caller: no job to read (the job lifecycle's create gave no jobId)");
+    context.note("second caller: no job to read (the job lifecycle's create gave no usable jobId)");
     return;
   }
   await context.send(readRequest(context, read, jobId, 2), { kind: 'second-caller', jobId });
