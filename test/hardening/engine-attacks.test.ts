@@ -177,7 +177,7 @@ it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge pa
   );
 });
 
-it('keeps memory bounded under a flood of run-time scenarios, and gives it back after reset', async () => {
+it('keeps memory bounded under a flood of run-time scenarios, and forgets them on reset', async () => {
   const mock = await start();
   // The mock as it is once it has served each kind of call: later growth is the attack's.
   await fetch(`${mock.url}/__mock/scenario`, put({ scenario: { name: 'warm-up' } }));
