@@ -1,11 +1,15 @@
 /**
  * The bounds on what one answer may cost the runner: the body buffer grows with the bytes kept
  * (not with the number of chunks), and an answer nested too deeply or holding too many values is
- * refused before JSON.parse, while the contract's largest valid answers still parse.
+ * refused before JSON.parse, while the contract's largest valid answers still parse; credentials
+ * are scrubbed from an answer as it is received, before any excerpt is cut from it.
  */
 import { describe, expect, it } from 'vitest';
+import { received } from '../../src/conformance/checks/check.js';
+import type { Exchange } from '../../src/conformance/exchange.js';
 import { CappedBuffer } from '../../src/conformance/http/bounded-client.js';
-import { jsonTooComplex, maxJsonDepth, maxJsonValues } from '../../src/conformance/http/transport.js';
+import { jsonTooComplex, maxJsonDepth, maxJsonValues, Transport } from '../../src/conformance/http/transport.js';
+import { scrubberFor } from '../../src/conformance/secrets.js';
 
 describe('CappedBuffer', () => {
   it('copies 1-byte chunks into one buffer, keeps what fits under the cap, and counts every byte', () => {
@@ -58,5 +62,40 @@ describe('jsonTooComplex', () => {
       `answer has too many values (over ${maxJsonValues})`,
     );
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('scrubbing at reception', () => {
+  const secret = 'Bearer alice-s3cret-token-7f3a';
+  // The credential straddles the 240-character excerpt of `received`: cut first, scrubbed later, a part would leak.
+  const echoing = async (request: Request) =>
+    new Response(JSON.stringify({ code: 'bad', message: `${'m'.repeat(190)} you sent ${request.headers.get('authorization')}` }), {
+      status: 400,
+      headers: { 'content-type': 'application/json', 'x-echo': request.headers.get('authorization') ?? '' },
+    });
+
+  it('takes credentials out of the body and headers as they are received, so no excerpt holds part of one', async () => {
+    const scrubber = scrubberFor({ headers: { Authorization: secret } });
+    const transport = new Transport({
+      baseUrl: 'http://target.test',
+      timeoutMs: 2000,
+      fetch: echoing,
+      scrub: (text) => scrubber.scrub(text),
+    });
+    const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: { Authorization: secret } });
+    expect(result.response?.bodyText).not.toContain('s3cret');
+    expect(result.response?.headers['x-echo']).toBe('[REDACTED]');
+    expect((result.response?.json as { message: string }).message).toMatch(/you sent \[REDACTED\]$/);
+    const excerpt = received({ response: result.response } as unknown as Exchange);
+    expect(excerpt).not.toMatch(/Bearer|alice|s3cr/);
+    transport.close();
+  });
+
+  it('without a scrub function, the same excerpt would hold a part of the credential (what the final scrub misses)', async () => {
+    const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: 2000, fetch: echoing });
+    const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: { Authorization: secret } });
+    const excerpt = received({ response: result.response } as unknown as Exchange);
+    expect(scrubberFor({ headers: { Authorization: secret } }).scrub(excerpt)).toMatch(/you sent Bearer alice-s3…$/);
+    transport.close();
   });
 });

@@ -27,6 +27,13 @@ export interface TransportOptions {
   readonly maxRetryAfterMs?: number;
   /** Aborting it cuts the request in flight and any wait (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
+  /**
+   * Takes the run's credentials out of text (the run's Scrubber). Every answer's body and header
+   * values pass through it as they are received, before anything is parsed, judged, cut to an
+   * excerpt or quoted: an excerpt cut later could otherwise split a credential the final
+   * scrub of the report no longer recognises.
+   */
+  readonly scrub?: (text: string) => string;
 }
 
 /** A request to send: a path under the base URL (already filled and encoded). */
@@ -136,15 +143,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function toReceived(answer: NonNullable<RawOutcome['answer']>): ReceivedResponse {
-  const bodyText = answer.body.toString('utf8');
+function toReceived(answer: NonNullable<RawOutcome['answer']>, scrub?: (text: string) => string): ReceivedResponse {
+  const bodyText = scrub ? scrub(answer.body.toString('utf8')) : answer.body.toString('utf8');
+  const headers = scrub ? Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, scrub(value)])) : answer.headers;
   const refused = answer.incomplete ? undefined : jsonTooComplex(bodyText);
   const incomplete: IncompleteBody | undefined =
     answer.incomplete ?? (refused === undefined ? undefined : { reason: 'too-complex', bytes: answer.body.length, message: refused });
   return {
     status: answer.status,
-    headers: answer.headers,
-    contentType: answer.headers['content-type'] ?? null,
+    headers,
+    contentType: headers['content-type'] ?? null,
     // An answer refused as too complex keeps only its start: nothing reads the rest.
     bodyText: refused === undefined ? bodyText : bodyText.slice(0, 8 * 1024),
     json: incomplete ? undefined : parseJson(bodyText),
@@ -258,7 +266,7 @@ export class Transport {
     };
     const outcome = this.client ? await this.client.request(request, limits) : await boundedFetch(this.options.fetch!, request, limits);
     return {
-      ...(outcome.answer ? { response: toReceived(outcome.answer) } : {}),
+      ...(outcome.answer ? { response: toReceived(outcome.answer, this.options.scrub) } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
       timedOut: outcome.timedOut,
       interrupted: outcome.interrupted,
