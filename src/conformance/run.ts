@@ -189,6 +189,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     timeoutMs,
     maxResponseBytes,
     signal: stop.signal,
+    // Credentials leave each answer as it arrives, before any excerpt could cut one in two.
+    ...(scrubber.active ? { scrub: (text: string) => scrubber.scrub(text) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.rate === undefined ? {} : { rate: options.rate }),
   });
