@@ -3,25 +3,9 @@
  * such as leading whitespace in a header value), attackers that repeat one request until told
  * to stop, and a well-behaved client that times its GET /health while they run.
  */
-import { connect } from 'node:net';
+import { rawExchange } from '../support/raw-http.js';
 
-/**
- * Sends `text` on a new connection to `url`'s port and resolves with everything the server sent
- * until the connection ended (closed or reset).
- */
-export function rawExchange(url: string, text: string): Promise<string> {
-  const { port, hostname } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1');
-    });
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => undefined);
-    socket.on('connect', () => socket.write(text));
-  });
-}
+export { rawExchange };
 
 /** The status code of a raw HTTP answer, or 0 when nothing (or not HTTP) came back. */
 export function statusOf(answer: string): number {

@@ -5,20 +5,12 @@
  * paths keep their CORS for every origin (docs/assumptions.md A-20).
  */
 import { request as httpRequest } from 'node:http';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { hostNameOf, isLocalHostHeader, normalizeControlOrigin } from '../../src/server/control-guard.js';
-import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { startMockServer } from '../../src/server/index.js';
+import { mockServersClosedAfterEach } from '../support/started-servers.js';
 
-const running: RunningMockServer[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close({ graceMs: 100 })));
-});
-
-async function start(options: Parameters<typeof startMockServer>[0] = {}) {
-  const server = await startMockServer({ port: 0, host: '127.0.0.1', ...options });
-  running.push(server);
-  return server;
-}
+const start = mockServersClosedAfterEach();
 
 /** A request with headers fetch would not let a test set (Host), answered as status, headers and parsed body. */
 function call(options: { url: string; method?: string; headers: Record<string, string>; body?: string }) {

@@ -3,34 +3,11 @@
  * docs/assumptions.md A-20, never Node's bare status line: no Host, two Hosts, headers over the
  * limit, an Expect it cannot meet, malformed HTTP. Log lines quote a request's path cut short.
  */
-import { connect } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { expect, it } from 'vitest';
+import { rawExchange } from '../support/raw-http.js';
+import { mockServersClosedAfterEach } from '../support/started-servers.js';
 
-const running: RunningMockServer[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close({ graceMs: 100 })));
-});
-
-async function start(options: Parameters<typeof startMockServer>[0] = {}) {
-  const server = await startMockServer({ port: 0, host: '127.0.0.1', ...options });
-  running.push(server);
-  return server;
-}
-
-/** Sends raw bytes and resolves with what came back before the connection ended. */
-function raw(port: number, text: string | Buffer): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk) => {
-      received += chunk.toString('latin1');
-    });
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => undefined);
-    socket.on('connect', () => socket.write(text));
-  });
-}
+const start = mockServersClosedAfterEach();
 
 function parts(answer: string): { status: number; body: unknown } {
   const end = answer.indexOf('\r\n\r\n');
@@ -39,7 +16,7 @@ function parts(answer: string): { status: number; body: unknown } {
 
 it('answers an HTTP/1.1 request without a Host header with 400 and an Error body', async () => {
   const server = await start();
-  const answer = await raw(server.port, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
+  const answer = await rawExchange(server.url, 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n');
   expect(parts(answer)).toEqual({
     status: 400,
     body: { code: 'invalid_request', message: 'HTTP/1.1 requests need a Host header.' },
@@ -49,25 +26,25 @@ it('answers an HTTP/1.1 request without a Host header with 400 and an Error body
 
 it('answers a request with two Host headers with 400, and an HTTP/1.0 request without Host as usual', async () => {
   const server = await start();
-  const twice = await raw(server.port, 'GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n');
+  const twice = await rawExchange(server.url, 'GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n');
   expect(parts(twice)).toEqual({ status: 400, body: { code: 'invalid_request', message: 'The request has more than one Host header.' } });
-  const old = await raw(server.port, 'GET /health HTTP/1.0\r\n\r\n');
+  const old = await rawExchange(server.url, 'GET /health HTTP/1.0\r\n\r\n');
   expect(parts(old)).toEqual({ status: 200, body: { status: 'ok' } });
 });
 
 it('answers headers over the limit with 431 and an Error body', async () => {
   const server = await start();
-  const answer = await raw(server.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  const answer = await rawExchange(server.url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
   expect(parts(answer)).toEqual({ status: 431, body: { code: 'invalid_request', message: expect.stringMatching(/16 KiB/) } });
 });
 
 it('answers an Expect header it cannot meet with 417 and an Error body, and still serves 100-continue', async () => {
   const server = await start();
-  const answer = await raw(server.port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n');
+  const answer = await rawExchange(server.url, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n');
   expect(parts(answer)).toEqual({ status: 417, body: { code: 'invalid_request', message: expect.stringContaining('100-continue') } });
   const body = '{}';
-  const continued = await raw(
-    server.port,
+  const continued = await rawExchange(
+    server.url,
     `POST /v0/verifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
   );
   expect(continued).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
@@ -76,7 +53,7 @@ it('answers an Expect header it cannot meet with 417 and an Error body, and stil
 it('logs a path cut short', async () => {
   const lines: string[] = [];
   const server = await start({ log: (line) => lines.push(line) });
-  await raw(server.port, `GET /${'x'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  await rawExchange(server.url, `GET /${'x'.repeat(10_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
   expect(lines[0]).toMatch(/ GET \/x{199}… 404 /);
   expect(lines[0]!.length).toBeLessThan(300);
 });

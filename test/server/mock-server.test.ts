@@ -5,21 +5,13 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
-import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { expect, it } from 'vitest';
+import { startMockServer } from '../../src/server/index.js';
 import { controlTokenFor, isLoopbackHost } from '../../src/server/mock-server.js';
 import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
+import { mockServersClosedAfterEach } from '../support/started-servers.js';
 
-const running: RunningMockServer[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((server) => server.close({ graceMs: 100 })));
-});
-
-async function start(options: Parameters<typeof startMockServer>[0] = {}) {
-  const server = await startMockServer({ port: 0, host: '127.0.0.1', ...options });
-  running.push(server);
-  return server;
-}
+const start = mockServersClosedAfterEach();
 
 /**
  * Sends raw bytes on a socket and resolves with everything the server sent before the
