@@ -86,6 +86,47 @@ export function sizeOption(options: { value: string | undefined; name: string; m
   return bytes;
 }
 
+const durationUnits = { ms: 1, s: 1000, m: 60_000 } as const;
+
+/**
+ * A duration as a person writes it: 600000 → '10m', 5000 → '5s', 1500 → '1500ms'. The runner's
+ * formatDuration says the same, but importing it here would load the runner for every command.
+ */
+function formatDurationMs(ms: number): string {
+  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0 && ms >= 1000) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/**
+ * A duration option's value in ms, in [minMs, maxMs], or undefined when the option was not
+ * given: '500ms', '30s', '10m'. A bare number is in `bareUnit` (what the option always took),
+ * or refused when the option has none.
+ */
+export function durationOption(options: {
+  value: string | undefined;
+  name: string;
+  bareUnit?: keyof typeof durationUnits;
+  minMs: number;
+  maxMs: number;
+}): number | undefined {
+  const { value, name } = options;
+  if (value === undefined) return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  const unit = match?.[2] ?? options.bareUnit;
+  if (!match || !unit) {
+    throw new UsageError(
+      `--${name} must be a duration such as 500ms, 30s or 10m${options.bareUnit ? ` (a bare number is in ${options.bareUnit})` : ''}, got '${value}'.`,
+    );
+  }
+  const ms = Math.round(Number(match[1]) * durationUnits[unit as keyof typeof durationUnits]);
+  if (ms < options.minMs || ms > options.maxMs)
+    throw new UsageError(
+      `--${name} must be from ${formatDurationMs(options.minMs)} to ${formatDurationMs(options.maxMs)}, got '${value}'.`,
+    );
+  return ms;
+}
+
 /**
  * Runs a node:util parseArgs call, turning its errors into UsageErrors that say what to do
  * (a callback, so each command keeps parseArgs' precise inferred types).

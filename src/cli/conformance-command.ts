@@ -25,14 +25,23 @@ import {
   type ReportTarget,
   renderSummary,
   runConformance,
-  Scrubber,
+  scrubberFor,
   UnknownCheckError,
   UnreachableTargetError,
   writeReports,
 } from '../conformance/index.js';
-import { secretFragments } from '../conformance/secrets.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { type Command, type CommandIo, diagnostic, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import {
+  type Command,
+  type CommandIo,
+  diagnostic,
+  durationOption,
+  exitCodes,
+  integerOption,
+  parseCommandLine,
+  sizeOption,
+  UsageError,
+} from './command.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -98,34 +107,6 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-}
-
-const durationUnits = { ms: 1, s: 1000, m: 60_000 } as const;
-
-/**
- * A duration option in ms: '500ms', '30s', '10m'; a bare number is in `bareUnit` (what the
- * option always took), or refused when the option has none.
- */
-export function durationOption(options: {
-  value: string | undefined;
-  name: string;
-  bareUnit?: keyof typeof durationUnits;
-  minMs: number;
-  maxMs: number;
-}): number | undefined {
-  const { value, name } = options;
-  if (value === undefined) return undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
-  const unit = match?.[2] ?? options.bareUnit;
-  if (!match || !unit) {
-    throw new UsageError(
-      `--${name} must be a duration such as 500ms, 30s or 10m${options.bareUnit ? ` (a bare number is in ${options.bareUnit})` : ''}, got '${value}'.`,
-    );
-  }
-  const ms = Math.round(Number(match[1]) * durationUnits[unit as keyof typeof durationUnits]);
-  if (ms < options.minMs || ms > options.maxMs)
-    throw new UsageError(`--${name} must be from ${formatDuration(options.minMs)} to ${formatDuration(options.maxMs)}, got '${value}'.`);
-  return ms;
 }
 
 /** The base URL, checked; its userinfo (never echoed) becomes an Authorization header. */
@@ -242,7 +223,7 @@ export const conformanceCommand: Command = {
       line.slice(line.indexOf(':') + 1).trim(),
     );
     const urlSecrets = rawUrlSecrets(values['base-url']);
-    const scrubber = new Scrubber([...rawHeaderValues.flatMap(secretFragments), ...urlSecrets]);
+    const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: urlSecrets });
     const io: CommandIo = { stdout: (text) => rawIo.stdout(scrubber.scrub(text)), stderr: (text) => rawIo.stderr(scrubber.scrub(text)) };
     let headers: Record<string, string>;
     let secondCallerHeaders: Record<string, string>;

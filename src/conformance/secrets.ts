@@ -56,8 +56,7 @@ export class Scrubber {
     const unique = [...new Set([...secrets].filter((secret) => secret.length > 0))];
     this.tooShort = unique.filter((secret) => secret.length < shortestScrubbed);
     const variants = unique.filter((secret) => secret.length >= shortestScrubbed).flatMap(variantsOf);
-    // Longest first, so a value is scrubbed whole before a token inside it.
-    this.patterns = [...new Set(variants)].sort((a, b) => b.length - a.length);
+    this.patterns = [...new Set(variants)];
   }
 
   /** Whether there is anything to scrub. */
@@ -65,10 +64,40 @@ export class Scrubber {
     return this.patterns.length > 0;
   }
 
+  /**
+   * The text with every occurrence of every secret replaced by one `[REDACTED]` per run of
+   * secret characters. Occurrences are found in the original text and merged where they
+   * overlap or touch: replacing one secret after another would break an overlapping second
+   * secret in two and leave its tail, which no pattern matches any more, in the output.
+   */
   scrub(text: string): string {
-    let result = text;
-    for (const pattern of this.patterns) if (result.includes(pattern)) result = result.split(pattern).join(redacted);
-    return result;
+    const ranges: [number, number][] = [];
+    for (const pattern of this.patterns) {
+      let last: [number, number] | undefined;
+      for (let at = text.indexOf(pattern); at !== -1; at = text.indexOf(pattern, at + 1)) {
+        // Overlapping occurrences of one pattern extend one range: 4 MB of a repeated secret is one range, not millions.
+        if (last && at <= last[1]) last[1] = at + pattern.length;
+        else {
+          last = [at, at + pattern.length];
+          ranges.push(last);
+        }
+      }
+    }
+    if (ranges.length === 0) return text;
+    ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+    const parts: string[] = [];
+    let kept = 0;
+    let current = ranges[0]!;
+    for (const range of ranges.slice(1)) {
+      if (range[0] <= current[1]) current = [current[0], Math.max(current[1], range[1])];
+      else {
+        parts.push(text.slice(kept, current[0]), redacted);
+        kept = current[1];
+        current = range;
+      }
+    }
+    parts.push(text.slice(kept, current[0]), redacted, text.slice(current[1]));
+    return parts.join('');
   }
 
   /**
@@ -87,13 +116,21 @@ export class Scrubber {
   }
 }
 
-/** A scrubber for the credentials of both callers' headers and any extra secrets (a URL's password). */
+/**
+ * A scrubber for the credentials of both callers' headers, header values not yet parsed into
+ * headers (a command line's), and any extra secrets (a URL's password).
+ */
 export function scrubberFor(options: {
   headers?: Readonly<Record<string, string>>;
   secondCallerHeaders?: Readonly<Record<string, string>>;
+  headerValues?: readonly string[];
   extra?: readonly string[];
 }): Scrubber {
-  const values = [...Object.values(options.headers ?? {}), ...Object.values(options.secondCallerHeaders ?? {})];
+  const values = [
+    ...Object.values(options.headers ?? {}),
+    ...Object.values(options.secondCallerHeaders ?? {}),
+    ...(options.headerValues ?? []),
+  ];
   return new Scrubber([...values.flatMap(secretFragments), ...(options.extra ?? [])]);
 }
 

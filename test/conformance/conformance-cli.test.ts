@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { durationOption } from '../../src/cli/conformance-command.js';
+import { durationOption } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
