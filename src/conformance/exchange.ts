@@ -21,9 +21,10 @@ export interface IncompleteBody {
    * too-large: over --max-response-bytes (decoded or as sent); timeout: still arriving at the
    * request's deadline; closed: the server closed the connection mid-body; undecodable: its
    * Content-Encoding could not be decoded; too-complex: whole, but nested too deeply or holding
-   * too many values to be parsed within the runner's memory bound (never parsed).
+   * too many values to be parsed within the runner's memory bound (never parsed);
+   * switched-protocols: a 101, after which the connection no longer speaks HTTP.
    */
-  readonly reason: 'too-large' | 'timeout' | 'closed' | 'undecodable' | 'too-complex';
+  readonly reason: 'too-large' | 'timeout' | 'closed' | 'undecodable' | 'too-complex' | 'switched-protocols';
   /** Body bytes received (decoded) before reading stopped. */
   readonly bytes: number;
   /** In plain words, e.g. "answer larger than 4194304 bytes (--max-response-bytes)". */

@@ -272,8 +272,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const groupStopped = stoppedGroups.get(group);
     if (groupStopped) return notSent(groupStopped);
     const caller = request.caller ?? 1;
-    const budgetLeft = deadline - Date.now();
-    const deadlineMs = Math.max(1, Math.min(timeoutMs, budgetLeft));
     const result = await transport.send(
       {
         method: request.method,
@@ -281,11 +279,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         headers: { ...callers[caller], ...request.headers },
         ...(request.body === undefined ? {} : { body: request.body }),
       },
-      { timeoutMs: deadlineMs },
+      { timeoutMs, runDeadline: deadline },
     );
     requests += result.requestsSent;
     // Cut by the run's own stop or by the end of the budget: that says nothing about the server.
-    if (result.interrupted || (result.timedOut && deadlineMs < timeoutMs)) return notSent(runStopped() ?? 'the run was stopped');
+    if (result.interrupted || result.cutByRunDeadline) return notSent(runStopped() ?? 'the run was stopped');
     if (result.timedOut) {
       const streak = (timeoutStreaks.get(group) ?? 0) + 1;
       timeoutStreaks.set(group, streak);

@@ -5,7 +5,8 @@
  * are scrubbed from an answer as it is received, before any excerpt is cut from it.
  */
 import { describe, expect, it } from 'vitest';
-import { received } from '../../src/conformance/checks/check.js';
+import { type CheckContext, received } from '../../src/conformance/checks/check.js';
+import { notAServerError } from '../../src/conformance/checks/generic-checks.js';
 import type { Exchange } from '../../src/conformance/exchange.js';
 import { CappedBuffer } from '../../src/conformance/http/bounded-client.js';
 import { jsonTooComplex, maxJsonDepth, maxJsonValues, Transport } from '../../src/conformance/http/transport.js';
@@ -54,14 +55,35 @@ describe('jsonTooComplex', () => {
 
   it('refuses nesting deeper than the bound and more values than the bound, in one linear pass', () => {
     expect(jsonTooComplex(`${'['.repeat(maxJsonDepth + 1)}${']'.repeat(maxJsonDepth + 1)}`)).toBe(
-      `answer too deeply nested (over ${maxJsonDepth} levels)`,
+      `answer nested deeper than ${maxJsonDepth} levels`,
     );
     const started = performance.now();
-    expect(jsonTooComplex(`${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}`)).toMatch(/too deeply nested/);
-    expect(jsonTooComplex(`[${Array.from({ length: 1_300_000 }, () => '{}').join(',')}]`)).toBe(
-      `answer has too many values (over ${maxJsonValues})`,
-    );
+    expect(jsonTooComplex(`${'['.repeat(2_000_000)}${']'.repeat(2_000_000)}`)).toMatch(/nested deeper than/);
+    expect(jsonTooComplex(`[${Array.from({ length: 1_300_000 }, () => '{}').join(',')}]`)).toBe('answer had more than 100,000 JSON values');
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('answers refused as too complex', () => {
+  it('say what was wrong with them, not that they were not whole', async () => {
+    const nested = `${'['.repeat(maxJsonDepth + 1)}${']'.repeat(maxJsonDepth + 1)}`;
+    const many = `[${Array.from({ length: maxJsonValues + 1 }, () => '1').join(',')}]`;
+    for (const [body, reason] of [
+      [nested, 'answer nested deeper than 64 levels'],
+      [many, 'answer had more than 100,000 JSON values'],
+    ] as const) {
+      const transport = new Transport({
+        baseUrl: 'http://target.test',
+        timeoutMs: 2000,
+        fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }),
+      });
+      const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: {} });
+      const exchange = { intent: { kind: 'poll' }, response: result.response, notes: [], rateLimited: false } as unknown as Exchange;
+      // A check that needs a whole answer leaves it unjudged, naming the shape; the check that sent it fails with it.
+      expect(notAServerError.judge(exchange, {} as CheckContext)).toEqual({ outcome: 'skip', reason });
+      expect(received(exchange)).toMatch(new RegExp(`^200, then ${reason}; it began: \\[`));
+      transport.close();
+    }
   });
 });
 

@@ -2,7 +2,8 @@
  * The runner's HTTP edge: reproductions read credentials from the environment and paste into a
  * shell as they are, redirects to another origin are never followed, a silent server becomes a
  * timeout, a 429 is retried once after its Retry-After, 1xx answers and slow bodies are read,
- * connections are reused, every body is capped, and failures are named in plain words.
+ * connections are reused, every body is capped, a request's redirects and retry share its one
+ * deadline, and failures (a 101 upgrade included) are named in plain words.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -10,6 +11,10 @@ import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
+import type { CheckContext } from '../../src/conformance/checks/check.js';
+import { unknownJobNotFound } from '../../src/conformance/checks/stateful-checks.js';
+import type { Exchange } from '../../src/conformance/exchange.js';
+import { switchedProtocols } from '../../src/conformance/http/bounded-client.js';
 import { redacted, toCurl } from '../../src/conformance/http/curl.js';
 import { parseHeaderLine } from '../../src/conformance/http/header-line.js';
 import { Transport } from '../../src/conformance/http/transport.js';
@@ -221,5 +226,98 @@ it('names transport failures in plain words, never by llhttp or undici codes', a
     expect((await send(urls[2]!)).transportError).toBe('the server closed the connection without answering');
   } finally {
     for (const server of [garbage, cut, silentClose]) server.close();
+  }
+});
+
+it("gives a request's redirects its one deadline, not a fresh --timeout for each hop", async () => {
+  // Three hops of 700 ms each: every hop alone is within 1500 ms, the request as a whole is not.
+  const target = await serve((request, response) => {
+    const next: Record<string, string> = { '/a': '/b', '/b': '/c' };
+    setTimeout(() => {
+      const location = next[request.url ?? ''];
+      if (location) response.writeHead(307, { location }).end();
+      else response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    }, 700);
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 1500 });
+  const result = await transport.send({ method: 'GET', path: '/a', headers: {} });
+  transport.close();
+  expect(result.response).toBeUndefined();
+  expect(result.timedOut).toBe(true);
+  expect(result.transportError).toBe('no answer within 1500 ms (--timeout)');
+  expect(result.notes).toEqual(['followed 307 redirect to /b', 'followed 307 redirect to /c']);
+});
+
+it("retries a 429 within the request's deadline: the retry gets what is left of it", async () => {
+  let calls = 0;
+  const target = await serve((_, response) => {
+    calls += 1;
+    const answer = () =>
+      calls === 1
+        ? response.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"code":"rate_limited","message":"x"}')
+        : response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    setTimeout(answer, 700);
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 1000 });
+  const result = await transport.send({ method: 'GET', path: '/', headers: {} });
+  transport.close();
+  expect(result.requestsSent).toBe(2);
+  expect(result.timedOut).toBe(true);
+  expect(result.transportError).toBe('no answer within 1000 ms (--timeout)');
+});
+
+it("does not retry a 429 whose Retry-After ends after the request's deadline, and says so", async () => {
+  let calls = 0;
+  const target = await serve((_, response) => {
+    calls += 1;
+    if (calls === 1) response.writeHead(429, { 'retry-after': '3', 'content-type': 'application/json' }).end('{}');
+    else response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 1000 });
+  const result = await transport.send({ method: 'GET', path: '/', headers: {} });
+  transport.close();
+  expect(calls).toBe(1);
+  expect(result.response?.status).toBe(429);
+  expect(result.rateLimited).toBe(true);
+  expect(result.notes).toEqual([
+    "429 answered; not retried, as its Retry-After of 3000 ms ends after the request's deadline (--timeout 1000 ms; docs/assumptions.md A-11)",
+  ]);
+});
+
+it('names a 101 Switching Protocols plainly, and fails the check that sent the request', async () => {
+  const upgrading = createNetServer((socket) =>
+    socket.once('data', () =>
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n\r\n\x81\x05hello'),
+    ),
+  );
+  await new Promise<void>((resolve) => upgrading.listen(0, '127.0.0.1', resolve));
+  const transport = new Transport({ baseUrl: `http://127.0.0.1:${(upgrading.address() as AddressInfo).port}`, timeoutMs: 5000 });
+  try {
+    const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: {} });
+    expect(result.timedOut).toBe(false);
+    expect(result.response).toMatchObject({
+      status: 101,
+      incomplete: { reason: 'switched-protocols', message: switchedProtocols },
+    });
+    expect(switchedProtocols).toBe('the server switched protocols (101 Switching Protocols); the runner does not follow upgrades');
+    const exchange = {
+      id: 1,
+      operationId: 'getJob',
+      caller: 1,
+      intent: { kind: 'unknown-job' },
+      request: result.request,
+      response: result.response,
+      notes: [],
+      rateLimited: false,
+      durationMs: 1,
+    } as Exchange;
+    expect(unknownJobNotFound.judge(exchange, {} as CheckContext)).toMatchObject({
+      outcome: 'fail',
+      title: 'server switched protocols (101)',
+      received: `101, then ${switchedProtocols}; it began: (empty body)`,
+    });
+  } finally {
+    transport.close();
+    upgrading.close();
   }
 });

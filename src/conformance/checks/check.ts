@@ -70,9 +70,16 @@ export function forIntent<K extends IntentKind>(
 export function withResponse(judge: (exchange: Answered, context: CheckContext) => Verdict): Judge {
   return (exchange, context) => {
     if (!exchange.response) return unjudged('no answer came');
-    if (exchange.response.incomplete) return unjudged(`the answer was not whole (${exchange.response.incomplete.message})`);
+    if (exchange.response.incomplete) return unjudged(unusableAnswer(exchange.response.incomplete));
     return judge(exchange as Answered, context);
   };
+}
+
+/** Why an answer cannot be judged, in words that say what was wrong with it. */
+function unusableAnswer(incomplete: IncompleteBody): string {
+  // A refused shape or a protocol switch is not about the body being cut short.
+  if (incomplete.reason === 'too-complex' || incomplete.reason === 'switched-protocols') return incomplete.message;
+  return `the answer was not whole (${incomplete.message})`;
 }
 
 /** The title of a failure for an answer whose body is not whole. */
@@ -88,6 +95,8 @@ function incompleteTitle(incomplete: IncompleteBody): string {
       return 'body could not be decoded';
     case 'too-complex':
       return incomplete.message;
+    case 'switched-protocols':
+      return 'server switched protocols (101)';
   }
 }
 

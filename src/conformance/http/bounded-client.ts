@@ -35,7 +35,13 @@ export interface RawOutcome {
 }
 
 export interface ExchangeLimits {
+  /** How long this attempt may take. */
   readonly timeoutMs: number;
+  /**
+   * The --timeout that messages name, when it differs from `timeoutMs`: a redirect or a retry
+   * gets only what is left of its request's deadline, but the request had --timeout in all.
+   */
+  readonly statedTimeoutMs?: number;
   readonly maxResponseBytes: number;
   /** Aborting it destroys the request at once (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
@@ -67,6 +73,13 @@ function decodersFor(contentEncoding: string | undefined): Transform[] | undefin
 }
 
 const tooLarge = (limit: number): IncompleteBody['message'] => `answer larger than ${limit} bytes (--max-response-bytes)`;
+
+/** What a 101 answer is reported as: the exchange is over, with no HTTP answer to judge. */
+export const switchedProtocols = 'the server switched protocols (101 Switching Protocols); the runner does not follow upgrades';
+
+function stated(limits: ExchangeLimits): number {
+  return limits.statedTimeoutMs ?? limits.timeoutMs;
+}
 
 /**
  * Collects body chunks up to a cap, copied into one growing Buffer (doubling, never past the
@@ -161,10 +174,10 @@ export class BoundedNodeClient {
         finish(
           response
             ? {
-                ...partial('timeout', `the body was still arriving after ${limits.timeoutMs} ms (${buffer.bytes} bytes received)`),
+                ...partial('timeout', `the body was still arriving after ${stated(limits)} ms (${buffer.bytes} bytes received)`),
                 timedOut: true,
               }
-            : { error: `no answer within ${limits.timeoutMs} ms (--timeout)`, timedOut: true },
+            : { error: `no answer within ${stated(limits)} ms (--timeout)`, timedOut: true },
         );
         stop();
       }, limits.timeoutMs);
@@ -209,6 +222,15 @@ export class BoundedNodeClient {
           if (!incoming.complete)
             finish(partial('closed', plainTransportError(undefined, { host: url.host, answerStarted: true, bytes: buffer.bytes })));
         });
+      });
+      // A 101 hands the connection to another protocol: node:http emits 'upgrade' (without a
+      // listener it closes the socket and says nothing, which would read as a timeout).
+      request.on('upgrade', (incoming: IncomingMessage, socket: { destroy(): void }) => {
+        socket.destroy();
+        response = incoming;
+        status = incoming.statusCode ?? 101;
+        responseHeaders = flatten(incoming.headers);
+        finish(partial('switched-protocols', switchedProtocols));
       });
       request.on('error', (error) => {
         if (response) finish(partial('closed', plainTransportError(error, { host: url.host, answerStarted: true, bytes: buffer.bytes })));
@@ -257,7 +279,7 @@ export async function boundedFetch(fetchFunction: FetchFunction, sent: SentReque
     if ('stop' in first) {
       controller.abort();
       return first.stop === 'timeout'
-        ? { error: `no answer within ${limits.timeoutMs} ms (--timeout)`, timedOut: true, interrupted: false }
+        ? { error: `no answer within ${stated(limits)} ms (--timeout)`, timedOut: true, interrupted: false }
         : interruptedOutcome;
     }
     const response = first;
@@ -284,7 +306,7 @@ export async function boundedFetch(fetchFunction: FetchFunction, sent: SentReque
       }
       if ('stop' in step) {
         if (step.stop === 'interrupted') return interruptedOutcome;
-        return partial('timeout', `the body was still arriving after ${limits.timeoutMs} ms (${buffer.bytes} bytes received)`, {
+        return partial('timeout', `the body was still arriving after ${stated(limits)} ms (${buffer.bytes} bytes received)`, {
           timedOut: true,
         });
       }

@@ -4,7 +4,8 @@
  * an injected Fetch function (such as an in-process engine). Every exchange is bounded
  * (bounded-client.ts): a per-request deadline, a cap on the body as sent and as decoded. On top
  * of that it spaces requests (--rate), retries a 429 once after its Retry-After (A-11), and never
- * follows a redirect to another origin.
+ * follows a redirect to another origin. A request's redirects and its 429 retry share the
+ * request's one deadline: following them never buys a server more time than --timeout.
  */
 import type { IncompleteBody, ReceivedResponse, SentRequest } from '../exchange.js';
 import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome } from './bounded-client.js';
@@ -55,6 +56,8 @@ export interface TransportResult {
   readonly requestsSent: number;
   /** No answer, or no whole body, within the deadline. */
   readonly timedOut: boolean;
+  /** Timed out at `runDeadline` rather than at the request's own deadline: nothing to say about the server. */
+  readonly cutByRunDeadline: boolean;
   /** Cut by the run's own stop, not by the server: say nothing about the server. */
   readonly interrupted: boolean;
 }
@@ -73,6 +76,9 @@ export const maxJsonDepth = 64;
  * few hundred; 1.3 million `{}` in 4 MB took JSON.parse to 969 MB of RSS.
  */
 export const maxJsonValues = 100_000;
+
+const tooDeep = `answer nested deeper than ${maxJsonDepth} levels`;
+const tooMany = `answer had more than ${maxJsonValues.toLocaleString('en-US')} JSON values`;
 
 /**
  * Scans the text once (linear, strings skipped) and says why it is refused before JSON.parse:
@@ -98,12 +104,12 @@ export function jsonTooComplex(text: string): string | undefined {
     else if (code === 0x5b || code === 0x7b) {
       depth += 1;
       values += 1;
-      if (depth > maxJsonDepth) return `answer too deeply nested (over ${maxJsonDepth} levels)`;
-      if (values > maxJsonValues) return `answer has too many values (over ${maxJsonValues})`;
+      if (depth > maxJsonDepth) return tooDeep;
+      if (values > maxJsonValues) return tooMany;
     } else if (code === 0x5d || code === 0x7d) depth -= 1;
     else if (code === 0x2c) {
       values += 1;
-      if (values > maxJsonValues) return `answer has too many values (over ${maxJsonValues})`;
+      if (values > maxJsonValues) return tooMany;
     }
   }
   return undefined;
@@ -119,7 +125,7 @@ function parseJson(text: string): unknown {
 }
 
 /** Retry-After in milliseconds (delta-seconds or an HTTP-date); 1 s when absent or unreadable. */
-function retryAfterMs(value: string | undefined): number {
+export function retryAfterMs(value: string | undefined): number {
   if (!value) return 1000;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const date = Date.parse(value);
@@ -167,6 +173,14 @@ interface Attempt {
   readonly interrupted: boolean;
 }
 
+/** The one deadline a request's redirects and retry share, and the --timeout it was set from (for messages). */
+interface Deadline {
+  /** Date.now() at which the request (redirects and retry included) is cut. */
+  readonly at: number;
+  /** The --timeout, named in "no answer within … ms". */
+  readonly statedMs: number;
+}
+
 export class Transport {
   private readonly limiter: RateLimiter;
   private readonly client: BoundedNodeClient | undefined;
@@ -184,8 +198,13 @@ export class Transport {
     return `${this.baseUrl}${path}`;
   }
 
-  /** Sends one request (and its one 429 retry, and same-origin redirects); `timeoutMs` overrides the deadline. */
-  async send(outgoing: OutgoingRequest, sendOptions: { timeoutMs?: number } = {}): Promise<TransportResult> {
+  /**
+   * Sends one request, its same-origin redirects and its one 429 retry, all within one
+   * deadline: `timeoutMs` (default: the transport's) from the moment the first attempt may go
+   * (after --rate's spacing), and never past `runDeadline` (a Date.now() time: the end of the
+   * run's --time-budget).
+   */
+  async send(outgoing: OutgoingRequest, sendOptions: { timeoutMs?: number; runDeadline?: number } = {}): Promise<TransportResult> {
     const started = performance.now();
     const request: SentRequest = {
       method: outgoing.method,
@@ -196,16 +215,28 @@ export class Transport {
     const timeoutMs = sendOptions.timeoutMs ?? this.options.timeoutMs;
     const notes: string[] = [];
     let requestsSent = 0;
-    let attempt = await this.follow(request, notes, timeoutMs);
+    // The runner's own spacing before the first attempt is not the server's time.
+    await this.limiter.wait();
+    const ownDeadline = Date.now() + timeoutMs;
+    const runDeadline = sendOptions.runDeadline ?? Number.POSITIVE_INFINITY;
+    const deadline: Deadline = { at: Math.min(ownDeadline, runDeadline), statedMs: timeoutMs };
+    let attempt = await this.follow(request, notes, { deadline, paced: true });
     requestsSent += attempt.sent;
     let rateLimited = false;
     if (attempt.response?.status === 429 && !attempt.interrupted) {
       const wait = Math.min(retryAfterMs(attempt.response.headers['retry-after']), this.options.maxRetryAfterMs ?? 5000);
-      notes.push(`429 answered; retried once after ${wait} ms (docs/assumptions.md A-11)`);
-      await sleep(wait, this.options.signal);
-      attempt = await this.follow(request, notes, timeoutMs);
-      requestsSent += attempt.sent;
-      rateLimited = attempt.response?.status === 429;
+      if (Date.now() + wait >= deadline.at) {
+        notes.push(
+          `429 answered; not retried, as its Retry-After of ${wait} ms ends after the request's deadline (--timeout ${timeoutMs} ms; docs/assumptions.md A-11)`,
+        );
+        rateLimited = true;
+      } else {
+        notes.push(`429 answered; retried once after ${wait} ms (docs/assumptions.md A-11)`);
+        await sleep(wait, this.options.signal);
+        attempt = await this.follow(request, notes, { deadline, paced: false });
+        requestsSent += attempt.sent;
+        rateLimited = attempt.response?.status === 429;
+      }
     }
     return {
       request,
@@ -216,6 +247,7 @@ export class Transport {
       durationMs: performance.now() - started,
       requestsSent,
       timedOut: attempt.timedOut,
+      cutByRunDeadline: attempt.timedOut && runDeadline < ownDeadline,
       interrupted: attempt.interrupted,
     };
   }
@@ -225,11 +257,15 @@ export class Transport {
     this.client?.close();
   }
 
-  /** Sends one request, following same-origin redirects only. */
-  private async follow(first: SentRequest, notes: string[], timeoutMs: number): Promise<Attempt & { sent: number }> {
+  /** Sends one request, following same-origin redirects only, every hop within `timing.deadline`. */
+  private async follow(
+    first: SentRequest,
+    notes: string[],
+    timing: { deadline: Deadline; paced: boolean },
+  ): Promise<Attempt & { sent: number }> {
     let current = first;
     for (let hop = 0; ; hop += 1) {
-      const outcome = await this.once(current, timeoutMs);
+      const outcome = await this.once(current, { deadline: timing.deadline, paced: timing.paced && hop === 0 });
       if (!outcome.response || outcome.response.incomplete) return { ...outcome, sent: hop + 1 };
       const location = outcome.response.headers.location;
       if (!redirectStatuses.has(outcome.response.status) || !location) return { ...outcome, sent: hop + 1 };
@@ -257,10 +293,14 @@ export class Transport {
     }
   }
 
-  private async once(request: SentRequest, timeoutMs: number): Promise<Attempt> {
-    await this.limiter.wait();
+  /** One attempt, within what is left of the deadline; `paced`: --rate's wait is already done. */
+  private async once(request: SentRequest, timing: { deadline: Deadline; paced: boolean }): Promise<Attempt> {
+    if (!timing.paced) await this.limiter.wait();
+    const left = timing.deadline.at - Date.now();
+    if (left <= 0) return { error: `no answer within ${timing.deadline.statedMs} ms (--timeout)`, timedOut: true, interrupted: false };
     const limits = {
-      timeoutMs,
+      timeoutMs: left,
+      statedTimeoutMs: timing.deadline.statedMs,
       maxResponseBytes: this.maxResponseBytes,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
     };
