@@ -2,7 +2,8 @@
 /**
  * Bundles the `evidence-harness` executable (package.json "bin") from tsc's output with
  * rolldown: dist/src/cli/bin.js and everything it imports from this package, plus zod, into
- * dist/cli/. Run by `npm run build` after tsc.
+ * dist/cli/. Run by `npm run build` after tsc. No source maps: the package does not ship src/,
+ * and the bundle is not minified, so its stack traces read as they are.
  *
  * Why: start-up. Node 20 resolves, reads and compiles every ES module one by one, and has no
  * compile cache. Unbundled, `evidence-harness mock` loads about 130 modules before it listens;
@@ -41,9 +42,9 @@ await build({
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
-    sourcemap: true,
+    sourcemap: false,
   },
 });
-// rolldown writes files 644; package.json `bin` points here, and npx's cached link (or a shell
-// running ./dist/cli/evidence-harness.js) needs it executable, or every rebuild breaks it.
+// rolldown writes files 644; a shell running ./dist/cli/evidence-harness.js needs it executable.
+// (package.json `bin` is bin/evidence-harness.js, a committed launcher that imports this file.)
 chmodSync(join(outDir, 'evidence-harness.js'), 0o755);

@@ -114,7 +114,7 @@ it('lists each command with the name and summary the command itself states', asy
   }
 });
 
-it('builds an executable bin that runs by itself, as npx and a shell run it (the bundle keeps its mode)', async () => {
+it('has an executable bin that runs by itself, as npx and a shell run it (a committed launcher, mode 755, so no rebuild can change it)', async () => {
   const { stdout } = await promisify(execFile)(executablePath(), ['--version']);
   expect(stdout.trim()).toContain(version);
 });
