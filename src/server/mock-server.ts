@@ -19,6 +19,7 @@ import {
 } from '../engine/index.js';
 import { createControlGuard } from './control-guard.js';
 import { clientErrorAnswer, connectRefused, expectationRefused, hostHeaderProblem, rawErrorResponse } from './early-answers.js';
+import { createMemoryRelease } from './memory-release.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 
 export interface MockServerOptions {
@@ -41,6 +42,12 @@ export interface MockServerOptions {
    * Default none: a request to /__mock/ carrying any other Origin is refused with 403.
    */
   readonly controlOrigins?: readonly string[];
+  /**
+   * After `POST /__mock/reset`, once no request has arrived for `quietMs` (default 5 s), ask V8
+   * to compact its heap so that RSS falls back near where it started (server/memory-release).
+   * Default on; `false` leaves it to V8's own memory reducer.
+   */
+  readonly releaseMemoryAfterReset?: boolean | { readonly quietMs?: number };
   /** Receives one line per request; default: none. */
   readonly log?: (line: string) => void;
   readonly timeouts?: {
@@ -205,6 +212,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const inFlight = new Set<ServerResponse>();
   /** Set by close(): answers from then on close their connection instead of keeping it alive. */
   let closing = false;
+  const memoryOption = options.releaseMemoryAfterReset ?? true;
+  const memory = memoryOption === false ? undefined : createMemoryRelease(memoryOption === true ? {} : { ...memoryOption });
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const started = performance.now();
@@ -217,6 +226,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     // A keep-alive connection left open after its answer would hold close() (and the process) to the grace time.
     if (closing) outgoing.shouldKeepAlive = false;
     inFlight.add(outgoing);
+    memory?.noteActivity();
     try {
       const preflight = method === 'OPTIONS' && incoming.headers['access-control-request-method'] !== undefined;
       const hostProblem = hostHeaderProblem(incoming);
@@ -274,6 +284,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       const response = control
         ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
         : await engine.handle(request);
+      if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
       // The connection is gone (the client left, or a timeout cut it off with its own 408):
       // nobody will read this answer, so the log says so instead of showing a status never sent.
       status = incoming.socket?.destroyed ? 'aborted' : response.status;
@@ -345,6 +356,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
         closing = true;
+        memory?.close();
         for (const outgoing of inFlight) if (!outgoing.headersSent) outgoing.shouldKeepAlive = false;
         // Requests waiting out a scenario's latency are answered now instead of holding the close
         // (and the process) open. Only an engine this server made, or one it was told to close:
