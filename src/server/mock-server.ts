@@ -5,7 +5,8 @@
  * timeouts against slow clients, an Error body for every early answer, and a close that ends.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import {
@@ -48,6 +49,11 @@ export interface MockServerOptions {
    * Default on; `false` leaves it to V8's own memory reducer.
    */
   readonly releaseMemoryAfterReset?: boolean | { readonly quietMs?: number };
+  /**
+   * Serve HTTPS with this certificate and key (PEM), so a frontend served over https can call
+   * the mock without mixed-content errors. Default: plain HTTP.
+   */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
   /** Receives one line per request; default: none. */
   readonly log?: (line: string) => void;
   readonly timeouts?: {
@@ -67,7 +73,7 @@ export interface MockServerOptions {
 }
 
 export interface RunningMockServer {
-  /** Base URL, such as http://127.0.0.1:4010. */
+  /** Base URL, such as http://127.0.0.1:4010 (https:// with `tls`). */
   readonly url: string;
   readonly port: number;
   readonly engine: MockEngine;
@@ -198,7 +204,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     origins: options.controlOrigins ?? [],
     tokenInForce: controlToken !== undefined,
   });
-  const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
+  const origin = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
   const requestTimeout = options.timeouts?.requestMs ?? 30_000;
@@ -305,19 +311,21 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }
   }
 
-  const server: Server = createServer(
-    {
-      headersTimeout,
-      requestTimeout,
-      keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
-      // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
-      // which would let a slow client hold a connection far past its limit.
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
-      // Node's own refusal of a request without Host is a bare 400; handle() answers it with an Error body.
-      requireHostHeader: false,
-    },
-    (incoming, outgoing) => void handle(incoming, outgoing),
-  );
+  const serverOptions: ServerOptions = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
+    // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
+    // which would let a slow client hold a connection far past its limit.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+    // Node's own refusal of a request without Host is a bare 400; handle() answers it with an Error body.
+    requireHostHeader: false,
+  };
+  const onRequest = (incoming: IncomingMessage, outgoing: ServerResponse) => void handle(incoming, outgoing);
+  // An https.Server is a tls.Server whose requests and events are http.Server's.
+  const server: Server = options.tls
+    ? (createSecureServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
+    : createServer(serverOptions, onRequest);
   // CONNECT never reaches the request handler (Node hands the socket over for tunnelling).
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     socket.end(rawErrorResponse(connectRefused));
