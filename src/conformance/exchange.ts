@@ -96,6 +96,9 @@ export type Intent =
         readonly elapsedMs: number;
         readonly timeoutMs: number;
         readonly stoppedBy?: string;
+        /** Polls of the job sent, and how many of them were still answered 429 (each then waited as its Retry-After asked). */
+        readonly polls: number;
+        readonly rateLimitedPolls: number;
       };
     }
   | { readonly kind: 'replay'; readonly jobId: string }
@@ -117,7 +120,7 @@ export interface Exchange {
   readonly operationId?: string;
   /** Which caller sent it: 1 (--header) or 2 (--second-caller-header). */
   readonly caller: 1 | 2;
-  intent: Intent;
+  readonly intent: Intent;
   readonly request: SentRequest;
   /** Undefined when no answer came (timeout, refused connection, refused redirect). */
   readonly response?: ReceivedResponse;

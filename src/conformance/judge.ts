@@ -152,8 +152,16 @@ export class Judging {
     }
   }
 
-  /** The checks' results; `notesFor` says why a check judged nothing when no exchange does. */
-  results(notesFor: (check: Check, seen: { unjudged: number }) => string | undefined): CheckResult[] {
+  /**
+   * The checks' results. `whyNothing` says why a check judged nothing when no exchange does;
+   * `whyPartly` says which requests a check would have judged were not sent. A check that judged
+   * some exchanges and failed none, but did not get all its requests, is not passed: it is
+   * skipped, saying what it judged and what was not sent, so the run cannot pass on it.
+   */
+  results(reasons: {
+    whyNothing: (check: Check, seen: { unjudged: number }) => string | undefined;
+    whyPartly?: (check: Check) => string | undefined;
+  }): CheckResult[] {
     const results = this.setting.checks.map((check): CheckResult => {
       const tally = this.tallies.get(check.name)!;
       const failures = [...tally.groups.values()];
@@ -169,10 +177,17 @@ export class Judging {
         const unjudged = [...tally.unjudged].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'}: ${reason}`);
         const why = unjudged.length > 0 ? `sent, but none could be judged (${unjudged.join('; ')})` : undefined;
         const note =
-          [why, notesFor(check, { unjudged: tally.unjudged.size })].filter(Boolean).join('; ') || 'no request of its kind was sent';
+          [why, reasons.whyNothing(check, { unjudged: tally.unjudged.size })].filter(Boolean).join('; ') ||
+          'no request of its kind was sent';
         return { ...base, status: 'skipped', note, failures: [] };
       }
-      return { ...base, status: failures.length > 0 ? 'failed' : 'passed', failures };
+      if (failures.length > 0) return { ...base, status: 'failed', failures };
+      const partly = reasons.whyPartly?.(check);
+      if (partly) {
+        const judged = `${tally.applied} exchange${tally.applied === 1 ? '' : 's'}`;
+        return { ...base, status: 'skipped', note: `ran only in part: judged ${judged}, none failing; ${partly}`, failures: [] };
+      }
+      return { ...base, status: 'passed', failures };
     });
     // A check whose prerequisite failed says nothing new: report the prerequisite only.
     const failedNames = new Set(results.filter((result) => result.status === 'failed').map((result) => result.name));
@@ -197,5 +212,5 @@ export function judgeRun(options: {
 }): CheckResult[] {
   const judging = new Judging(options.setting);
   for (const exchange of options.exchanges) judging.add(exchange);
-  return judging.results(options.notesFor);
+  return judging.results({ whyNothing: options.notesFor });
 }

@@ -224,6 +224,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const probeNotes = new Map<ProbeName, string[]>();
   /** Per probe: why requests it wanted were not sent, with counts. */
   const unsent = new Map<ProbeName, Map<string, number>>();
+  /**
+   * Per check: why requests it would have judged were not sent, with counts. A check that
+   * judged some of its requests but not these did not run in full, and cannot pass.
+   */
+  const unsentForCheck = new Map<string, Map<string, number>>();
+  /** Why the last request was refused: the reason requests built on it were not sent either. */
+  let lastRefusal: string | undefined;
   const timeoutStreaks = new Map<string, number>();
   const stoppedGroups = new Map<string, string>();
   let currentProbe: ProbeName = 'positive';
@@ -236,11 +243,31 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     probeNotes.set(currentProbe, [...(probeNotes.get(currentProbe) ?? []), message]);
   }
 
-  function notSent(reason: string): undefined {
-    requestsNotSent += 1;
+  function count(counts: Map<string, number>, reason: string, by = 1): void {
+    counts.set(reason, (counts.get(reason) ?? 0) + by);
+  }
+
+  /**
+   * Counts a planned request as not sent, for its probe and, when the request is known, for
+   * each check that would have judged it: the checks its probe serves whose verdict on it,
+   * unanswered, is more than "does not apply". A stopped operation thus leaves incomplete only
+   * the checks that needed its answers.
+   */
+  function notSent(options: { reason: string; request?: Exchange; requests?: number }): undefined {
+    const planned = options.requests ?? 1;
+    requestsNotSent += planned;
+    lastRefusal = options.reason;
     const reasons = unsent.get(currentProbe) ?? new Map<string, number>();
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+    count(reasons, options.reason, planned);
     unsent.set(currentProbe, reasons);
+    if (options.request) {
+      for (const { check, verdict } of verdictsOn(options.request, setting)) {
+        if (!check.probes.includes(currentProbe) || (verdict.outcome === 'skip' && !verdict.reason)) continue;
+        const forCheck = unsentForCheck.get(check.name) ?? new Map<string, number>();
+        count(forCheck, options.reason);
+        unsentForCheck.set(check.name, forCheck);
+      }
+    }
     return undefined;
   }
 
@@ -262,16 +289,32 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
 
   async function send(request: ProbeRequest, intent: Intent, sendOptions: { record?: boolean } = {}): Promise<Exchange | undefined> {
-    const stopped = runStopped();
-    if (stopped) return notSent(stopped);
-    if (requests >= maxRequests) return notSent(`--max-requests ${maxRequests} was reached`);
     // A request whose path leaves its operation's template (an empty jobId: /v0/jobs/) is a
     // route outside the contract: contract checks do not judge its answer (A-20, A-23).
     const operation = request.operation && pathFitsTemplate(request.path, request.operation.path) ? request.operation : undefined;
     const group = operation?.operationId ?? outsideTheContract;
-    const groupStopped = stoppedGroups.get(group);
-    if (groupStopped) return notSent(groupStopped);
     const caller = request.caller ?? 1;
+    // The request as it would have been recorded, unanswered: what the checks are asked about when it is not sent.
+    const refuse = (reason: string) =>
+      notSent({
+        reason,
+        request: {
+          id: 0,
+          ...(operation ? { operationId: operation.operationId } : {}),
+          caller,
+          intent,
+          request: { method: request.method, url: transport.urlOf(request.path), headers: request.headers ?? {} },
+          transportError: `not sent: ${reason}`,
+          notes: [],
+          rateLimited: false,
+          durationMs: 0,
+        },
+      });
+    const stopped = runStopped();
+    if (stopped) return refuse(stopped);
+    if (requests >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
+    const groupStopped = stoppedGroups.get(group);
+    if (groupStopped) return refuse(groupStopped);
     const result = await transport.send(
       {
         method: request.method,
@@ -283,7 +326,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     );
     requests += result.requestsSent;
     // Cut by the run's own stop or by the end of the budget: that says nothing about the server.
-    if (result.interrupted || result.cutByRunDeadline) return notSent(runStopped() ?? 'the run was stopped');
+    if (result.interrupted || result.cutByRunDeadline) return refuse(runStopped() ?? 'the run was stopped');
     if (result.timedOut) {
       const streak = (timeoutStreaks.get(group) ?? 0) + 1;
       timeoutStreaks.set(group, streak);
@@ -324,6 +367,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     record,
     conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
     remainingRequests: () => Math.max(0, maxRequests - requests),
+    dependentsNotSent: (requests) => {
+      notSent({ reason: lastRefusal ?? 'a request they build on was not sent', requests });
+    },
     sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), stop.signal),
     note,
   };
@@ -338,12 +384,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const state: { jobId?: string } = {};
     for (const phase of phases) {
       if (!needed.has(phase.probe)) continue;
-      const stopped = runStopped();
-      if (stopped) {
-        currentProbe = phase.probe;
-        notSent(stopped);
-        continue;
-      }
+      // A phase runs even when nothing more may be sent: each request it plans is refused, and
+      // counted against the checks that needed it.
       currentProbe = phase.probe;
       const before = requests;
       await phase.run(context, state);
@@ -359,19 +401,28 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     for (const [reason, count] of reasons) reasonsNotSent.set(reason, (reasonsNotSent.get(reason) ?? 0) + count);
   for (const [reason, count] of reasonsNotSent) notes.push(`${count} planned request(s) not sent: ${reason}`);
 
-  const results = judging.results((check, seen) => {
-    const reasons = new Map<string, number>();
-    for (const probe of check.probes)
-      for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
-    const sentNot = [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
-    const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
-    const all = [...new Set([...sentNot, ...probeReasons])];
-    if (all.length === 0) {
-      if (seen.unjudged > 0) return undefined;
-      const sent = check.probes.reduce((total, probe) => total + (recorded.get(probe) ?? 0), 0);
-      return sent > 0 ? `its requests were sent (${sent}), but no answer showed what it judges` : undefined;
-    }
-    return all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
+  const summarised = (reasons: Map<string, number>) =>
+    [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
+  const atMostThree = (all: readonly string[]) =>
+    all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
+  const results = judging.results({
+    whyNothing: (check, seen) => {
+      const reasons = new Map<string, number>();
+      for (const probe of check.probes)
+        for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
+      const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
+      const all = [...new Set([...summarised(reasons), ...probeReasons])];
+      if (all.length === 0) {
+        if (seen.unjudged > 0) return undefined;
+        const sent = check.probes.reduce((total, probe) => total + (recorded.get(probe) ?? 0), 0);
+        return sent > 0 ? `its requests were sent (${sent}), but no answer showed what it judges` : undefined;
+      }
+      return atMostThree(all);
+    },
+    whyPartly: (check) => {
+      const reasons = unsentForCheck.get(check.name);
+      return reasons && reasons.size > 0 ? atMostThree(summarised(reasons)) : undefined;
+    },
   });
   const strict = options.strict === true;
   const counts = (result: CheckResult) => result.severity === 'required' || strict;
@@ -380,7 +431,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ...(interrupted ? [`the run was interrupted by ${interrupted}`] : []),
     ...results
       .filter((result) => result.status === 'skipped' && counts(result))
-      .map((result) => `${result.name} (${result.severity}) did not run: ${result.note ?? 'nothing to judge'}`),
+      .map((result) =>
+        result.applied > 0
+          ? `${result.name} (${result.severity}) ${result.note ?? 'ran only in part'}`
+          : `${result.name} (${result.severity}) did not run: ${result.note ?? 'nothing to judge'}`,
+      ),
   ];
   const verdict: RunVerdict = results.some((result) => result.status === 'failed' && counts(result))
     ? 'failed'

@@ -47,3 +47,64 @@ it('stops sending to an operation after 3 timeouts in a row, and skips what is l
     await server.close();
   }
 });
+
+/** The engine in-process, with `answer` deciding first (undefined: the engine answers). */
+function engineBehind(answer: (request: Request) => Promise<Response> | undefined) {
+  const engine = createMockEngine();
+  return (request: Request) => answer(request) ?? engine.handle(request);
+}
+
+const never = () => new Promise<Response>(() => undefined);
+
+it('counts every planned request it did not send, not only the first of each probe', async () => {
+  const options = { baseUrl: 'http://mock.test', seed: 3, checks: ['negative_data_rejection'] };
+  const whole = await runConformance({ ...options, fetch: engineBehind(() => undefined) });
+  expect(whole.requestsNotSent).toBe(0);
+  // Only the preflight goes: every mutation the whole run sent is counted as not sent.
+  const cut = await runConformance({ ...options, fetch: engineBehind(() => undefined), maxRequests: 1 });
+  expect(cut.requests).toBe(1);
+  expect(cut.requestsNotSent).toBe(whole.requests - 1);
+  expect(cut.notes).toContain(`${whole.requests - 1} planned request(s) not sent: --max-requests 1 was reached`);
+});
+
+it('does not pass a required check that judged some of its requests but not all: it ran only in part', async () => {
+  const report = await runConformance({
+    baseUrl: 'http://mock.test',
+    fetch: engineBehind(() => undefined),
+    seed: 3,
+    checks: ['negative_data_rejection'],
+    maxRequests: 10,
+  });
+  const check = report.checks.find((candidate) => candidate.name === 'negative_data_rejection')!;
+  expect(check.applied).toBe(9);
+  expect(check.status).toBe('skipped');
+  expect(check.note).toMatch(/^ran only in part: judged 9 exchanges, none failing; \d+ requests not sent: --max-requests 10 was reached$/);
+  expect(report.verdict).toBe('incomplete');
+  expect(report.exitCode).toBe(3);
+  expect(report.incomplete).toEqual([`negative_data_rejection (required) ${check.note}`]);
+});
+
+it('goes on to other operations when one is stopped after its timeouts, and skips only the checks that needed it, naming it', async () => {
+  const sentTo = new Set<string>();
+  const report = await runConformance({
+    baseUrl: 'http://mock.test',
+    // createEvaluation never answers; every other operation is the mock's.
+    fetch: engineBehind((request) =>
+      request.method === 'POST' && new URL(request.url).pathname === '/v0/evaluations' ? never() : undefined,
+    ),
+    seed: 3,
+    timeoutMs: 200,
+    checks: ['negative_data_rejection', 'invalid_job_id_not_found', 'missing_required_header', 'unknown_job_not_found'],
+    onExchange: (exchange) => sentTo.add(exchange.operationId ?? 'outside'),
+  });
+  const stopped = 'createEvaluation stopped after 3 timeouts in a row (--timeout 200 ms)';
+  expect(report.notes).toContain(stopped);
+  // The mutations of the operations after createEvaluation were still sent and judged.
+  expect([...sentTo].sort()).toEqual(['createEvaluation', 'getJob', 'health', 'outside', 'verifyReport']);
+  const result = (name: string) => report.checks.find((check) => check.name === name)!;
+  expect(result('invalid_job_id_not_found')).toMatchObject({ status: 'passed' });
+  expect(result('unknown_job_not_found')).toMatchObject({ status: 'passed' });
+  expect(result('negative_data_rejection')).toMatchObject({ status: 'failed' });
+  expect(result('missing_required_header')).toMatchObject({ status: 'skipped', note: `1 request not sent: ${stopped}` });
+  expect(report.verdict).toBe('failed');
+});

@@ -174,9 +174,15 @@ it.each([
 it('calls a run cut short by --max-requests incomplete (exit 3), never passed, and says which required checks did not run', async () => {
   const result = await run('conformance', '--base-url', mock.url, '--seed', '7', '--quiet', '--max-requests', '3');
   expect(result.code, result.stdout).toBe(3);
+  expect(result.stdout).toMatch(/\nIncomplete: the verdict cannot be PASSED because\n {2}- [a-z_]+ \(required\) /);
   expect(result.stdout).toMatch(
-    /\nIncomplete: the verdict cannot be PASSED because\n {2}- [a-z_]+ \(required\) did not run: .*--max-requests 3 was reached/,
+    /\n {2}- negative_data_rejection \(required\) did not run: \d+ requests not sent: --max-requests 3 was reached\n/,
   );
+  // Checks that judged the few answers sent, and failed none, ran only in part: not passed either.
+  expect(result.stdout).toMatch(
+    /\n {2}- status_code_documented \(required\) ran only in part: judged 3 exchanges, none failing; \d+ requests not sent: --max-requests 3 was reached\n/,
+  );
+  expect(result.stdout).toMatch(/\nstatus_code_documented +required +skip +3 +\(ran only in part: judged 3 exchanges/);
   expect(result.stdout).toMatch(/· INCOMPLETE \(exit 3\)\n$/);
 });
 

@@ -113,9 +113,15 @@ export function answered(expected: string, judge: (exchange: Answered, context: 
   };
 }
 
-/** Skips an exchange still rate limited after one retry: its answer says nothing about the input. */
+/**
+ * Skips an exchange still rate limited within its deadline (after one retry, or with a
+ * Retry-After past the deadline): its answer says nothing about the input (A-11).
+ */
 export function unlessRateLimited(judge: Judge): Judge {
-  return (exchange, context) => (exchange.rateLimited ? unjudged('still rate limited (429) after one retry') : judge(exchange, context));
+  return (exchange, context) =>
+    exchange.rateLimited
+      ? unjudged('still rate limited (429) within its --timeout (not_rate_limited judges it)')
+      : judge(exchange, context);
 }
 
 /** Skips exchanges outside the spec's operations. */

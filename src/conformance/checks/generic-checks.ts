@@ -178,7 +178,12 @@ export const notRateLimited: Check = {
   probes: ['positive'],
   judge: withResponse((exchange) =>
     exchange.rateLimited
-      ? fail({ title: '429 persisted after one retry', expected: 'an answer after waiting Retry-After', received: received(exchange) })
+      ? fail({
+          // The exchange's notes (in the failure's input) say whether it was retried or its Retry-After was past the deadline.
+          title: 'still 429 within --timeout',
+          expected: 'an answer other than 429 after waiting Retry-After and retrying once, within --timeout',
+          received: received(exchange),
+        })
       : pass,
   ),
 };

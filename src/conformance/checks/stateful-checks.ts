@@ -7,7 +7,7 @@
  */
 import { condensedHistory, type JobObservation, quoted, showObservation } from '../exchange.js';
 import { fail, pass, skip, unjudged } from '../failures.js';
-import { answered, type Check, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
+import { answered, type Check, type ExchangeWith, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
 
 const statusRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
 const finalStatuses = new Set(['COMPLETE', 'FAILED']);
@@ -15,6 +15,15 @@ const finalStatuses = new Set(['COMPLETE', 'FAILED']);
 function jobIdOf(json: unknown): unknown {
   return json && typeof json === 'object' ? (json as { jobId?: unknown }).jobId : undefined;
 }
+
+/** The jobId of a poll's whole 200 answer when it is not the job polled. */
+function anotherJobPolled(exchange: ExchangeWith<'poll'>): string | undefined {
+  if (exchange.response?.status !== 200 || exchange.response.incomplete) return undefined;
+  const found = jobIdOf(exchange.response.json);
+  return typeof found === 'string' && found !== exchange.intent.jobId ? found : undefined;
+}
+
+const anotherJobReason = 'the poll answered another job (job_reaches_final_state reports it)';
 
 function observationOf(json: unknown): JobObservation | undefined {
   const job = json as { status?: unknown; evaluation?: unknown } | undefined;
@@ -205,6 +214,7 @@ export const jobStatusMovesForward: Check = {
   assumption: 'A-3',
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
+    if (anotherJobPolled(exchange) !== undefined) return unjudged(anotherJobReason);
     const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
     const previous = exchange.intent.history.at(-1);
     if (!current || !previous) return unjudged('the poll or the read before it showed no job status');
@@ -229,6 +239,7 @@ export const finalStateStaysFinal: Check = {
   assumption: 'A-3',
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
+    if (anotherJobPolled(exchange) !== undefined) return unjudged(anotherJobReason);
     const current = observationOf(exchange.response?.status === 200 ? exchange.response.json : undefined);
     const final = exchange.intent.history.find((observation) => finalStatuses.has(observation.status));
     if (!final) return unjudged('no read before it showed the job COMPLETE or FAILED');
@@ -287,15 +298,26 @@ export const jobReachesFinalState: Check = {
   assumption: 'A-22',
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
+    const other = anotherJobPolled(exchange);
+    if (other !== undefined)
+      return fail({
+        title: `poll of job ${quoted(exchange.intent.jobId, 40)} answered job ${quoted(other, 40)}`,
+        expected: `200 with jobId ${quoted(exchange.intent.jobId)}, the job polled`,
+        received: received(exchange),
+      });
     const end = exchange.intent.end;
     if (!end) return skip;
     if (end.reachedFinal) return pass;
+    const limited = end.rateLimitedPolls > 0 ? `${end.rateLimitedPolls} of ${end.polls} polls still answered 429` : undefined;
+    // Rate limited to the end: the server never let the runner see whether the job finished (A-11).
+    if (exchange.rateLimited)
+      return unjudged(`the job's polls were still rate limited (429) at --job-timeout (${limited}, each waited as Retry-After asked)`);
     const current = observationOf(exchange.response?.status === 200 && !exchange.response.incomplete ? exchange.response.json : undefined);
     const seen = [...exchange.intent.history, ...(current ? [current] : [])];
     return fail({
       title: end.stoppedBy ? 'job polling stopped: no answer' : 'job not final within --job-timeout',
       expected: `COMPLETE or FAILED within ${end.timeoutMs} ms (--job-timeout)`,
-      received: `${condensedHistory(seen, end.stoppedBy ? `no answer (${end.stoppedBy})` : undefined)}, after ${Math.round(end.elapsedMs / 1000)} s`,
+      received: `${condensedHistory(seen, end.stoppedBy ? `no answer (${end.stoppedBy})` : undefined)}, after ${Math.round(end.elapsedMs / 1000)} s${limited ? ` (${limited})` : ''}`,
     });
   }),
 };

@@ -87,14 +87,16 @@ export async function generatedProbe(context: ProbeContext): Promise<void> {
       { seed, numRuns },
     );
     if (details.failed && lastFailing) {
-      // The last failing run is fast-check's shrunk counterexample.
+      // The last failing run is fast-check's shrunk counterexample: recorded once, saying so.
       const failing: Exchange = lastFailing;
-      failing.intent = {
-        kind: 'positive',
-        source: 'generated',
-        description: `generated input, shrunk after ${details.numShrinks} step(s) (fast-check seed ${seed}, path ${details.counterexamplePath ?? '-'})`,
-      };
-      context.record(failing);
+      context.record({
+        ...failing,
+        intent: {
+          kind: 'positive',
+          source: 'generated',
+          description: `generated input, shrunk after ${details.numShrinks} step(s) (fast-check seed ${seed}, path ${details.counterexamplePath ?? '-'})`,
+        },
+      });
     }
   }
 }

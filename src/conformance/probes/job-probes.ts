@@ -12,6 +12,7 @@ import type { OperationDescription } from '../../openapi/document.js';
 import { describeResponse, type Exchange, type JobObservation, quoted, unusableBecause } from '../exchange.js';
 import { fullValidValue } from '../generators/mutations.js';
 import { arbitraryFromSchema } from '../generators/schema-arbitrary.js';
+import { retryAfterMs } from '../http/transport.js';
 import { contractOperationIds } from './contract-operations.js';
 import { requestExamples } from './data-probes.js';
 import { deriveSeed, type ProbeContext } from './probe-context.js';
@@ -52,10 +53,11 @@ function invalidJobId(context: ProbeContext, jobId: string): string | undefined 
   return `a jobId not valid against the Job schema (${problems.map((problem) => problem.message).join('; ')}): ${quoted(jobId, 40)}`;
 }
 
-function observationOf(exchange: Exchange | undefined): JobObservation | undefined {
+/** The job's status as an answer shows it; another job's answer shows nothing about this one. */
+function observationOf(exchange: Exchange | undefined, jobId: string): JobObservation | undefined {
   if (!exchange?.response || exchange.response.status >= 300) return undefined;
-  const job = exchange.response.json as { status?: unknown; evaluation?: unknown } | undefined;
-  if (typeof job?.status !== 'string') return undefined;
+  const job = exchange.response.json as { jobId?: unknown; status?: unknown; evaluation?: unknown } | undefined;
+  if (typeof job?.status !== 'string' || job.jobId !== jobId) return undefined;
   return { status: job.status, ...(typeof job.evaluation === 'string' ? { evaluation: job.evaluation } : {}) };
 }
 
@@ -79,23 +81,37 @@ function readRequest(context: ProbeContext, read: OperationDescription, jobId: s
   return buildRequest({ operation: read, seed: context.seed, purpose: 'read', path: { [name]: jobId }, caller });
 }
 
+/** The jobId a 200 answer to a read of `jobId` carries when it is another job's. */
+function anotherJobId(exchange: Exchange, jobId: string): string | undefined {
+  if (exchange.response?.status !== 200 || exchange.response.incomplete) return undefined;
+  const found = (exchange.response.json as { jobId?: unknown } | undefined)?.jobId;
+  return typeof found === 'string' && found !== jobId ? found : undefined;
+}
+
 /**
  * Creates a job, reads it, and polls it with backoff until final (then reads it again). Returns
  * its jobId. Polls are recorded one step late, so the last one can say it is the last (its
- * `end`: final in time, out of time, or stopped for want of an answer).
+ * `end`: final in time, out of time, or stopped for want of an answer or by another job's).
+ * A poll still answered 429 is waited as its Retry-After asks, within --job-timeout.
  */
 export async function lifecycleProbe(context: ProbeContext): Promise<string | undefined> {
   const create = operation(context, contractOperationIds.create);
   const read = operation(context, contractOperationIds.read);
   if (!create || !read) return undefined;
   const created = await createJob(context, create, 'lifecycle', creationBody(create));
-  if (!created.jobId) return undefined;
+  if (!created.jobId) {
+    // The first read and at least one poll were planned on the job.
+    if (!created.exchange) context.dependentsNotSent(2);
+    return undefined;
+  }
   const jobId = created.jobId;
   const history: JobObservation[] = [];
   const observe = (exchange: Exchange) => {
-    const observation = observationOf(exchange);
+    const observation = observationOf(exchange, jobId);
     if (observation) history.push(observation);
   };
+  let polls = 0;
+  let rateLimitedPolls = 0;
   const isFinal = () => finalStatuses.has(history.at(-1)?.status ?? '');
   let pending: Exchange | undefined;
   const flush = () => {
@@ -111,16 +127,22 @@ export async function lifecycleProbe(context: ProbeContext): Promise<string | un
     if (!exchange) return undefined;
     flush();
     pending = exchange;
+    polls += 1;
+    if (exchange.rateLimited) rateLimitedPolls += 1;
     observe(exchange);
     return exchange;
   };
   const markEnd = (end: { reachedFinal: boolean; elapsedMs: number; stoppedBy?: string }) => {
-    if (pending?.intent.kind === 'poll') pending.intent = { ...pending.intent, end: { ...end, timeoutMs: context.jobTimeoutMs } };
+    if (pending?.intent.kind === 'poll')
+      pending = { ...pending, intent: { ...pending.intent, end: { ...end, timeoutMs: context.jobTimeoutMs, polls, rateLimitedPolls } } };
     flush();
   };
   if (created.exchange) observe(created.exchange);
   const first = await context.send(readRequest(context, read, jobId), { kind: 'read-created', jobId });
-  if (!first) return jobId;
+  if (!first) {
+    context.dependentsNotSent(1); // at least one poll
+    return jobId;
+  }
   observe(first);
   const started = performance.now();
   let delay = 100;
@@ -143,6 +165,14 @@ export async function lifecycleProbe(context: ProbeContext): Promise<string | un
       markEnd({ reachedFinal: false, elapsedMs: performance.now() - started, stoppedBy: unusable });
       return jobId;
     }
+    const other = anotherJobId(next, jobId);
+    if (other !== undefined) {
+      // Another job's status says nothing about this one: following it would judge the wrong job.
+      markEnd({ reachedFinal: false, elapsedMs: performance.now() - started, stoppedBy: `the read answered job ${quoted(other)}` });
+      return jobId;
+    }
+    // Rate limited: the next poll waits what the server asked (the wait is cut at --job-timeout).
+    if (next.rateLimited) delay = Math.max(delay, retryAfterMs(next.response?.headers['retry-after']));
   }
   const reachedAt = performance.now() - started;
   let endMarked = pending !== undefined;
@@ -166,7 +196,12 @@ export async function distinctKeysProbe(context: ProbeContext, earlierJobId: str
   const create = operation(context, contractOperationIds.create);
   if (!create) return;
   const body = creationBody(create);
-  const earlier = earlierJobId ?? (await createJob(context, create, 'distinct-keys-first', body)).jobId;
+  let earlier = earlierJobId;
+  if (earlier === undefined) {
+    const created = await createJob(context, create, 'distinct-keys-first', body);
+    if (!created.exchange) context.dependentsNotSent(1);
+    earlier = created.jobId;
+  }
   if (!earlier) return;
   const request = buildRequest({ operation: create, seed: context.seed, purpose: 'distinct-keys', body: { value: body } });
   await context.send(request, { kind: 'create', purpose: 'distinct-keys', distinctFrom: earlier });
@@ -192,7 +227,10 @@ export async function replayProbe(context: ProbeContext): Promise<void> {
   const create = operation(context, contractOperationIds.create);
   if (!create) return;
   const created = await createJob(context, create, 'replay', creationBody(create));
-  if (!created.jobId) return;
+  if (!created.jobId) {
+    if (!created.exchange) context.dependentsNotSent(1);
+    return;
+  }
   await context.send(created.request, { kind: 'replay', jobId: created.jobId });
 }
 
@@ -213,7 +251,10 @@ export async function reserializedReplayProbe(context: ProbeContext): Promise<vo
   if (!create) return;
   const body = creationBody(create);
   const created = await createJob(context, create, 'reserialized-replay', body);
-  if (!created.jobId) return;
+  if (!created.jobId) {
+    if (!created.exchange) context.dependentsNotSent(1);
+    return;
+  }
   await context.send(
     { ...created.request, body: `${JSON.stringify(reordered(body), null, 2)}\n` },
     { kind: 'reserialized-replay', jobId: created.jobId },
@@ -241,7 +282,10 @@ export async function conflictProbe(context: ProbeContext): Promise<void> {
     return;
   }
   const created = await createJob(context, create, 'conflict', body);
-  if (!created.jobId) return;
+  if (!created.jobId) {
+    if (!created.exchange) context.dependentsNotSent(1);
+    return;
+  }
   await context.send({ ...created.request, body: JSON.stringify(other) }, { kind: 'conflict', jobId: created.jobId });
 }
 

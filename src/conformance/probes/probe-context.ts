@@ -40,6 +40,11 @@ export interface ProbeContext {
   /** True when no selected check fails on the exchange (property-based probes shrink on false). */
   conforms(exchange: Exchange): boolean;
   remainingRequests(): number;
+  /**
+   * Counts `requests` planned requests as not sent because one they build on (a create whose
+   * jobId they need) was just refused, for the same reason.
+   */
+  dependentsNotSent(requests: number): void;
   /** Waits `ms`, or less when the run is stopped (time budget, interrupt). */
   sleep(ms: number): Promise<void>;
   /** A note in the report about this probe (why it did less than usual). */
