@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createMockEngine, defaultLimits, type EngineLimits, normalizeBasePath, ScenarioError } from '../engine/index.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
-import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
+import { isScenarioPath, loadScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { onStopSignals } from './stop-signals.js';
@@ -75,7 +75,7 @@ export const mockCommand: Command = {
   async run(argv, io) {
     const { values } = parseCommandLine(() =>
       parseArgs({
-        args: [...argv],
+        args: withNegativeValues(argv),
         strict: true,
         options: {
           port: { type: 'string' },
@@ -95,6 +95,12 @@ export const mockCommand: Command = {
       }),
     );
     const port = integerOption({ value: values.port, name: 'port', min: 0, max: 65535 }) ?? 4010;
+    // An empty token would be no token at all: refused rather than silently ignored.
+    if (values['control-token'] !== undefined && values['control-token'].trim() === '') {
+      throw new UsageError(
+        '--control-token is empty. Pass a token (any string you choose, sent back as the X-Mock-Token header), or leave --control-token out: a token is then generated when --host is not loopback.',
+      );
+    }
     const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
     let basePath: string;
     try {
@@ -121,8 +127,16 @@ export const mockCommand: Command = {
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
       });
     } catch (error) {
+      if (error instanceof ScenarioFileError) {
+        io.stderr(diagnostic(`mock: --scenario: ${error.message}`));
+        return exitCodes.usage;
+      }
       if (error instanceof ScenarioError) {
-        io.stderr(diagnostic(error.message));
+        io.stderr(
+          diagnostic(
+            `${error.message}\nFix the file: scenarios/scenario.schema.json in this package is its JSON Schema, and 'evidence-harness mock --help' lists the shipped scenarios.`,
+          ),
+        );
         return exitCodes.usage;
       }
       if ((error as Error).name === 'ControlError') throw new UsageError(`--scenario: ${(error as Error).message}.`);
@@ -179,6 +193,26 @@ export const mockCommand: Command = {
     return exitCodes.ok;
   },
 };
+
+/**
+ * `--port -1` as `--port=-1`: node:util's parseArgs reads a value starting with '-' as an
+ * option and refuses the line with its own wording; joined, the value reaches the option's
+ * check, which says what range is allowed.
+ */
+function withNegativeValues(argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index]!;
+    const next = argv[index + 1];
+    if (/^--[a-z-]+$/.test(argument) && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${argument}=${next}`);
+      index += 1;
+    } else {
+      joined.push(argument);
+    }
+  }
+  return joined;
+}
 
 /** The engine's byte and entry budgets given on the command line (engine names, A-16, A-18). */
 function limitsOf(values: Record<string, string | boolean | string[] | undefined>): EngineLimits {

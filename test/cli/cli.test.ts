@@ -83,7 +83,7 @@ it('rejects an invalid document with exit 2 and says where it is wrong', async (
   writeFileSync(file, 'openapi: 3.1.0\ninfo:\n  title: x\npaths: {}\n');
   const result = await run('spec', '--spec', file);
   expect(result.code).toBe(2);
-  expect(result.stderr).toMatch(/^evidence-harness: invalid OpenAPI document: .*broken\.yaml: .*version/);
+  expect(result.stderr).toMatch(/^evidence-harness: spec: invalid OpenAPI document: .*broken\.yaml: .*version/);
 });
 
 it('runs as the installed executable (package.json "bin", bundled by npm run build): every command loads', async () => {
