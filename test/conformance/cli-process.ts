@@ -13,6 +13,8 @@ export interface CliRun {
   readonly stderr: string;
   /** From spawn to exit. */
   readonly wallMs: number;
+  /** From spawn to the last chunk written to stdout or stderr. */
+  readonly lastOutputMs: number;
   /** The highest VmHWM read while the process ran, in MB (0 where /proc is missing). */
   readonly peakRssMb: number;
 }
@@ -43,15 +45,18 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   let stdout = '';
   let stderr = '';
   let peak = 0;
+  let lastOutputMs = 0;
   const sample = setInterval(() => {
     peak = Math.max(peak, highWaterMarkMb(child.pid));
   }, 50);
   const safety = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 170_000);
   child.stdout!.on('data', (chunk) => {
     stdout += chunk;
+    lastOutputMs = performance.now() - started;
   });
   child.stderr!.on('data', (chunk) => {
     stderr += chunk;
+    lastOutputMs = performance.now() - started;
     peak = Math.max(peak, highWaterMarkMb(child.pid));
     options.onStderr?.(String(chunk), child);
   });
@@ -61,7 +66,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
       clearInterval(sample);
       clearTimeout(safety);
       // The pipes may still hold the last output: wait for them to close.
-      child.once('close', () => resolve({ code, signal, stdout, stderr, wallMs, peakRssMb: peak }));
+      child.once('close', () => resolve({ code, signal, stdout, stderr, wallMs, lastOutputMs, peakRssMb: peak }));
     });
   });
 }

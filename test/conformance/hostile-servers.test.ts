@@ -74,6 +74,9 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
       expect(run.stdout).toMatch(new RegExp(`· ${server.verdict.toUpperCase()} \\(exit ${exitCodes[server.verdict]}\\)\\n$`));
       expect(run.wallMs).toBeLessThan(150_000);
       expect(run.peakRssMb).toBeLessThan(300);
+      // Nothing the server left open keeps the process alive once the summary and reports are out.
+      if (server.exitsWithinMsOfLastOutput !== undefined)
+        expect(run.wallMs - run.lastOutputMs).toBeLessThan(server.exitsWithinMsOfLastOutput);
       expectPlainOutput(run);
       const written = everythingWritten(run, folder);
       if (server.maxWrittenBytes !== undefined) {
@@ -88,6 +91,39 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
   },
   170_000,
 );
+
+it('scrubs a credential the server echoes across the cut of an excerpt, which a scrub after cutting would miss', async () => {
+  const server = hostileServers.find((candidate) => candidate.name === 'echo-across-the-excerpt-cut')!;
+  const target = await startHostileServer(server);
+  const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-excerpt-'));
+  try {
+    const run = await runCli([
+      'conformance',
+      '--base-url',
+      target.url,
+      '--seed',
+      '11',
+      '--checks',
+      'unknown_job_not_found',
+      '--header',
+      `Authorization: ${secrets.alice}`,
+      '--report',
+      `json=${join(folder, 'report.json')}`,
+      '--report',
+      `junit=${join(folder, 'junit.xml')}`,
+      '--report',
+      `html=${join(folder, 'report.html')}`,
+    ]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const failure = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).checks[0].failures[0];
+    expect(failure.title).toBe('unknown job answered 200');
+    // The excerpt was cut where the credential had been: the echo reached it, scrubbed whole before the cut.
+    expect(failure.received).toMatch(/"limitations":\["p+\[REDACTED\]"\]\}$/);
+    expectNoLeak(everythingWritten(run, folder), [secrets.alice, 'alice-s3cret-token-7f3a']);
+  } finally {
+    await target.close();
+  }
+}, 120_000);
 
 it('moves userinfo in --base-url to an Authorization header, says so, and never prints the password', async () => {
   const server = hostileServers.find((candidate) => candidate.name === 'echoed-credentials')!;
