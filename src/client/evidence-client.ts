@@ -4,10 +4,14 @@
  * response of spec/openapi.yaml is checked by the compiler.
  */
 import createClient, { type Client } from 'openapi-fetch';
+import type { ReadonlyRequestBodies } from './readonly-requests.js';
 import type { paths } from './schema.js';
 
+/** The generated paths with readonly request bodies, so `as const` fixtures are accepted as bodies. */
+export type ClientPaths = ReadonlyRequestBodies<paths>;
+
 /** A client for the contract's four operations: `client.GET('/v0/jobs/{jobId}', …)` and so on. */
-export type EvidenceClient = Client<paths>;
+export type EvidenceClient = Client<ClientPaths>;
 
 export interface EvidenceClientOptions {
   /** Where the service (or the mock) answers, such as 'http://127.0.0.1:4010'; the contract's paths are appended. */
@@ -24,7 +28,7 @@ export interface EvidenceClientOptions {
  * const { data, error, response } = await client.GET('/v0/jobs/{jobId}', { params: { path: { jobId } } });
  */
 export function createEvidenceClient(options: EvidenceClientOptions): EvidenceClient {
-  return createClient<paths>({
+  return createClient<ClientPaths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     ...(options.headers ? { headers: options.headers } : {}),
     // openapi-fetch keeps the global fetch it finds at creation; looking it up per request means a

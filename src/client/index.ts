@@ -4,8 +4,9 @@
  * from spec/openapi.yaml) and `waitForJob`, which polls a job to its final state. Imports
  * nothing from Node, so it runs in browsers as well.
  */
-export { createEvidenceClient, type EvidenceClient, type EvidenceClientOptions } from './evidence-client.js';
+export { type ClientPaths, createEvidenceClient, type EvidenceClient, type EvidenceClientOptions } from './evidence-client.js';
 export { type PollClock, realClock } from './poll-clock.js';
+export type { DeepReadonly, ReadonlyRequestBodies } from './readonly-requests.js';
 export { parseRetryAfter } from './retry-after.js';
 export type { components, paths } from './schema.js';
 export {

@@ -3,17 +3,20 @@
  * Short names for the contract's types, taken from the generated schema so they change only
  * when spec/openapi.yaml does.
  */
+import type { DeepReadonly } from './readonly-requests.js';
 import type { components, paths } from './schema.js';
 
 type Schemas = components['schemas'];
 
 export type { components, paths };
-export type EvaluationRequest = Schemas['EvaluationRequest'];
-export type EvidenceReference = Schemas['EvidenceReference'];
+/** What createEvaluation accepts: readonly, so `as const` fixtures and readonly arrays fit. */
+export type EvaluationRequest = DeepReadonly<Schemas['EvaluationRequest']>;
+export type EvidenceReference = DeepReadonly<Schemas['EvidenceReference']>;
 export type Job = Schemas['Job'];
 export type JobStatus = Job['status'];
 export type Evaluation = NonNullable<Job['evaluation']>;
-export type VerificationRequest = Schemas['VerificationRequest'];
+/** What verifyReport accepts (readonly, as EvaluationRequest). */
+export type VerificationRequest = DeepReadonly<Schemas['VerificationRequest']>;
 export type VerificationResult = Schemas['VerificationResult'];
 /** Every error response's body (named ApiError so it does not shadow the global Error). */
 export type ApiError = Schemas['Error'];
