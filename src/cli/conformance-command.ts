@@ -72,9 +72,12 @@ Options:
   --seed N                     seed for generated inputs (default: random, printed); same seed, same run
   --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
   --rate N                     at most N requests per second (default: unlimited)
-  --timeout DURATION           per-request deadline, headers and body (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
-  --job-timeout DURATION       how long a job may take to reach a final state (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)
-  --time-budget DURATION       the whole run's time: nothing is sent after it (default ${formatDuration(conformanceDefaults.timeBudgetMs)})
+  --timeout DURATION           per-request deadline, headers and body, shared by the request's
+                               redirects and 429 retry (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
+  --job-timeout DURATION       how long the created job is polled for COMPLETE or FAILED, from its
+                               first read (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)
+  --time-budget DURATION       the whole run's time, from its start: nothing is sent after it, and
+                               what was not sent makes the run incomplete (default ${formatDuration(conformanceDefaults.timeBudgetMs)}; needs a unit)
   --max-response-bytes SIZE    read at most SIZE of one answer, as sent and decoded: 1048576, 512KiB, 8MiB (default ${conformanceDefaults.maxResponseBytes} bytes)
   --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
   --checks a,b                 run only these checks
@@ -84,11 +87,11 @@ Options:
   --quiet                      no progress lines on stderr
   -h, --help                   show this help
 
-Durations: 500ms, 30s, 10m (or a bare number, in the unit shown above).
+Durations: 500ms, 1.5s, 30s, 10m (no hours: 120m); a bare number is in the unit shown above.
 
 Exit codes: 0 passed: every required check ran and passed; 1 a check failed; 2 usage error,
 invalid spec or unreachable target; 3 incomplete: nothing failed, but a required check did not
-run (the summary says why; --exclude-checks it if that is intended); 130/143 interrupted by
+run, or ran only in part (the summary says why; --exclude-checks it if that is intended); 130/143 interrupted by
 SIGINT/SIGTERM (the summary and reports of what ran are still written, marked incomplete).
 
 Checks (required: the contract states it; advisory: a decision of docs/assumptions.md):

@@ -3,7 +3,7 @@
  * JUnit XML for CI: one test suite per severity, one test case per check. A failed required
  * check is a <failure>; a failed advisory check is a <failure> only with --strict, else its
  * failures are written to <system-out> so CI shows them without turning red (advisory failures
- * do not fail the run either). A check that judged nothing is <skipped>.
+ * do not fail the run either). A check that judged nothing, or ran only in part, is <skipped>.
  */
 import type { Severity } from '../failures.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';

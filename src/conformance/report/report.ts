@@ -1,7 +1,7 @@
 /**
  * @module conformance/report/report
  * The result of a run as data: one entry per check (passed, failed or skipped, with its
- * failures) and what the run did. Every reporter (summary table, JSON, JUnit, HTML) renders
+ * failures; a check that ran only in part is skipped, never passed) and what the run did. Every reporter (summary table, JSON, JUnit, HTML) renders
  * this one value.
  */
 import type { Failure, Severity } from '../failures.js';
@@ -47,7 +47,11 @@ export interface ConformanceReport {
   /** HTTP requests sent (retries and followed redirects included). */
   readonly requests: number;
   readonly maxRequests: number;
-  /** Requests the probes wanted but --max-requests did not allow. */
+  /**
+   * Planned requests not sent: --max-requests or --time-budget ran out, an operation was
+   * stopped after its timeouts, or the run was interrupted (a job's polls after a refused first
+   * read count as one).
+   */
   readonly requestsNotSent: number;
   /** Advisory failures fail the run too. */
   readonly strict: boolean;
