@@ -20,6 +20,7 @@ import {
   formatDuration,
   HeaderLineError,
   headersFromLines,
+  isRunId,
   parseReportTarget,
   ReportSpecError,
   type ReportTarget,
@@ -69,7 +70,11 @@ Options:
   --header 'Name: value'       the first caller's credentials; repeatable
   --second-caller-header 'Name: value'
                                a second caller's credentials; enables second_caller_isolation
-  --seed N                     seed for generated inputs (default: random, printed); same seed, same run
+  --seed N                     seed for generated inputs (default: random, printed); the same seed
+                               sends the same requests, under new Idempotency-Keys each run
+  --run-id ID                  goes into every Idempotency-Key with the seed (default: random,
+                               printed); the same --seed and --run-id repeat a run byte for byte
+                               on a fresh server (1-32 of A-Z a-z 0-9 - _)
   --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
   --rate N                     at most N requests per second (default: unlimited)
   --timeout DURATION           per-request deadline, headers and body, shared by the request's
@@ -206,6 +211,7 @@ export const conformanceCommand: Command = {
           header: { type: 'string', multiple: true },
           'second-caller-header': { type: 'string', multiple: true },
           seed: { type: 'string' },
+          'run-id': { type: 'string' },
           'max-requests': { type: 'string' },
           rate: { type: 'string' },
           timeout: { type: 'string' },
@@ -245,6 +251,11 @@ export const conformanceCommand: Command = {
         '--base-url has a user name and password, and --header gives an Authorization header too; give only one of them.',
       );
     const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 31 - 1 });
+    const runId = values['run-id'];
+    if (runId !== undefined && !isRunId(runId))
+      throw new UsageError(
+        `--run-id must be 1 to 32 letters, digits, '-' or '_' (it goes into Idempotency-Key headers), got '${runId.slice(0, 40)}'. Copy it from the summary line of the run to repeat.`,
+      );
     const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
     const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
     const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
@@ -285,6 +296,7 @@ export const conformanceCommand: Command = {
         headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
         secondCallerHeaders,
         ...(seed === undefined ? {} : { seed }),
+        ...(runId === undefined ? {} : { runId }),
         ...(maxRequests === undefined ? {} : { maxRequests }),
         ...(rate === undefined ? {} : { rate }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),

@@ -33,7 +33,7 @@ import {
   unknownJobProbe,
   verificationProbe,
 } from './probes/job-probes.js';
-import type { ProbeContext, ProbeRequest } from './probes/probe-context.js';
+import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
@@ -49,6 +49,13 @@ export interface ConformanceOptions {
   readonly secondCallerHeaders?: Readonly<Record<string, string>>;
   /** Seeds every generated input; default: random (the report says which). */
   readonly seed?: number;
+  /**
+   * Goes into every Idempotency-Key with the seed; default: a new random one (the report says
+   * which). The same seed and run id repeat a run byte for byte on a fresh server; the same
+   * seed with a new run id repeats its requests under new keys, so that a long-lived server
+   * creates jobs again rather than replaying the first run's.
+   */
+  readonly runId?: string;
   /** At most this many HTTP requests. Default 400. */
   readonly maxRequests?: number;
   /** Requests per second; default unlimited. */
@@ -161,6 +168,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+  if (options.runId !== undefined && !isRunId(options.runId))
+    throw new RangeError(
+      `runConformance: runId must be 1 to 32 letters, digits, '-' or '_', got ${JSON.stringify(options.runId.slice(0, 40))}`,
+    );
+  const runId = options.runId ?? newRunId();
   const maxRequests = options.maxRequests ?? conformanceDefaults.maxRequests;
   const timeoutMs = options.timeoutMs ?? conformanceDefaults.timeoutMs;
   const jobTimeoutMs = options.jobTimeoutMs ?? conformanceDefaults.jobTimeoutMs;
@@ -359,6 +371,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     contract,
     validator,
     seed,
+    runId,
     jobTimeoutMs,
     examplesPerOperation: options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation,
     hasSecondCaller: Object.keys(callers[2]).length > 0,
@@ -376,7 +389,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
   try {
     progress(
-      `checking ${transport.baseUrl} against ${contract.source} (seed ${seed}, at most ${maxRequests} requests, ${checks.length} checks, time budget ${formatDuration(timeBudgetMs)})`,
+      `checking ${transport.baseUrl} against ${contract.source} (seed ${seed}, run id ${runId}, at most ${maxRequests} requests, ${checks.length} checks, time budget ${formatDuration(timeBudgetMs)})`,
     );
     if (fromUrl.authorization)
       progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
@@ -453,6 +466,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     target: transport.baseUrl,
     spec: contract.source,
     seed,
+    runId,
     startedAt,
     durationMs: Date.now() - started,
     requests,

@@ -29,6 +29,7 @@ function report(overrides: Partial<ConformanceReport> = {}): ConformanceReport {
     target: 'http://127.0.0.1:1',
     spec: 'spec/openapi.yaml',
     seed: 3,
+    runId: 'r3test01',
     startedAt: '2026-11-22T00:00:00.000Z',
     durationMs: 1500,
     requests: 20,
@@ -115,7 +116,9 @@ it('prints a summary table with a row per check and the rerun seed', () => {
   expect(text).toMatch(/^check +kind +result +judged +failures\n/);
   expect(text).toMatch(/\nsecond_caller_isolation +required +skip +0 +\(no --second-caller-header\)\n/);
   expect(text).toMatch(/required: 1 passed, 1 failed, 1 skipped · advisory: 0 passed, 1 failed, 0 skipped/);
-  expect(text).toMatch(/seed 3 \(rerun with --seed 3\) · FAILED \(exit 1\)\n$/);
+  expect(text).toMatch(
+    /seed 3, run id r3test01 \(rerun with --seed 3; add --run-id r3test01 for the same Idempotency-Keys, on a fresh server\) · FAILED \(exit 1\)\n$/,
+  );
 });
 
 it('reads --report FORMAT=FILE', () => {

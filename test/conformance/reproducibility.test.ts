@@ -1,7 +1,9 @@
 /**
- * The same --seed reproduces the same run: the same requests, in the same order, with the same
- * bodies and keys. Against an engine on a virtual clock (time never moves, so job progress
- * depends only on reads) and seeded job ids, the whole report is the same too.
+ * The same --seed and --run-id reproduce the same run: the same requests, in the same order,
+ * with the same bodies and keys. Against an engine on a virtual clock (time never moves, so job
+ * progress depends only on reads) and seeded job ids, the whole report is the same too. The same
+ * seed with a new run id sends the same requests under new Idempotency-Keys, so a rerun against
+ * a server that saw the first run creates jobs again and runs every check.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +15,18 @@ import { startMockServer } from '../../src/server/mock-server.js';
 import { runCli } from './cli-process.js';
 import { freePort } from './prism-support.js';
 
-async function run(seed: number) {
-  const engine = createMockEngine({ seed: 1, clock: new VirtualClock({ start: Date.UTC(2026, 10, 22) }) });
+function freshEngine() {
+  return createMockEngine({ seed: 1, clock: new VirtualClock({ start: Date.UTC(2026, 10, 22) }) });
+}
+
+async function run(seed: number, options: { runId?: string; engine?: ReturnType<typeof freshEngine> } = {}) {
+  const engine = options.engine ?? freshEngine();
   const sent: string[] = [];
   const report = await runConformance({
     baseUrl: 'http://mock.test',
     seed,
+    ...(options.runId === undefined ? {} : { runId: options.runId }),
+    secondCallerHeaders: { Authorization: 'Bearer bob' },
     maxRequests: 150,
     examplesPerOperation: 10,
     fetch: async (request) => {
@@ -29,22 +37,39 @@ async function run(seed: number) {
   return { sent, report };
 }
 
-it('sends the same requests, in the same order, for the same seed', async () => {
-  const first = await run(99);
-  const second = await run(99);
+it('sends the same requests, in the same order, for the same seed and run id', async () => {
+  const first = await run(99, { runId: 'same-run' });
+  const second = await run(99, { runId: 'same-run' });
   expect(second.sent).toEqual(first.sent);
   const strip = (report: typeof first.report) => ({ ...report, startedAt: '', durationMs: 0 });
   expect(strip(second.report)).toEqual(strip(first.report));
 });
 
 it('sends other generated inputs for another seed', async () => {
-  const first = await run(99);
-  const other = await run(100);
+  const first = await run(99, { runId: 'same-run' });
+  const other = await run(100, { runId: 'same-run' });
   expect(other.sent).not.toEqual(first.sent);
   expect(other.sent.length).toBeGreaterThan(50);
 });
 
-it('writes byte-identical JSON reports for the same --seed through the built CLI, apart from timings', async () => {
+it('reruns a seed against the same long-lived server: the same requests under new keys, every check run again', async () => {
+  const engine = freshEngine();
+  const first = await run(99, { engine });
+  const second = await run(99, { engine });
+  expect(second.report.runId).not.toBe(first.report.runId);
+  // New keys make new jobs: the second run's job ids differ from the first's, as they should.
+  const withoutKeys = (sent: readonly string[]) =>
+    sent.map((line) => line.replace(/ eh-[0-9a-f]{32}\S* /, ' KEY ').replace(/job_[0-9A-Z]{26}/g, 'JOB'));
+  expect(withoutKeys(second.sent)).toEqual(withoutKeys(first.sent));
+  const keysOf = (sent: readonly string[]) => new Set(sent.flatMap((line) => /eh-[0-9a-f]{32}/.exec(line) ?? []));
+  expect([...keysOf(second.sent)].filter((key) => keysOf(first.sent).has(key))).toEqual([]);
+  const skipped = (report: typeof first.report) => report.checks.filter((check) => check.status !== 'passed').map((check) => check.name);
+  expect(skipped(first.report)).toEqual([]);
+  expect(skipped(second.report)).toEqual([]);
+  expect(second.report.verdict).toBe('passed');
+});
+
+it('writes byte-identical JSON reports for the same --seed and --run-id through the built CLI, apart from timings', async () => {
   const port = await freePort();
   const folder = mkdtempSync(join(tmpdir(), 'eh-reproducible-'));
   const reports: string[] = [];
@@ -59,6 +84,8 @@ it('writes byte-identical JSON reports for the same --seed through the built CLI
         server.url,
         '--seed',
         '5',
+        '--run-id',
+        'repeat-5',
         '--quiet',
         '--header',
         'Authorization: Bearer alice',

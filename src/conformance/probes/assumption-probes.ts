@@ -15,7 +15,7 @@ export async function oversizedBodyProbe(context: ProbeContext): Promise<void> {
   if (!create) return;
   const bytes = bodyLimits.createEvaluationBytes + 1;
   const raw = `{"padding":"${'x'.repeat(bytes - '{"padding":""}'.length)}"}`;
-  const request = buildRequest({ operation: create, seed: context.seed, purpose: 'oversized-body', body: { raw } });
+  const request = buildRequest({ operation: create, seed: context.seed, runId: context.runId, purpose: 'oversized-body', body: { raw } });
   await context.send(request, {
     kind: 'oversized-body',
     bytes,

@@ -63,7 +63,11 @@ export async function positiveProbe(context: ProbeContext): Promise<void> {
       }
     }
     for (const parameter of parametersIn(operation, 'header')) {
-      const valid = freshHeaderValue(parameter, { seed: context.seed, purpose: `boundary:${operation.operationId}` }, '');
+      const valid = freshHeaderValue(
+        parameter,
+        { seed: context.seed, runId: context.runId, purpose: `boundary:${operation.operationId}` },
+        '',
+      );
       for (const boundary of boundariesOf(parameter.schema, valid)) {
         if (!isSendableHeaderValue(boundary.value)) continue; // not expressible in a header
         await send(context, operation, 'boundary', `header ${parameter.name} ${boundary.description.replace(/^\/: /, '')}`, {
@@ -82,7 +86,7 @@ async function send(
   description: string,
   input: Partial<Parameters<typeof buildRequest>[0]>,
 ): Promise<void> {
-  await context.send(buildRequest({ operation, seed: context.seed, purpose: `${source}:${description}`, ...input }), {
+  await context.send(buildRequest({ operation, seed: context.seed, runId: context.runId, purpose: `${source}:${description}`, ...input }), {
     kind: 'positive',
     source,
     description,
@@ -104,6 +108,7 @@ export async function negativeProbe(context: ProbeContext): Promise<void> {
         const request = buildRequest({
           operation,
           seed: context.seed,
+          runId: context.runId,
           purpose: `negative:${mutation.description}`,
           body: { value: mutation.value },
         });
@@ -123,7 +128,7 @@ export async function negativeProbe(context: ProbeContext): Promise<void> {
         const valid =
           location === 'path'
             ? defaultPathValue(parameter)
-            : freshHeaderValue(parameter, { seed: context.seed, purpose: `negative:${operation.operationId}` }, '');
+            : freshHeaderValue(parameter, { seed: context.seed, runId: context.runId, purpose: `negative:${operation.operationId}` }, '');
         for (const mutation of mutationsOf(parameter.schema, valid)) {
           // Headers and path segments are text: a "number instead of a string" cannot be sent.
           if (mutation.constraint === 'type') continue;
@@ -132,6 +137,7 @@ export async function negativeProbe(context: ProbeContext): Promise<void> {
           const request = buildRequest({
             operation,
             seed: context.seed,
+            runId: context.runId,
             purpose: `negative:${description}`,
             ...base,
             ...(location === 'path'
@@ -161,6 +167,7 @@ export async function missingHeaderProbe(context: ProbeContext): Promise<void> {
       const request = buildRequest({
         operation,
         seed: context.seed,
+        runId: context.runId,
         purpose: `missing:${parameter.name}`,
         omitHeaders: [parameter.name],
         ...(bodySchema ? { body: { value: fullValidValue(bodySchema) } } : {}),
@@ -177,7 +184,7 @@ export async function malformedJsonProbe(context: ProbeContext): Promise<void> {
     if (!bodySchema) continue;
     const whole = JSON.stringify(fullValidValue(bodySchema));
     const raw = whole.slice(0, Math.max(2, Math.floor(whole.length / 2)));
-    const request = buildRequest({ operation, seed: context.seed, purpose: 'malformed-json', body: { raw } });
+    const request = buildRequest({ operation, seed: context.seed, runId: context.runId, purpose: 'malformed-json', body: { raw } });
     await context.send(request, { kind: 'malformed-json', expected: expectedRejection(operation, false) });
   }
 }

@@ -66,6 +66,7 @@ export async function generatedProbe(context: ProbeContext): Promise<void> {
         const request = buildRequest({
           operation,
           seed: context.seed,
+          runId: context.runId,
           purpose: `generated:${run}`,
           path: input.path,
           ...('body' in input ? { body: { value: input.body } } : {}),

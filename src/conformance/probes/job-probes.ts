@@ -63,7 +63,7 @@ function observationOf(exchange: Exchange | undefined, jobId: string): JobObserv
 
 /** Creates a job under a key named by `purpose`; resolves to the exchange and the new jobId. */
 async function createJob(context: ProbeContext, create: OperationDescription, purpose: string, body: unknown) {
-  const request = buildRequest({ operation: create, seed: context.seed, purpose, body: { value: body } });
+  const request = buildRequest({ operation: create, seed: context.seed, runId: context.runId, purpose, body: { value: body } });
   const exchange = await context.send(request, { kind: 'create', purpose });
   const found = jobIdOf(exchange);
   const invalid = typeof found === 'string' ? invalidJobId(context, found) : undefined;
@@ -78,7 +78,7 @@ async function createJob(context: ProbeContext, create: OperationDescription, pu
 
 function readRequest(context: ProbeContext, read: OperationDescription, jobId: string, caller: 1 | 2 = 1) {
   const name = parametersIn(read, 'path')[0]?.name ?? 'jobId';
-  return buildRequest({ operation: read, seed: context.seed, purpose: 'read', path: { [name]: jobId }, caller });
+  return buildRequest({ operation: read, seed: context.seed, runId: context.runId, purpose: 'read', path: { [name]: jobId }, caller });
 }
 
 /** The jobId a 200 answer to a read of `jobId` carries when it is another job's. */
@@ -203,7 +203,13 @@ export async function distinctKeysProbe(context: ProbeContext, earlierJobId: str
     earlier = created.jobId;
   }
   if (!earlier) return;
-  const request = buildRequest({ operation: create, seed: context.seed, purpose: 'distinct-keys', body: { value: body } });
+  const request = buildRequest({
+    operation: create,
+    seed: context.seed,
+    runId: context.runId,
+    purpose: 'distinct-keys',
+    body: { value: body },
+  });
   await context.send(request, { kind: 'create', purpose: 'distinct-keys', distinctFrom: earlier });
 }
 
@@ -305,7 +311,13 @@ export async function verificationProbe(context: ProbeContext): Promise<void> {
   const examples = requestExamples(verify);
   const bodies = examples.length > 0 ? examples : schema ? [fullValidValue(schema)] : [];
   for (const [index, body] of bodies.entries()) {
-    const request = buildRequest({ operation: verify, seed: context.seed, purpose: `verification:${index}`, body: { value: body } });
+    const request = buildRequest({
+      operation: verify,
+      seed: context.seed,
+      runId: context.runId,
+      purpose: `verification:${index}`,
+      body: { value: body },
+    });
     await context.send(request, {
       kind: 'verification-example',
       description: examples.length > 0 ? `request example ${index + 1}` : 'a built valid body',

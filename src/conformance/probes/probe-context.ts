@@ -4,7 +4,7 @@
  * against --max-requests and recorded for judging), and the helpers that make requests
  * reproducible — idempotency keys and seeds derived from the run's seed.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ContractDocument, OperationDescription } from '../../openapi/document.js';
 import type { ResponseValidator } from '../../openapi/response-validator.js';
 import type { ProbeName } from '../checks/check.js';
@@ -25,6 +25,8 @@ export interface ProbeContext {
   readonly contract: ContractDocument;
   readonly validator: ResponseValidator;
   readonly seed: number;
+  /** The run's id (--run-id, else random): with the seed, it makes the Idempotency-Keys. */
+  readonly runId: string;
   readonly jobTimeoutMs: number;
   readonly examplesPerOperation: number;
   readonly hasSecondCaller: boolean;
@@ -58,12 +60,25 @@ export function deriveSeed(seed: number, label: string): number {
 }
 
 /**
- * An Idempotency-Key for a request: derived from the seed, the purpose and the body, so the same
- * seed sends the same keys, and a key is never reused with another body by accident (which
- * would be a 409 against a long-lived server run twice).
+ * An Idempotency-Key for a request: derived from the seed, the run id, the purpose and the
+ * body. The same seed and run id send the same keys (a rerun byte-identical on a fresh server);
+ * a new run id gives new keys for the same requests, so a rerun with the same seed against a
+ * long-lived server creates jobs again instead of replaying the first run's (and skipping the
+ * checks that need new jobs). A key is never reused with another body by accident.
  */
-export function idempotencyKeyFor(options: { seed: number; purpose: string; body: string }): string {
-  return `eh-${createHash('sha256').update(`${options.seed}\n${options.purpose}\n${options.body}`).digest('hex').slice(0, 32)}`;
+export function idempotencyKeyFor(options: { seed: number; runId: string; purpose: string; body: string }): string {
+  const material = `${options.seed}\n${options.runId}\n${options.purpose}\n${options.body}`;
+  return `eh-${createHash('sha256').update(material).digest('hex').slice(0, 32)}`;
+}
+
+/** A fresh run id: 8 base-36 characters, printed with the seed so that a run can be repeated exactly. */
+export function newRunId(): string {
+  return randomBytes(6).readUIntBE(0, 6).toString(36).padStart(8, '0').slice(-8);
+}
+
+/** What --run-id accepts: 1 to 32 letters, digits, '-' or '_' (it travels inside header values). */
+export function isRunId(value: string): boolean {
+  return /^[A-Za-z0-9_-]{1,32}$/.test(value);
 }
 
 /** Fits a token to a string schema's length bounds (pads or cuts). */

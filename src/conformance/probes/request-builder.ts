@@ -11,6 +11,8 @@ import { fitToLength, idempotencyKeyFor, type ProbeRequest } from './probe-conte
 export interface BuildOptions {
   readonly operation: OperationDescription;
   readonly seed: number;
+  /** The run's id: with the seed, it makes the Idempotency-Keys (see idempotencyKeyFor). */
+  readonly runId: string;
   /** Names the request, so its generated header values differ from other requests'. */
   readonly purpose: string;
   /** Path parameter values (unencoded); missing ones get a valid default. */
@@ -73,13 +75,20 @@ export function buildRequest(options: BuildOptions): ProbeRequest {
 }
 
 /**
- * A fresh value for a required header: a key derived from the seed, purpose and body when the
+ * A fresh value for a required header: a key derived from the seed, run id, purpose and body when the
  * schema is a plain string (an Idempotency-Key), else the schema's own valid value.
  */
-export function freshHeaderValue(parameter: ParameterDescription, options: { seed: number; purpose: string }, body: string): string {
+export function freshHeaderValue(
+  parameter: ParameterDescription,
+  options: { seed: number; runId: string; purpose: string },
+  body: string,
+): string {
   const schema = parameter.schema;
   if (schema.type === 'string' && !schema.pattern && !schema.enum && !schema.format) {
-    return fitToLength(idempotencyKeyFor({ seed: options.seed, purpose: `${options.purpose}:${parameter.name}`, body }), schema);
+    return fitToLength(
+      idempotencyKeyFor({ seed: options.seed, runId: options.runId, purpose: `${options.purpose}:${parameter.name}`, body }),
+      schema,
+    );
   }
   return String(fullValidValue(schema));
 }

@@ -42,6 +42,8 @@ export interface ConformanceReport {
   readonly target: string;
   readonly spec: string;
   readonly seed: number;
+  /** With the seed, what the Idempotency-Keys are made of (--run-id). */
+  readonly runId: string;
   readonly startedAt: string;
   readonly durationMs: number;
   /** HTTP requests sent (retries and followed redirects included). */

@@ -46,7 +46,7 @@ export function renderSummary(report: ConformanceReport): string {
   lines.push(
     '',
     `required: ${required.passed} passed, ${required.failed} failed, ${required.skipped} skipped · advisory: ${advisory.passed} passed, ${advisory.failed} failed, ${advisory.skipped} skipped`,
-    `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed} (rerun with --seed ${report.seed}) · ${verdictLine(
+    `${report.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s · seed ${report.seed}, run id ${report.runId} (rerun with --seed ${report.seed}; add --run-id ${report.runId} for the same Idempotency-Keys, on a fresh server) · ${verdictLine(
       report,
     )}${report.strict ? ' (--strict)' : ''}`,
   );
