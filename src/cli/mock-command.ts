@@ -3,13 +3,16 @@
  * `evidence-harness mock`: the stateful mock of the contract on a local port, for client
  * development.
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createMockEngine, defaultLimits, type EngineLimits, normalizeBasePath, ScenarioError } from '../engine/index.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
 import { isScenarioPath, loadScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
+import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
 import { onStopSignals } from './stop-signals.js';
 
 /**
@@ -38,6 +41,12 @@ Options:
   --control-origin O   let web pages of origin O (such as http://localhost:5173) call the control
                        API with CORS; repeatable. Without it, a control call carrying any Origin
                        is refused, and so is one whose Host is not this machine (DNS rebinding)
+  --watch              reload the --scenario file when it changes (the journal notes each reload;
+                       a file that does not validate is reported and the scenario stays as it was)
+  --tls-cert FILE      serve HTTPS with this certificate (PEM), so an https frontend can call the
+  --tls-key FILE       mock without mixed-content errors; give both
+  --config FILE        read options from FILE (default: ${configFileNames.join(', ')}
+                       in the working folder, if there); flags given here win
   --quiet              no per-request log lines (they are written in batches, about 10 ms apart)
   -h, --help           show this help
 
@@ -65,7 +74,16 @@ Examples:
   evidence-harness mock
   evidence-harness mock --port 8080 --scenario slow-pass
   evidence-harness mock --scenario ./my-scenario.yaml --seed 42
+  evidence-harness mock --scenario ./my-scenario.yaml --watch
+  evidence-harness mock --tls-cert ./localhost.pem --tls-key ./localhost-key.pem
   curl -s localhost:4010/health
+
+Config file (evidence-harness.config.yaml; JSON Schema: evidence-harness.config.schema.json):
+  mock:
+    port: 4010
+    scenario: ./scenarios/checkout.yaml
+    watch: true
+    control-origin: [http://localhost:5173]
 `;
 
 export const mockCommand: Command = {
@@ -73,9 +91,15 @@ export const mockCommand: Command = {
   summary: 'serve a stateful mock of the contract (default http://127.0.0.1:4010)',
   help,
   async run(argv, io) {
+    const config = await loadConfig({ cwd: process.cwd(), ...explicitConfig(argv) });
+    const args = withConfigArguments({
+      config: config?.mockArguments ?? [],
+      commandLine: withNegativeValues(argv),
+      listOptions: ['control-origin'],
+    });
     const { values } = parseCommandLine(() =>
       parseArgs({
-        args: withNegativeValues(argv),
+        args,
         strict: true,
         options: {
           port: { type: 'string' },
@@ -91,6 +115,10 @@ export const mockCommand: Command = {
           'max-journal-bytes': { type: 'string' },
           'max-scenario-bytes': { type: 'string' },
           quiet: { type: 'boolean', default: false },
+          watch: { type: 'boolean', default: false },
+          'tls-cert': { type: 'string' },
+          'tls-key': { type: 'string' },
+          config: { type: 'string' },
         },
       }),
     );
@@ -116,9 +144,14 @@ export const mockCommand: Command = {
       }
     });
     const limits = limitsOf(values);
+    const choice = values.scenario ?? 'default';
+    if (values.watch && !isScenarioPath(choice))
+      throw new UsageError(
+        `--watch reloads a scenario file, and --scenario is ${values.scenario === undefined ? 'not given' : `the shipped scenario '${choice}'`}. Pass --scenario ./your-scenario.yaml with --watch.`,
+      );
+    const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
     let engine: ReturnType<typeof createMockEngine>;
     try {
-      const choice = values.scenario ?? 'default';
       const scenario = isScenarioPath(choice) ? await loadScenarioFile(choice) : choice;
       engine = createMockEngine({
         scenario,
@@ -159,6 +192,7 @@ export const mockCommand: Command = {
         ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
         ...(controlOrigins.length > 0 ? { controlOrigins } : {}),
         ...(lines ? { log: lines.add } : {}),
+        ...(tls ? { tls } : {}),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -167,10 +201,26 @@ export const mockCommand: Command = {
       return exitCodes.failed;
     }
     const base = `${server.url}${basePath}`;
+    const watcher = values.watch
+      ? watchScenarioFile({
+          file: choice,
+          engine,
+          onReload: ({ scenario, inForce }) =>
+            say(
+              `scenario reloaded from ${choice}: ${scenario}${inForce ? ' (in force)' : ' (another scenario, chosen since, stays in force)'}\n`,
+            ),
+          onError: (message) => {
+            lines?.flush();
+            io.stderr(diagnostic(`mock: --watch: ${message}`));
+          },
+        })
+      : undefined;
     say(
       [
+        ...(config ? [`options from ${config.file} (flags given on the command line win)`] : []),
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
+        ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
         `try: curl -s ${base}/health`,
         'press Ctrl+C to stop',
         '',
@@ -187,12 +237,51 @@ export const mockCommand: Command = {
       process.exit(exitCodes.ok);
     }, shutdown.graceMs + shutdown.exitAfterMs).unref();
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
     stopListening?.();
     return exitCodes.ok;
   },
 };
+
+/** `--config FILE` (or `--config=FILE`) from the command line, read before the rest is parsed. */
+function explicitConfig(argv: readonly string[]): { explicit?: string } {
+  for (let index = 0; index < argv.length; index += 1) {
+    const argument = argv[index]!;
+    if (argument === '--config') {
+      const file = argv[index + 1];
+      if (file === undefined || file.startsWith('--'))
+        throw new UsageError('--config needs a file: --config ./evidence-harness.config.yaml.');
+      return { explicit: file };
+    }
+    if (argument.startsWith('--config=')) return { explicit: argument.slice('--config='.length) };
+  }
+  return {};
+}
+
+/** The certificate and key of --tls-cert and --tls-key, read; both or neither. */
+async function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Promise<{ cert: string; key: string } | undefined> {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined)
+    throw new UsageError(
+      `--${certFile === undefined ? 'tls-key' : 'tls-cert'} needs --${certFile === undefined ? 'tls-cert' : 'tls-key'} too: HTTPS takes a certificate and its private key (PEM files).`,
+    );
+  const read = async (flag: string, file: string) => {
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`--${flag}: ${code === 'ENOENT' ? 'file not found' : `cannot be read (${code})`}: ${file}.`);
+    }
+  };
+  const tls = { cert: await read('tls-cert', certFile), key: await read('tls-key', keyFile) };
+  if (!tls.cert.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--tls-cert: ${certFile} holds no PEM certificate (no '-----BEGIN CERTIFICATE-----' line).`);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(tls.key))
+    throw new UsageError(`--tls-key: ${keyFile} holds no PEM private key (no '-----BEGIN … PRIVATE KEY-----' line).`);
+  return tls;
+}
 
 /**
  * `--port -1` as `--port=-1`: node:util's parseArgs reads a value starting with '-' as an

@@ -96,6 +96,13 @@ export interface MockControl {
   useScenario(scenario: string | ScenarioInput): Scenario;
   /** Registers a scenario for later use by name (Prefer header, useScenario). */
   registerScenario(scenario: ScenarioInput): Scenario;
+  /**
+   * Replaces the starting scenario with a new version (a scenario file edited under
+   * `mock --watch`): reset restores this one from now on, and it is put in force unless
+   * another scenario was chosen since. The journal records the reload, naming `source`.
+   * Returns whether it was put in force.
+   */
+  reloadStartingScenario(scenario: ScenarioInput, options: { source: string }): { scenario: Scenario; inForce: boolean };
   /** Every registered scenario, shipped ones included. */
   scenarios(): readonly Scenario[];
   /** Every stored job, oldest first (in-process use; over HTTP, jobsPage). */
@@ -222,6 +229,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     parseScenario({ value: input, source: `scenario ${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}` });
   // The shipped scenarios and those given here live as long as the engine; reset keeps them.
   const startup = builtinScenarios();
+  const builtinScenarioNames = new Set(startup.keys());
   for (const input of options.scenarios ?? []) {
     const scenario = parse(input);
     startup.set(scenario.name, scenario);
@@ -240,7 +248,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     if (!found) throw new ControlError(`unknown scenario ${quote(name, 80)}; known: ${registry.describeNames()}`, 'not_found');
     return found;
   };
-  const initialScenario = named(
+  let initialScenario = named(
     options.scenario === undefined ? 'default' : typeof options.scenario === 'string' ? options.scenario : String(options.scenario.name),
   );
   let scenario = initialScenario;
@@ -451,6 +459,32 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       return scenario;
     },
     registerScenario: register,
+    reloadStartingScenario(input, reloadOptions) {
+      const parsed = parse(input);
+      const previous = initialScenario;
+      // The file's scenario lives as long as the engine, like any scenario given at creation.
+      if (previous.name !== parsed.name && !builtinScenarioNames.has(previous.name)) startup.delete(previous.name);
+      startup.set(parsed.name, parsed);
+      initialScenario = parsed;
+      const inForce = scenario === previous;
+      if (inForce) {
+        scenario = parsed;
+        faults = new FaultInjector(random);
+      }
+      journal.record({
+        time: clock.now(),
+        method: 'RELOAD',
+        path: reloadOptions.source,
+        status: 200,
+        scenario: scenario.name,
+        forced: false,
+        durationMs: 0,
+        note: inForce
+          ? `scenario ${quote(parsed.name, 80)} reloaded from ${quote(reloadOptions.source, 200)} and put in force`
+          : `scenario ${quote(parsed.name, 80)} reloaded from ${quote(reloadOptions.source, 200)}; ${quote(scenario.name, 80)}, chosen since, stays in force`,
+      });
+      return { scenario: parsed, inForce };
+    },
     scenarios: () => registry.all(),
     async listJobs() {
       const all: JobInspection[] = [];

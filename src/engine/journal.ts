@@ -25,6 +25,11 @@ export interface JournalEntry {
   readonly forced: boolean;
   readonly jobId?: string;
   readonly durationMs: number;
+  /**
+   * What happened, for an entry that is not a request: a scenario file reloaded by
+   * `mock --watch` is recorded with method RELOAD, the file as its path, and this note.
+   */
+  readonly note?: string;
 }
 
 export interface JournalPage {
