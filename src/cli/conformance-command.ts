@@ -43,6 +43,7 @@ import {
   sizeOption,
   UsageError,
 } from './command.js';
+import { specAdvice, specFileProblem } from './spec-file.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -285,6 +286,11 @@ export const conformanceCommand: Command = {
       io.stderr(diagnostic(`conformance: ${signal}: stopping, then writing the summary and reports of what ran (again to quit at once).`));
       interrupt.abort(signal);
     };
+    if (values.spec !== undefined) {
+      // A missing file is a mistake in the command line, not a broken document: say which.
+      const problem = specFileProblem(values.spec);
+      if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
+    }
     const bodyDirectory = bodyDirectoryFor(reports, seed);
     await prepareOutputs({ reports });
     process.on('SIGINT', onSignal);

@@ -3,11 +3,11 @@
  * `evidence-harness spec`: validates an OpenAPI document and prints a summary of the contract
  * it states — operations, statuses, schemas and limits.
  */
-import { statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, parseCommandLine } from './command.js';
+import { specAdvice, specFileProblem } from './spec-file.js';
 
 const help = `Usage: evidence-harness spec [--spec FILE] [--json]
 
@@ -122,20 +122,6 @@ function render(summary: ReturnType<typeof summarize>, source: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which swagger-parser reads itself). */
-function specFileProblem(source: string): string | undefined {
-  if (/^[a-z][a-z\d+.-]*:\/\//i.test(source)) return undefined;
-  if (source.trim() === '') return 'the value is empty';
-  const where = `${source} (resolved to ${resolve(source)})`;
-  try {
-    if (statSync(resolve(source)).isDirectory()) return `${where} is a folder, not a file`;
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? `file not found: ${where}` : `${where} cannot be read: ${code ?? (error as Error).message}`;
-  }
-}
-
 export const specCommand: Command = {
   name: 'spec',
   summary: 'validate an OpenAPI document and print a summary of the contract',
@@ -148,11 +134,7 @@ export const specCommand: Command = {
       // A missing file is a mistake in the command line, not a broken document: say which.
       const problem = specFileProblem(values.spec);
       if (problem) {
-        io.stderr(
-          diagnostic(
-            `spec: --spec: ${problem}; pass the path or URL of an OpenAPI 3.1 document, or leave --spec out to read the bundled spec/openapi.yaml.`,
-          ),
-        );
+        io.stderr(diagnostic(`spec: --spec: ${problem}; ${specAdvice}`));
         return exitCodes.usage;
       }
     }

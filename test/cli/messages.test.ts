@@ -116,6 +116,14 @@ it('--spec with a missing file: not called an invalid OpenAPI document', async (
   );
 });
 
+it('conformance --spec with a missing file: named before anything is sent', async () => {
+  expect(await run('conformance', '--base-url', 'http://127.0.0.1:9', '--spec', './nope.yaml')).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: `evidence-harness: conformance: --spec: file not found: ./nope.yaml (resolved to ${resolve('nope.yaml')}); pass the path or URL of an OpenAPI 3.1 document, or leave --spec out to read the bundled spec/openapi.yaml. See 'evidence-harness conformance --help'.\n`,
+  });
+});
+
 it('--spec with an invalid document: says where it is wrong and what to do', async () => {
   const path = file('broken.yaml', 'openapi: 3.1.0\ninfo:\n  title: x\npaths: {}\n');
   expect(await run('spec', '--spec', path)).toEqual({
