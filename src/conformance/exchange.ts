@@ -51,6 +51,14 @@ export interface ExpectedRejection {
   readonly because: string;
 }
 
+/** One constraint of an operation's input: where it is and which keyword states it. */
+export interface ConstraintTarget {
+  readonly location: 'body' | 'header' | 'path';
+  /** A JSON Pointer into the body, or the parameter's name. */
+  readonly pointer: string;
+  readonly constraint: ConstraintKind;
+}
+
 /** A status a job was seen in, in the order the runner saw them. */
 export interface JobObservation {
   readonly status: string;
@@ -60,8 +68,16 @@ export interface JobObservation {
 export type Intent =
   /** The reachability probe sent before anything else. */
   | { readonly kind: 'preflight' }
-  /** A schema-valid input: a spec example, a boundary value or a generated value. */
-  | { readonly kind: 'positive'; readonly source: 'example' | 'boundary' | 'generated'; readonly description: string }
+  /**
+   * A schema-valid input: a spec example, a boundary value or a generated value. `targets` name
+   * the limits a boundary value sits exactly on (one request can sit on several), for coverage.
+   */
+  | {
+      readonly kind: 'positive';
+      readonly source: 'example' | 'boundary' | 'generated';
+      readonly description: string;
+      readonly targets?: readonly ConstraintTarget[];
+    }
   /**
    * A valid createEvaluation that a stateful probe builds on (also a positive input). With
    * `distinctFrom`, it is sent under a new Idempotency-Key after a job already created under
@@ -79,7 +95,10 @@ export type Intent =
       readonly expected: ExpectedRejection;
     }
   | { readonly kind: 'missing-header'; readonly header: string; readonly expected: ExpectedRejection }
-  | { readonly kind: 'malformed-json'; readonly expected: ExpectedRejection }
+  /** A body that is not JSON; `description` says how (absent: truncated in the middle). */
+  | { readonly kind: 'malformed-json'; readonly expected: ExpectedRejection; readonly description?: string }
+  /** A valid JSON body sent under another media type, or none (A-21). */
+  | { readonly kind: 'media-type'; readonly contentType?: string; readonly description: string; readonly expected: ExpectedRejection }
   /** The first read of a job just created. */
   | { readonly kind: 'read-created'; readonly jobId: string }
   /** A poll of a job; `history` is what earlier reads of the same job showed. */

@@ -55,7 +55,9 @@ export function describeIntent(intent: Intent): string {
     case 'missing-header':
       return `valid request without the ${intent.header} header`;
     case 'malformed-json':
-      return 'a truncated JSON body';
+      return intent.description ?? 'a truncated JSON body';
+    case 'media-type':
+      return `a valid JSON body sent with ${intent.description}`;
     case 'read-created':
       return `first read of job ${quoted(intent.jobId)}, just created`;
     case 'poll':

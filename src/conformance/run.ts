@@ -23,6 +23,7 @@ import { Judging, verdictsOn } from './judge.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
+import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/media-type-probe.js';
 import {
   conflictProbe,
   distinctKeysProbe,
@@ -35,6 +36,7 @@ import {
 } from './probes/job-probes.js';
 import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
+import { CoverageTracker } from './report/coverage.js';
 import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
 
@@ -133,9 +135,11 @@ const phases: readonly Phase[] = [
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
   { probe: 'verification', label: 'verification example', run: verificationProbe },
   { probe: 'positive', label: 'examples and boundary values', run: positiveProbe },
+  { probe: 'positive', label: 'equivalent media types', run: equivalentMediaTypeProbe },
   { probe: 'negative', label: 'single-constraint mutations', run: negativeProbe },
   { probe: 'missing-header', label: 'missing required headers', run: missingHeaderProbe },
   { probe: 'malformed-json', label: 'malformed JSON', run: malformedJsonProbe },
+  { probe: 'media-type', label: 'unsupported media types', run: unsupportedMediaTypeProbe },
   { probe: 'oversized-body', label: 'oversized body', run: oversizedBodyProbe },
   { probe: 'undeclared-method', label: 'undeclared methods', run: undeclaredMethodProbe },
   { probe: 'undeclared-path', label: 'undeclared path', run: undeclaredPathProbe },
@@ -232,6 +236,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const setting = { contract, validator, checks, reproduce };
   const judging = new Judging(setting);
   const needed = neededProbes(checks);
+  const coverage = new CoverageTracker({ contract, probeRuns: (probe) => needed.has(probe) });
   const notes: string[] = [];
   const probeNotes = new Map<ProbeName, string[]>();
   /** Per probe: why requests it wanted were not sent, with counts. */
@@ -294,9 +299,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   /** Exchanges recorded per probe, so a check that judged none of its probes' can say they were sent. */
   const recorded = new Map<ProbeName, number>();
 
-  function record(exchange: Exchange): void {
+  /** `operationId`: the operation the request was built for, even when its path left the template (coverage counts it there). */
+  function record(exchange: Exchange, operationId: string | undefined = exchange.operationId): void {
     recorded.set(currentProbe, (recorded.get(currentProbe) ?? 0) + 1);
     judging.add(exchange);
+    coverage.sent(exchange, operationId);
     options.onExchange?.(exchange);
   }
 
@@ -307,8 +314,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const group = operation?.operationId ?? outsideTheContract;
     const caller = request.caller ?? 1;
     // The request as it would have been recorded, unanswered: what the checks are asked about when it is not sent.
-    const refuse = (reason: string) =>
-      notSent({
+    const refuse = (reason: string) => {
+      coverage.refused({ operationId: request.operation?.operationId, intent, request, reason });
+      return notSent({
         reason,
         request: {
           id: 0,
@@ -322,6 +330,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
           durationMs: 0,
         },
       });
+    };
     const stopped = runStopped();
     if (stopped) return refuse(stopped);
     if (requests >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
@@ -363,7 +372,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       rateLimited: result.rateLimited,
       durationMs: result.durationMs,
     };
-    if (sendOptions.record !== false) record(exchange);
+    if (sendOptions.record !== false) record(exchange, request.operation?.operationId);
     return exchange;
   }
 
@@ -479,6 +488,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ...(interrupted ? { interrupted } : {}),
     passed: verdict === 'passed',
     checks: results,
+    coverage: coverage.report(),
     notes,
     settings: {
       headers: Object.keys(callers[1]),

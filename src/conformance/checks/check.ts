@@ -16,6 +16,7 @@ export type ProbeName =
   | 'negative'
   | 'missing-header'
   | 'malformed-json'
+  | 'media-type'
   | 'lifecycle'
   | 'replay'
   | 'reserialized-replay'

@@ -100,3 +100,16 @@ export const invalidJobIdNotFound: Check = {
         });
   }),
 };
+
+export const unsupportedMediaTypeRejected: Check = {
+  name: 'unsupported_media_type_rejected',
+  description: 'a valid JSON body sent with another Content-Type than application/json, or none, gets 415',
+  severity: 'advisory',
+  assumption: 'A-21',
+  probes: ['media-type'],
+  judge: rejectedAsExpected(['media-type'], (exchange, status) =>
+    status < 300
+      ? `body accepted with ${exchange.intent.contentType === undefined ? 'no Content-Type' : 'another media type'} (${status})`
+      : `${exchange.intent.contentType === undefined ? 'no Content-Type' : 'another media type'} answered ${status} instead of ${expectedStatus(exchange.intent.expected)}`,
+  ),
+};

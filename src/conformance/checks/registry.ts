@@ -12,6 +12,7 @@ import {
   negativeDataRejection,
   oversizedBodyRejected,
   positiveDataAcceptance,
+  unsupportedMediaTypeRejected,
 } from './data-checks.js';
 import {
   contentTypeDocumented,
@@ -31,6 +32,7 @@ import {
   idempotentReplay,
   jobReachesFinalState,
   jobStatusMovesForward,
+  limitationsOnlyWhenFinal,
   noEvaluationBeforeComplete,
   reserializedReplay,
   secondCallerIsolation,
@@ -62,10 +64,12 @@ export const checks: readonly Check[] = [
   finalStateStaysFinal,
   evaluationWhenComplete,
   noEvaluationBeforeComplete,
+  limitationsOnlyWhenFinal,
   reserializedReplay,
   errorCodeDocumented,
   invalidJobIdNotFound,
   oversizedBodyRejected,
+  unsupportedMediaTypeRejected,
   undeclaredMethodRejected,
   undeclaredPathNotFound,
   notRateLimited,

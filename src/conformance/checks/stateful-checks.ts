@@ -321,3 +321,22 @@ export const jobReachesFinalState: Check = {
     });
   }),
 };
+
+export const limitationsOnlyWhenFinal: Check = {
+  name: 'limitations_only_when_final',
+  description: 'a QUEUED or RUNNING job has no limitations (they explain a final outcome)',
+  severity: 'advisory',
+  assumption: 'A-4',
+  probes: ['lifecycle'],
+  judge: onlyForJobBodies((exchange, job) => {
+    if (finalStatuses.has(job.status as string)) return unjudged('no job read was QUEUED or RUNNING');
+    if (statusRank[job.status as string] === undefined) return skip;
+    return job.limitations === undefined
+      ? pass
+      : fail({
+          title: `${quoted(job.status)} job with limitations`,
+          expected: 'no limitations property before COMPLETE or FAILED',
+          received: received(exchange),
+        });
+  }),
+};

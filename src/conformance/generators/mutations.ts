@@ -5,7 +5,9 @@
  * accepted. The conformance runner's negative-data checks and the contract drift test both
  * enumerate constraints here, so whatever the spec states is exercised.
  */
+import { isUri } from '../../contract/uri.js';
 import type { JsonSchema } from '../../openapi/document.js';
+import { enumNeighbours, formatNearMisses, patternNearMisses, propertyCaseNearMiss } from './near-misses.js';
 
 export type ConstraintKind =
   | 'type'
@@ -33,6 +35,8 @@ export interface Mutation {
 
 export interface Boundary {
   readonly pointer: string;
+  /** The limit the value sits on (maxLength, minItems, …). */
+  readonly constraint: ConstraintKind;
   readonly description: string;
   readonly value: unknown;
 }
@@ -125,11 +129,19 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
       description: `${at}: ${description}`,
       value: setAt(walk.root, path, replacement),
     });
-  const boundary = (description: string, replacement: unknown) =>
-    walk.boundaries.push({ pointer: at, description: `${at}: ${description}`, value: setAt(walk.root, path, replacement) });
+  const boundary = (constraint: ConstraintKind, description: string, replacement: unknown) =>
+    walk.boundaries.push({ pointer: at, constraint, description: `${at}: ${description}`, value: setAt(walk.root, path, replacement) });
+  // null where a value is due: many servers read null as "absent", which an optional property allows.
+  const nullInstead = () =>
+    mutate(
+      'type',
+      `null instead of ${schema.type === 'array' ? 'an array' : `a${schema.type === 'object' ? 'n' : ''} ${schema.type}`}`,
+      null,
+    );
 
   if (schema.type === 'object') {
     mutate('type', 'an array instead of an object', []);
+    nullInstead();
     const properties = (schema.properties as Record<string, JsonSchema>) ?? {};
     for (const name of (schema.required as string[]) ?? []) {
       walk.mutations.push({
@@ -142,6 +154,17 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
     }
     if (schema.additionalProperties === false) {
       mutate('additionalProperties', "an unknown property 'unexpectedProperty'", { ...(value as object), unexpectedProperty: 'x' });
+      // A known property's name in another letter case, beside it: only a binder that matches
+      // names without case (as ASP.NET Core does by default) takes it for the known one.
+      const record = value as Record<string, unknown>;
+      const known = Object.keys(properties).find((name) => name in record && propertyCaseNearMiss(name, schema));
+      const twin = known ? propertyCaseNearMiss(known, schema) : undefined;
+      if (known && twin) {
+        mutate('additionalProperties', `'${twin}' beside '${known}' (a property name in another letter case)`, {
+          ...record,
+          [twin]: record[known],
+        });
+      }
     }
     for (const [name, property] of Object.entries(properties)) {
       visit(walk, property, (value as Record<string, unknown>)[name], [...path, name]);
@@ -153,6 +176,7 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
     const list = value as unknown[];
     const item = list[0] ?? fullValidValue(items);
     mutate('type', 'a string instead of an array', 'not-an-array');
+    nullInstead();
     if (typeof schema.maxItems === 'number') {
       const max = schema.maxItems;
       mutate(
@@ -162,6 +186,7 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
         true,
       );
       boundary(
+        'maxItems',
         `exactly ${max} items (maxItems ${max})`,
         Array.from({ length: max }, () => item),
       );
@@ -173,6 +198,11 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
         `${min - 1} items (minItems ${min})`,
         Array.from({ length: min - 1 }, () => item),
       );
+      boundary(
+        'minItems',
+        `exactly ${min} item${min === 1 ? '' : 's'} (minItems ${min})`,
+        Array.from({ length: min }, () => item),
+      );
     }
     if (list.length > 0) visit(walk, items, list[0], [...path, 0]);
     return;
@@ -180,35 +210,46 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
   if (schema.type === 'string') {
     const text = value as string;
     mutate('type', 'a number instead of a string', 42);
+    nullInstead();
     if (Array.isArray(schema.enum)) {
       mutate('enum', `'NOT_A_LISTED_VALUE' (enum ${schema.enum.join(', ')})`, 'NOT_A_LISTED_VALUE');
+      for (const neighbour of enumNeighbours(text, schema.enum))
+        mutate('enum', `'${shown(neighbour.value)}' (enum, ${neighbour.how})`, neighbour.value);
       return;
     }
+    // A near miss that also left the length bounds would break two constraints at once.
+    const withinLengths = (candidate: string) =>
+      lengthOf(candidate) <= ((schema.maxLength as number | undefined) ?? Number.POSITIVE_INFINITY) &&
+      lengthOf(candidate) >= ((schema.minLength as number | undefined) ?? 0);
     if (typeof schema.pattern === 'string') {
-      const pattern = new RegExp(schema.pattern, 'u');
-      const candidate =
-        [text.toUpperCase(), `${text}!`, `!${text.slice(1)}`].find((option) => !pattern.test(option) && option.length === text.length) ??
-        [text.toUpperCase(), `${text}!`].find((option) => !pattern.test(option));
-      if (candidate !== undefined) mutate('pattern', `'${candidate.slice(0, 16)}…' (pattern ${schema.pattern})`, candidate);
+      for (const nearMiss of patternNearMisses(text, schema.pattern).filter((candidate) => withinLengths(candidate.value)))
+        mutate('pattern', `'${shown(nearMiss.value)}' (pattern ${schema.pattern}: ${nearMiss.how})`, nearMiss.value);
     }
-    if (schema.format === 'uri') {
-      mutate('format', "'not a uri' (format uri)", 'not a uri');
+    if (typeof schema.format === 'string') {
+      const valid = schema.format === 'uri' ? isUri : undefined;
+      for (const nearMiss of formatNearMisses(schema.format, valid).filter((candidate) => withinLengths(candidate.value)))
+        mutate('format', `'${nearMiss.value}' (format ${schema.format}: ${nearMiss.how})`, nearMiss.value);
     }
     if (typeof schema.maxLength === 'number') {
       const max = schema.maxLength;
       mutate('maxLength', `${max + 1} characters (maxLength ${max})`, padTo(text, max + 1, schema), true);
       if (!schema.pattern && !schema.format) {
         // Astral characters: exactly max code points but 2×max UTF-16 units.
-        boundary(`exactly ${max} characters, all astral (maxLength ${max})`, astral.repeat(max));
+        boundary('maxLength', `exactly ${max} characters, all astral (maxLength ${max})`, astral.repeat(max));
       }
-      boundary(`exactly ${max} characters (maxLength ${max})`, padTo(text, max, schema));
+      boundary('maxLength', `exactly ${max} characters (maxLength ${max})`, padTo(text, max, schema));
     }
     if (typeof schema.minLength === 'number' && schema.minLength > 0) {
       const min = schema.minLength;
       mutate('minLength', `${min - 1} characters (minLength ${min})`, text.slice(0, min - 1));
-      boundary(`exactly ${min} characters (minLength ${min})`, 'v'.repeat(min));
+      boundary('minLength', `exactly ${min} characters (minLength ${min})`, 'v'.repeat(min));
     }
   }
+}
+
+/** A value quoted in a description: its first 16 characters. */
+function shown(value: string): string {
+  return lengthOf(value) > 16 ? `${[...value].slice(0, 16).join('')}…` : value;
 }
 
 /** Pads a valid string to `length` code points, keeping a URI a URI. */

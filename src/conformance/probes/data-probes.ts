@@ -5,8 +5,9 @@
  * body, header and path parameters, a request missing each required header, and malformed JSON.
  */
 import type { JsonSchema, OperationDescription } from '../../openapi/document.js';
-import type { ExpectedRejection } from '../exchange.js';
-import { boundariesOf, fullValidValue, mutationsOf } from '../generators/mutations.js';
+import type { ConstraintTarget, ExpectedRejection } from '../exchange.js';
+import { type Boundary, boundariesOf, fullValidValue, type Mutation, mutationsOf } from '../generators/mutations.js';
+import { malformedJsonVariants } from '../generators/near-misses.js';
 import { contractOperationIds } from './contract-operations.js';
 import { isSendableHeaderValue, type ProbeContext } from './probe-context.js';
 import { buildRequest, defaultPathValue, freshHeaderValue, jsonBodySchema, parametersIn } from './request-builder.js';
@@ -49,16 +50,21 @@ export async function positiveProbe(context: ProbeContext): Promise<void> {
       await send(context, operation, 'example', `request example ${index + 1}`, { body: { value: example } });
     }
     if (bodySchema) {
-      for (const boundary of boundariesOf(bodySchema)) {
-        await send(context, operation, 'boundary', `body ${boundary.description}`, { body: { value: boundary.value } });
+      for (const group of sameValues(boundariesOf(bodySchema))) {
+        await send(context, operation, 'boundary', `body ${group.map((boundary) => boundary.description).join('; ')}`, {
+          body: { value: group[0]!.value },
+          targets: group.map((boundary) => ({ location: 'body', pointer: boundary.pointer, constraint: boundary.constraint })),
+        });
       }
     }
     const base = bodySchema ? { body: { value: fullValidValue(bodySchema) } } : {};
     for (const parameter of parametersIn(operation, 'path')) {
-      for (const boundary of boundariesOf(parameter.schema, defaultPathValue(parameter))) {
-        await send(context, operation, 'boundary', `path parameter ${parameter.name} ${boundary.description.replace(/^\/: /, '')}`, {
+      for (const group of sameValues(boundariesOf(parameter.schema, defaultPathValue(parameter)))) {
+        const description = group.map((boundary) => boundary.description.replace(/^\/: /, '')).join('; ');
+        await send(context, operation, 'boundary', `path parameter ${parameter.name} ${description}`, {
           ...base,
-          path: { [parameter.name]: String(boundary.value) },
+          path: { [parameter.name]: String(group[0]!.value) },
+          targets: group.map((boundary) => ({ location: 'path', pointer: parameter.name, constraint: boundary.constraint })),
         });
       }
     }
@@ -68,11 +74,14 @@ export async function positiveProbe(context: ProbeContext): Promise<void> {
         { seed: context.seed, runId: context.runId, purpose: `boundary:${operation.operationId}` },
         '',
       );
-      for (const boundary of boundariesOf(parameter.schema, valid)) {
-        if (!isSendableHeaderValue(boundary.value)) continue; // not expressible in a header
-        await send(context, operation, 'boundary', `header ${parameter.name} ${boundary.description.replace(/^\/: /, '')}`, {
+      // Values not expressible in a header (astral characters) are left out.
+      const sendable = boundariesOf(parameter.schema, valid).filter((boundary) => isSendableHeaderValue(boundary.value));
+      for (const group of sameValues(sendable)) {
+        const description = group.map((boundary) => boundary.description.replace(/^\/: /, '')).join('; ');
+        await send(context, operation, 'boundary', `header ${parameter.name} ${description}`, {
           ...base,
-          headers: { [parameter.name]: boundary.value },
+          headers: { [parameter.name]: group[0]!.value as string },
+          targets: group.map((boundary) => ({ location: 'header', pointer: parameter.name, constraint: boundary.constraint })),
         });
       }
     }
@@ -84,12 +93,42 @@ async function send(
   operation: OperationDescription,
   source: 'example' | 'boundary',
   description: string,
-  input: Partial<Parameters<typeof buildRequest>[0]>,
+  input: Partial<Parameters<typeof buildRequest>[0]> & { targets?: readonly ConstraintTarget[] },
 ): Promise<void> {
-  await context.send(buildRequest({ operation, seed: context.seed, runId: context.runId, purpose: `${source}:${description}`, ...input }), {
+  const { targets, ...build } = input;
+  await context.send(buildRequest({ operation, seed: context.seed, runId: context.runId, purpose: `${source}:${description}`, ...build }), {
     kind: 'positive',
     source,
     description,
+    ...(targets ? { targets } : {}),
+  });
+}
+
+/**
+ * Boundaries grouped by value, in order: one value can sit on several limits at once (a
+ * one-item list whose item has one-character strings sits on minItems and each minLength), and
+ * is sent once, naming them all.
+ */
+function sameValues(boundaries: readonly Boundary[]): Boundary[][] {
+  const groups = new Map<string, Boundary[]>();
+  for (const boundary of boundaries) {
+    const key = JSON.stringify(boundary.value);
+    groups.set(key, [...(groups.get(key) ?? []), boundary]);
+  }
+  return [...groups.values()];
+}
+
+/**
+ * The mutations worth a request: one per distinct value, and only values the spec's own
+ * schema rejects (a near miss that happens to be valid would be a false failure).
+ */
+function distinctInvalid(context: ProbeContext, schema: JsonSchema, mutations: readonly Mutation[]): Mutation[] {
+  const seen = new Set<string>();
+  return mutations.filter((mutation) => {
+    const key = JSON.stringify(mutation.value);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return context.validator.validateSchema(schema, mutation.value).length > 0;
   });
 }
 
@@ -104,7 +143,7 @@ export async function negativeProbe(context: ProbeContext): Promise<void> {
     const baseBody = bodySchema ? fullValidValue(bodySchema) : undefined;
     const base = bodySchema ? { body: { value: baseBody } } : {};
     if (bodySchema) {
-      for (const mutation of mutationsOf(bodySchema, baseBody)) {
+      for (const mutation of distinctInvalid(context, bodySchema, mutationsOf(bodySchema, baseBody))) {
         const request = buildRequest({
           operation,
           seed: context.seed,
@@ -129,7 +168,7 @@ export async function negativeProbe(context: ProbeContext): Promise<void> {
           location === 'path'
             ? defaultPathValue(parameter)
             : freshHeaderValue(parameter, { seed: context.seed, runId: context.runId, purpose: `negative:${operation.operationId}` }, '');
-        for (const mutation of mutationsOf(parameter.schema, valid)) {
+        for (const mutation of distinctInvalid(context, parameter.schema, mutationsOf(parameter.schema, valid))) {
           // Headers and path segments are text: a "number instead of a string" cannot be sent.
           if (mutation.constraint === 'type') continue;
           if (location === 'header' && !isSendableHeaderValue(mutation.value)) continue;
@@ -177,14 +216,38 @@ export async function missingHeaderProbe(context: ProbeContext): Promise<void> {
   }
 }
 
-/** A truncated JSON document to every operation with a JSON body. */
+/**
+ * Malformed variants of a valid body to every operation with a JSON body: truncated, with
+ * trailing data, a comment, single quotes, NaN, a trailing comma. Each is the valid body to a
+ * forgiving parser, so a server that accepts one answers as if the input were valid.
+ */
 export async function malformedJsonProbe(context: ProbeContext): Promise<void> {
   for (const operation of context.contract.operations) {
     const bodySchema: JsonSchema | undefined = jsonBodySchema(operation);
     if (!bodySchema) continue;
-    const whole = JSON.stringify(fullValidValue(bodySchema));
-    const raw = whole.slice(0, Math.max(2, Math.floor(whole.length / 2)));
-    const request = buildRequest({ operation, seed: context.seed, runId: context.runId, purpose: 'malformed-json', body: { raw } });
-    await context.send(request, { kind: 'malformed-json', expected: expectedRejection(operation, false) });
+    const valid = fullValidValue(bodySchema);
+    if (!valid || typeof valid !== 'object' || Array.isArray(valid)) continue;
+    for (const variant of malformedJsonVariants(valid as Record<string, unknown>)) {
+      const request = buildRequest({
+        operation,
+        seed: context.seed,
+        runId: context.runId,
+        purpose: `malformed-json:${variant.description}`,
+        body: { raw: variant.raw },
+      });
+      const exchange = await context.send(request, {
+        kind: 'malformed-json',
+        description: variant.description,
+        expected: expectedRejection(operation, false),
+      });
+      // A server that does not answer malformed JSON (Prism 5 hangs) has failed the check with
+      // the first variant; more timeouts in a row would stop the whole operation.
+      if (exchange && (!exchange.response || exchange.response.incomplete)) {
+        context.note(
+          `${operation.operationId}: malformed JSON got no whole answer, so its other malformed variants were not sent (one fails malformed_json_rejected; more would stop the operation)`,
+        );
+        break;
+      }
+    }
   }
 }

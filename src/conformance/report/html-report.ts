@@ -3,6 +3,7 @@
  * One self-contained HTML page (inline CSS, no scripts, nothing fetched): the summary table,
  * then each failure with its reproduction, for attaching to a CI run.
  */
+import { type ConstraintCoverage, type CoverageReport, coverageLine, type Exercise } from './coverage.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 function escapeHtml(text: string): string {
@@ -45,6 +46,7 @@ export function renderHtml(report: ConformanceReport): string {
     report.incomplete.length > 0
       ? `<p>Incomplete: the verdict cannot be PASSED because</p><ul>${report.incomplete.map((reason) => `<li>${escapeHtml(reason)}</li>`).join('')}</ul>`
       : '';
+  const coverage = report.coverage ? coverageSection(report.coverage) : '';
   const notes =
     report.notes.length > 0 ? `<h2>Notes</h2><ul>${report.notes.map((note) => `<li>${escapeHtml(note)}</li>`).join('')}</ul>` : '';
   return `<!doctype html>
@@ -60,7 +62,35 @@ ${(report.durationMs / 1000).toFixed(1)} s · started ${escapeHtml(report.starte
 ${rows}
 </tbody></table>
 ${failures ? `<h2>Failures</h2>\n${failures}` : '<h2>No failures</h2>'}
+${coverage}
 ${notes}
 </body></html>
 `;
+}
+
+function exerciseCell(exercise: Exercise): string {
+  return exercise.why === undefined
+    ? `<td class="passed">${exercise.answered}</td>`
+    : `<td class="skipped">0<br><small>${escapeHtml(exercise.why)}</small></td>`;
+}
+
+/** The coverage of the contract: each input constraint, valid and broken, then the documented statuses seen. */
+function coverageSection(coverage: CoverageReport): string {
+  const row = (entry: ConstraintCoverage) =>
+    `<tr><td>${escapeHtml(entry.operation)}</td><td>${entry.location}</td><td><code>${escapeHtml(entry.target)}</code></td>` +
+    `<td><code>${escapeHtml(entry.rule)}</code></td>${exerciseCell(entry.positive)}${exerciseCell(entry.negative)}</tr>`;
+  const statuses = coverage.statuses
+    .map(
+      (status) =>
+        `<tr><td>${escapeHtml(status.operation)}</td><td>${escapeHtml(status.status)}</td><td class="${status.seen > 0 ? 'passed' : 'skipped'}">${status.seen}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>Coverage of the contract</h2>
+<p>${escapeHtml(coverageLine(coverage))}. A constraint is exercised <em>valid</em> by an answered request carrying a valid value there (for a limit, a value exactly on it), and <em>broken</em> by one breaking it alone.</p>
+<table><thead><tr><th>Operation</th><th>In</th><th>Where</th><th>Constraint</th><th>Valid (answered)</th><th>Broken (answered)</th></tr></thead><tbody>
+${coverage.constraints.map(row).join('\n')}
+</tbody></table>
+<table><thead><tr><th>Operation</th><th>Documented status</th><th>Answers seen</th></tr></thead><tbody>
+${statuses}
+</tbody></table>`;
 }

@@ -6,6 +6,7 @@
  * do not fail the run either). A check that judged nothing, or ran only in part, is <skipped>.
  */
 import type { Severity } from '../failures.js';
+import { coverageGaps, coverageLine } from './coverage.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
 
 /** XML 1.0 forbids most control characters even as references, so they are dropped. */
@@ -61,8 +62,10 @@ export function renderJunit(report: ConformanceReport): string {
       `  <testsuite name="${severity}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" timestamp="${report.startedAt}">`,
       `    <properties><property name="verdict" value="${report.verdict}"/><property name="exit-code" value="${report.exitCode}"/>${report.incomplete
         .map((reason) => `<property name="incomplete" value="${escapeXml(reason)}"/>`)
-        .join('')}</properties>`,
+        .join('')}${report.coverage ? `<property name="coverage" value="${escapeXml(coverageLine(report.coverage))}"/>` : ''}</properties>`,
       ...checks.map((check) => testCase(check, report)),
+      // The coverage gaps once, in the required suite, where CI shows a suite's output.
+      ...(severity === 'required' && report.coverage ? [`    <system-out>${escapeXml(coverageText(report))}</system-out>`] : []),
       '  </testsuite>',
     ].join('\n');
   });
@@ -74,4 +77,11 @@ export function renderJunit(report: ConformanceReport): string {
     '</testsuites>',
     '',
   ].join('\n');
+}
+
+/** The coverage line and every constraint not exercised both ways, with why. */
+function coverageText(report: ConformanceReport): string {
+  const coverage = report.coverage!;
+  const gaps = coverageGaps(coverage);
+  return [coverageLine(coverage), ...(gaps.length > 0 ? ['Not exercised:', ...gaps.map((gap) => `  - ${gap}`)] : [])].join('\n');
 }

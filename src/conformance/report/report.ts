@@ -5,6 +5,7 @@
  * this one value.
  */
 import type { Failure, Severity } from '../failures.js';
+import type { CoverageReport } from './coverage.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
 
@@ -72,6 +73,8 @@ export interface ConformanceReport {
   /** verdict === 'passed'. */
   readonly passed: boolean;
   readonly checks: readonly CheckResult[];
+  /** What the run exercised of the contract's input constraints, and the documented statuses it saw (absent in reports of older versions). */
+  readonly coverage?: CoverageReport;
   /** What the probes could not do, and why. */
   readonly notes: readonly string[];
   /** The command-line options that shape the run (header names only, never values). */

@@ -3,7 +3,11 @@
  * The end-of-run summary for a terminal: one row per check, then each failure with what was
  * expected, what came back and a curl command to reproduce it.
  */
+import { coverageGaps, coverageLine } from './coverage.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
+
+/** Coverage gaps listed in the summary; the JSON and HTML reports list them all. */
+const gapsShown = 8;
 
 const marks = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
 
@@ -41,6 +45,11 @@ export function renderSummary(report: ConformanceReport): string {
   if (report.notes.length > 0) lines.push('', 'Notes:', ...report.notes.map((note) => `  - ${note}`));
   if (report.incomplete.length > 0)
     lines.push('', 'Incomplete: the verdict cannot be PASSED because', ...report.incomplete.map((reason) => `  - ${reason}`));
+  if (report.coverage) {
+    const gaps = coverageGaps(report.coverage);
+    lines.push('', coverageLine(report.coverage), ...gaps.slice(0, gapsShown).map((gap) => `  - ${gap}`));
+    if (gaps.length > gapsShown) lines.push(`  - and ${gaps.length - gapsShown} more (the JSON and HTML reports list them all)`);
+  }
   const required = countsOf(report, 'required');
   const advisory = countsOf(report, 'advisory');
   lines.push(
