@@ -256,8 +256,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   let sequence = 0;
 
   function note(message: string): void {
-    notes.push(message);
-    probeNotes.set(currentProbe, [...(probeNotes.get(currentProbe) ?? []), message]);
+    // Several probes find the same gap (a spec without getJob is noted by each probe that needs
+    // it): the report says it once, and each probe's checks still know why they did not run.
+    if (!notes.includes(message)) notes.push(message);
+    const forProbe = probeNotes.get(currentProbe) ?? [];
+    if (!forProbe.includes(message)) probeNotes.set(currentProbe, [...forProbe, message]);
   }
 
   function count(counts: Map<string, number>, reason: string, by = 1): void {

@@ -50,3 +50,21 @@ it('rejects a document that is not valid OpenAPI 3.1', async () => {
   const spec = editedSpec((document) => document.delete('info'));
   await expect(run(spec)).rejects.toThrow(/InvalidSpec|info/);
 });
+
+it('says once that the spec lacks an operation the stateful checks need, and which checks did not run', async () => {
+  const spec = editedSpec((document) => document.deleteIn(['paths', '/v0/jobs/{jobId}']));
+  const engine = createMockEngine();
+  const report = await runConformance({
+    baseUrl: 'http://mock.test',
+    spec,
+    seed: 5,
+    secondCallerHeaders: { Authorization: 'Bearer bob' },
+    fetch: (request) => engine.handle(request),
+  });
+  const missing = report.notes.filter((note) => note.includes("no operation 'getJob'"));
+  expect(missing).toEqual(["the spec has no operation 'getJob'; its stateful checks do not run"]);
+  expect(report.verdict).toBe('incomplete');
+  const created = report.checks.find((check) => check.name === 'created_job_readable')!;
+  expect(created.status).toBe('skipped');
+  expect(created.note).toContain("no operation 'getJob'");
+});
