@@ -27,7 +27,9 @@ async function run(seed: number, options: { runId?: string; engine?: ReturnType<
     seed,
     ...(options.runId === undefined ? {} : { runId: options.runId }),
     secondCallerHeaders: { Authorization: 'Bearer bob' },
-    maxRequests: 150,
+    // Room for every probe before the generated inputs (negative breadth and sequences: about
+    // 230 requests), so every check runs in full; the generated inputs take what is left.
+    maxRequests: 300,
     examplesPerOperation: 10,
     fetch: async (request) => {
       sent.push(`${request.method} ${request.url} ${request.headers.get('idempotency-key') ?? ''} ${await request.clone().text()}`);

@@ -350,11 +350,19 @@ export function coverageLine(coverage: CoverageReport): string {
   );
 }
 
-/** The constraints not exercised both ways, each with why, for the summary and JUnit. */
+/** The constraints not exercised both ways, each with why, then the documented statuses never seen. */
 export function coverageGaps(coverage: CoverageReport): string[] {
-  return coverage.constraints.flatMap((entry) =>
+  const constraints = coverage.constraints.flatMap((entry) =>
     (['positive', 'negative'] as const)
       .filter((side) => entry[side].why !== undefined)
       .map((side) => `${constraintLabel(entry)} — ${side === 'positive' ? 'valid' : 'broken'}: ${entry[side].why}`),
   );
+  const statuses = coverage.statuses
+    .filter((status) => status.seen === 0)
+    .map((status) =>
+      status.status === 'default'
+        ? `${status.operation} default: no answer had a status the operation does not list (the run provokes none there)`
+        : `${status.operation} ${status.status}: documented, never answered`,
+    );
+  return [...constraints, ...statuses];
 }
