@@ -27,11 +27,7 @@ export type ProbeName =
   | 'oversized-body'
   | 'undeclared-method'
   | 'undeclared-path'
-  | 'distinct-keys'
-  | 'conflict-at-depth'
-  | 'replay-after-final'
-  | 'key-scope'
-  | 'concurrent-duplicates';
+  | 'distinct-keys';
 
 export interface CheckContext {
   readonly contract: ContractDocument;

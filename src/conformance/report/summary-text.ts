@@ -4,7 +4,6 @@
  * expected, what came back and a curl command to reproduce it.
  */
 import { coverageGaps, coverageLine } from './coverage.js';
-import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 /** Coverage gaps listed in the summary; the JSON and HTML reports list them all. */
@@ -33,9 +32,7 @@ export function renderSummary(report: ConformanceReport): string {
         `   input:    ${failure.input}`,
         `   expected: ${failure.expected}`,
         `   received: ${failure.received}`,
-        ...(failure.sequence
-          ? [`   reproduce ${sequenceHeading}:`, ...numberedSequence(failure.sequence, '     ')]
-          : [`   reproduce: ${failure.curl}`]),
+        `   reproduce: ${failure.curl}`,
       );
     }
   }
