@@ -77,6 +77,8 @@ Options:
                                printed); the same --seed and --run-id repeat a run byte for byte
                                on a fresh server (1-32 of A-Z a-z 0-9 - _)
   --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
+  --concurrency N              identical creates sent at once by the stateful sequences, to catch
+                               duplicates racing into two jobs (2-16, default ${conformanceDefaults.concurrency})
   --rate N                     at most N requests per second (default: unlimited)
   --timeout DURATION           per-request deadline, headers and body, shared by the request's
                                redirects and 429 retry (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
@@ -214,6 +216,7 @@ export const conformanceCommand: Command = {
           seed: { type: 'string' },
           'run-id': { type: 'string' },
           'max-requests': { type: 'string' },
+          concurrency: { type: 'string' },
           rate: { type: 'string' },
           timeout: { type: 'string' },
           'job-timeout': { type: 'string' },
@@ -258,6 +261,7 @@ export const conformanceCommand: Command = {
         `--run-id must be 1 to 32 letters, digits, '-' or '_' (it goes into Idempotency-Key headers), got '${runId.slice(0, 40)}'. Copy it from the summary line of the run to repeat.`,
       );
     const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
+    const concurrency = integerOption({ value: values.concurrency, name: 'concurrency', min: 2, max: 16 });
     const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
     const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
     const jobTimeoutMs = durationOption({ value: values['job-timeout'], name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 });
@@ -304,6 +308,7 @@ export const conformanceCommand: Command = {
         ...(seed === undefined ? {} : { seed }),
         ...(runId === undefined ? {} : { runId }),
         ...(maxRequests === undefined ? {} : { maxRequests }),
+        ...(concurrency === undefined ? {} : { concurrency }),
         ...(rate === undefined ? {} : { rate }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(jobTimeoutMs === undefined ? {} : { jobTimeoutMs }),

@@ -5,6 +5,7 @@
  * answer should have been (a mutation expects 400, a replay expects the same jobId, …).
  */
 import type { ConstraintKind } from './generators/mutations.js';
+import type { SequenceRule, StepExpectation } from './stateful/model.js';
 
 /** A request as sent (headers already include the caller's credentials). */
 export interface SentRequest {
@@ -123,6 +124,24 @@ export type Intent =
   | { readonly kind: 'replay'; readonly jobId: string }
   | { readonly kind: 'reserialized-replay'; readonly jobId: string }
   | { readonly kind: 'conflict'; readonly jobId: string }
+  /**
+   * A create of a stateful sequence (src/conformance/stateful): what the reference model
+   * predicted and the rule it is held to. On the step where a (shrunk) sequence fails,
+   * `earlier` holds the steps before it, so the failure prints the whole sequence.
+   */
+  | (StepExpectation & {
+      readonly kind: 'sequence-step';
+      readonly rule: SequenceRule;
+      readonly sequence: string;
+      /** 1-based, in the sequence as run. */
+      readonly step: number;
+      readonly description: string;
+      readonly earlier?: readonly SequenceLine[];
+      /** How the sequence was shrunk, or why shrinking stopped early. */
+      readonly shrinking?: string;
+    })
+  /** A poll of a stateful sequence's job, until it is final (judged by the generic checks only). */
+  | { readonly kind: 'sequence-poll'; readonly sequence: string; readonly step: number; readonly jobId: string }
   | { readonly kind: 'second-caller'; readonly jobId: string }
   | { readonly kind: 'unknown-job' }
   | { readonly kind: 'verification-example'; readonly description: string }
@@ -131,6 +150,15 @@ export type Intent =
   | { readonly kind: 'undeclared-path'; readonly path: string };
 
 export type IntentKind = Intent['kind'];
+
+/** One step of a sequence as a failure prints it: the request sent, once or repeated. */
+export interface SequenceLine {
+  readonly id: number;
+  readonly caller: 1 | 2;
+  readonly request: SentRequest;
+  /** at-once: `times` identical requests sent together; until-final: a poll repeated `times` times. */
+  readonly repeat?: { readonly how: 'at-once' | 'until-final'; readonly times: number };
+}
 
 export interface Exchange {
   /** Sequence number in the run, from 1. */

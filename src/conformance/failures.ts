@@ -42,6 +42,11 @@ export interface Failure {
   readonly input: string;
   /** A copy-pasteable curl command; credentials are read from environment variables. */
   readonly curl: string;
+  /**
+   * For a failure of a stateful sequence: its steps as curl commands, to run in order (the
+   * last one is the step that failed; a line may send several requests at once or poll).
+   */
+  readonly sequence?: readonly string[];
   /** The exchange's sequence number in the run. */
   readonly exchange: number;
   /** How many exchanges failed the same way (same check, operation and title). */

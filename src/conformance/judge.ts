@@ -7,8 +7,10 @@
 import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
-import { condensedHistory, type Exchange, type Intent, quoted } from './exchange.js';
+import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine } from './exchange.js';
 import type { Failure, Verdict } from './failures.js';
+import type { BurstOutcome } from './stateful/model.js';
+import { sequenceCommand } from './stateful/sequence-lines.js';
 import type { CheckResult } from './report/report.js';
 
 export interface JudgeSetting {
@@ -16,7 +18,7 @@ export interface JudgeSetting {
   readonly validator: ResponseValidator;
   readonly checks: readonly Check[];
   /** The curl command that reproduces an exchange (credentials read from the environment). */
-  readonly reproduce: (exchange: Exchange) => string;
+  readonly reproduce: (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => string;
 }
 
 export function contextFor(exchange: Exchange, setting: Pick<JudgeSetting, 'contract' | 'validator'>): CheckContext {
@@ -68,6 +70,10 @@ export function describeIntent(intent: Intent): string {
       return `an equal body re-serialised, same Idempotency-Key (job ${quoted(intent.jobId)})`;
     case 'conflict':
       return `the Idempotency-Key of job ${quoted(intent.jobId)} with a different body`;
+    case 'sequence-step':
+      return `${intent.description}: step ${intent.step} of the sequence '${intent.sequence}'${intent.shrinking ? ` (${intent.shrinking})` : ''}`;
+    case 'sequence-poll':
+      return `poll of job ${quoted(intent.jobId)}: step ${intent.step} of the sequence '${intent.sequence}'`;
     case 'second-caller':
       return `the second caller reads job ${quoted(intent.jobId)}, created by the first`;
     case 'unknown-job':
@@ -120,6 +126,14 @@ export class Judging {
     );
   }
 
+  /** A failing sequence as shell lines, in order: the steps before the failing one, then it. */
+  private sequenceOf(exchange: Exchange, earlier: readonly SequenceLine[], burst: BurstOutcome | undefined): string[] {
+    return [
+      ...earlier.map((line) => sequenceCommand(this.setting.reproduce(line), line.repeat)),
+      sequenceCommand(this.setting.reproduce(exchange), burst ? { how: 'at-once', times: burst.size } : undefined),
+    ];
+  }
+
   add(exchange: Exchange): void {
     const context = contextFor(exchange, this.setting);
     for (const check of this.setting.checks) {
@@ -148,6 +162,9 @@ export class Judging {
         received: verdict.received,
         input: describeIntent(exchange.intent) + (exchange.notes.length > 0 ? ` [${exchange.notes.join('; ')}]` : ''),
         curl: this.setting.reproduce(exchange),
+        ...(exchange.intent.kind === 'sequence-step' && exchange.intent.earlier
+          ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, exchange.intent.burst) }
+          : {}),
         exchange: exchange.id,
         occurrences: 1,
       });

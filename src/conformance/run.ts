@@ -36,6 +36,7 @@ import {
 } from './probes/job-probes.js';
 import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
+import { sequenceProbe } from './probes/sequence-probe.js';
 import { CoverageTracker } from './report/coverage.js';
 import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
@@ -79,6 +80,8 @@ export interface ConformanceOptions {
   readonly strict?: boolean;
   /** Generated inputs per operation, at most. Default 50. */
   readonly examplesPerOperation?: number;
+  /** How many identical creates the stateful phase sends at once (concurrent_duplicates_one_job). Default 5. */
+  readonly concurrency?: number;
   /** Replaces node:http, e.g. to reach an in-process server. */
   readonly fetch?: FetchFunction;
   /**
@@ -104,6 +107,7 @@ export const conformanceDefaults = {
   maxResponseBytes: defaultMaxResponseBytes,
   maxConsecutiveTimeouts: 3,
   examplesPerOperation: 50,
+  concurrency: 5,
 } as const;
 
 /** Thrown when the target does not answer at all; the CLI exits 2. */
@@ -132,6 +136,11 @@ const phases: readonly Phase[] = [
   { probe: 'replay', label: 'idempotent replay', run: replayProbe },
   { probe: 'reserialized-replay', label: 're-serialised replay', run: reserializedReplayProbe },
   { probe: 'conflict', label: 'idempotency conflict', run: conflictProbe },
+  // Stateful sequences judged by a reference model of the idempotency rules, shrunk when they fail.
+  { probe: 'conflict-at-depth', label: 'sequences: conflict at every depth', run: sequenceProbe('conflict-at-depth') },
+  { probe: 'replay-after-final', label: 'sequences: replay after the job is final', run: sequenceProbe('replay-after-final') },
+  { probe: 'key-scope', label: "sequences: the first caller's key, second caller", run: sequenceProbe('key-scope') },
+  { probe: 'concurrent-duplicates', label: 'sequences: identical creates at once', run: sequenceProbe('concurrent-duplicates') },
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
   { probe: 'verification', label: 'verification example', run: verificationProbe },
   { probe: 'positive', label: 'examples and boundary values', run: positiveProbe },
@@ -177,6 +186,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       `runConformance: runId must be 1 to 32 letters, digits, '-' or '_', got ${JSON.stringify(options.runId.slice(0, 40))}`,
     );
   const runId = options.runId ?? newRunId();
+  const concurrency = options.concurrency ?? conformanceDefaults.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 16)
+    throw new RangeError(`runConformance: concurrency must be an integer from 2 to 16, got ${concurrency}`);
   const maxRequests = options.maxRequests ?? conformanceDefaults.maxRequests;
   const timeoutMs = options.timeoutMs ?? conformanceDefaults.timeoutMs;
   const jobTimeoutMs = options.jobTimeoutMs ?? conformanceDefaults.jobTimeoutMs;
@@ -209,11 +221,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ...(scrubber.active ? { scrub: (text: string) => scrubber.scrub(text) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.rate === undefined ? {} : { rate: options.rate }),
+    // A burst of identical creates goes out on that many connections at once.
+    maxSockets: Math.max(4, concurrency),
   });
   let bodyDirectoryMade = false;
   /** Set once a body file could not be written: later long bodies stay out of curl lines too. */
   let bodyFilesFailed = false;
-  const reproduce = (exchange: Exchange) => {
+  const reproduce = (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => {
     const body = exchange.request.body;
     let bodyFile: string | undefined;
     if (body !== undefined && body.length > inlineBodyLimit && options.bodyDirectory && !bodyFilesFailed) {
@@ -254,6 +268,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   let requests = 0;
   let requestsNotSent = 0;
   let sequence = 0;
+  /** Requests sent and not yet answered: a burst sent at once must not pass --max-requests. */
+  let inFlight = 0;
 
   function note(message: string): void {
     // Several probes find the same gap (a spec without getJob is noted by each probe that needs
@@ -336,9 +352,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     };
     const stopped = runStopped();
     if (stopped) return refuse(stopped);
-    if (requests >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
+    if (requests + inFlight >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
     const groupStopped = stoppedGroups.get(group);
     if (groupStopped) return refuse(groupStopped);
+    // The id is taken when the request goes, so requests sent at once keep the order they were sent in.
+    sequence += 1;
+    const id = sequence;
+    inFlight += 1;
     const result = await transport.send(
       {
         method: request.method,
@@ -348,6 +368,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       },
       { timeoutMs, runDeadline: deadline },
     );
+    inFlight -= 1;
     requests += result.requestsSent;
     // Cut by the run's own stop or by the end of the budget: that says nothing about the server.
     if (result.interrupted || result.cutByRunDeadline) return refuse(runStopped() ?? 'the run was stopped');
@@ -362,9 +383,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     } else {
       timeoutStreaks.set(group, 0);
     }
-    sequence += 1;
     const exchange: Exchange = {
-      id: sequence,
+      id,
       ...(operation ? { operationId: operation.operationId } : {}),
       caller,
       intent,
@@ -386,6 +406,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     runId,
     jobTimeoutMs,
     examplesPerOperation: options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation,
+    concurrency,
     hasSecondCaller: Object.keys(callers[2]).length > 0,
     runs: (probe) => needed.has(probe),
     send,
@@ -505,6 +526,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       timeBudgetMs,
       maxResponseBytes,
       maxConsecutiveTimeouts,
+      concurrency,
       rate: options.rate ?? null,
       checks: checks.map((check) => check.name),
     },

@@ -27,7 +27,11 @@ export type ProbeName =
   | 'oversized-body'
   | 'undeclared-method'
   | 'undeclared-path'
-  | 'distinct-keys';
+  | 'distinct-keys'
+  | 'conflict-at-depth'
+  | 'replay-after-final'
+  | 'key-scope'
+  | 'concurrent-duplicates';
 
 export interface CheckContext {
   readonly contract: ContractDocument;

@@ -5,6 +5,7 @@
  */
 import { undeclaredMethodRejected, undeclaredPathNotFound } from './assumption-checks.js';
 import type { Check } from './check.js';
+import { concurrentDuplicatesOneJob, keyScopedToCaller, replayAfterJobFinal } from './idempotency-checks.js';
 import {
   invalidJobIdNotFound,
   malformedJsonRejected,
@@ -56,7 +57,10 @@ export const checks: readonly Check[] = [
   idempotentReplay,
   idempotencyConflict,
   distinctKeysDistinctJobs,
+  replayAfterJobFinal,
+  concurrentDuplicatesOneJob,
   secondCallerIsolation,
+  keyScopedToCaller,
   unknownJobNotFound,
   verificationResult,
   // Advisory: decisions of docs/assumptions.md.

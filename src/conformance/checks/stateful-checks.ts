@@ -7,7 +7,8 @@
  */
 import { condensedHistory, type JobObservation, quoted, showObservation } from '../exchange.js';
 import { fail, pass, skip, unjudged } from '../failures.js';
-import { answered, type Check, type ExchangeWith, forIntent, onlyForJobBodies, received, unlessRateLimited } from './check.js';
+import { answered, type Check, type ExchangeWith, forIntent, type Judge, onlyForJobBodies, received, unlessRateLimited } from './check.js';
+import { firstApplying, sequenceStepJudge } from './idempotency-checks.js';
 
 const statusRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
 const finalStatuses = new Set(['COMPLETE', 'FAILED']);
@@ -64,21 +65,25 @@ export const idempotentReplay: Check = {
   severity: 'required',
   assumption: 'A-16',
   probes: ['replay'],
-  judge: forIntent(['replay'], (exchange, context) =>
-    unlessRateLimited(
-      answered('2xx with the original jobId', (answer) => {
-        const jobId = jobIdOf(answer.response.json);
-        if (answer.response.status >= 200 && answer.response.status < 300 && jobId === exchange.intent.jobId) return pass;
-        return fail({
-          title:
-            jobId !== undefined && jobId !== exchange.intent.jobId
-              ? 'replay created a new job'
-              : `replay answered ${answer.response.status}`,
-          expected: `2xx with jobId ${quoted(exchange.intent.jobId)}`,
-          received: received(answer),
-        });
-      }),
-    )(exchange, context),
+  judge: firstApplying(
+    forIntent(['replay'], (exchange, context) =>
+      unlessRateLimited(
+        answered('2xx with the original jobId', (answer) => {
+          const jobId = jobIdOf(answer.response.json);
+          if (answer.response.status >= 200 && answer.response.status < 300 && jobId === exchange.intent.jobId) return pass;
+          return fail({
+            title:
+              jobId !== undefined && jobId !== exchange.intent.jobId
+                ? 'replay created a new job'
+                : `replay answered ${answer.response.status}`,
+            expected: `2xx with jobId ${quoted(exchange.intent.jobId)}`,
+            received: received(answer),
+          });
+        }),
+      )(exchange, context),
+    ),
+    // The replays within the stateful sequences (a client's retry of the step before).
+    sequenceStepJudge('replay'),
   ),
 };
 
@@ -106,19 +111,47 @@ export const reserializedReplay: Check = {
 
 export const idempotencyConflict: Check = {
   name: 'idempotency_conflict',
-  description: 'an Idempotency-Key reused with a different body gets 409',
+  description: 'an Idempotency-Key reused with a different body gets 409, whatever the depth of the change (one per pointer of the body)',
   severity: 'required',
-  probes: ['conflict'],
-  judge: forIntent(['conflict'], (exchange, context) =>
-    unlessRateLimited(
-      answered('409', (answer) =>
-        answer.response.status === 409
-          ? pass
-          : fail({ title: `key reused with another body answered ${answer.response.status}`, expected: '409', received: received(answer) }),
-      ),
-    )(exchange, context),
+  probes: ['conflict', 'conflict-at-depth'],
+  judge: firstApplying(
+    forIntent(['conflict'], (exchange, context) =>
+      unlessRateLimited(
+        answered('409', (answer) =>
+          answer.response.status === 409
+            ? pass
+            : fail({
+                title: `key reused with another body answered ${answer.response.status}`,
+                expected: '409',
+                received: received(answer),
+              }),
+        ),
+      )(exchange, context),
+    ),
+    // A change at one pointer of the body, at every depth (a digest over part of the body passes it as a replay).
+    sequenceStepJudge('conflict'),
   ),
 };
+
+/** The distinct-keys probe's second create: a jobId other than the earlier key's. */
+const distinctFromEarlierJob: Judge = forIntent(['create'], (exchange, context) => {
+  const earlier = exchange.intent.distinctFrom;
+  if (earlier === undefined) return skip;
+  return unlessRateLimited(
+    answered('2xx with a new jobId', (answer) => {
+      const jobId = jobIdOf(answer.response.json);
+      if (answer.response.status < 200 || answer.response.status >= 300 || typeof jobId !== 'string')
+        return unjudged(`the second create answered ${answer.response.status} without a jobId`);
+      return jobId !== earlier
+        ? pass
+        : fail({
+            title: 'two Idempotency-Keys gave the same job',
+            expected: `a jobId other than ${quoted(earlier)}, which a create under another key returned`,
+            received: received(answer),
+          });
+    }),
+  )(exchange, context);
+});
 
 export const distinctKeysDistinctJobs: Check = {
   name: 'distinct_keys_distinct_jobs',
@@ -126,24 +159,7 @@ export const distinctKeysDistinctJobs: Check = {
   severity: 'required',
   assumption: 'A-16',
   probes: ['distinct-keys'],
-  judge: forIntent(['create'], (exchange, context) => {
-    const earlier = exchange.intent.distinctFrom;
-    if (earlier === undefined) return skip;
-    return unlessRateLimited(
-      answered('2xx with a new jobId', (answer) => {
-        const jobId = jobIdOf(answer.response.json);
-        if (answer.response.status < 200 || answer.response.status >= 300 || typeof jobId !== 'string')
-          return unjudged(`the second create answered ${answer.response.status} without a jobId`);
-        return jobId !== earlier
-          ? pass
-          : fail({
-              title: 'two Idempotency-Keys gave the same job',
-              expected: `a jobId other than ${quoted(earlier)}, which a create under another key returned`,
-              received: received(answer),
-            });
-      }),
-    )(exchange, context);
-  }),
+  judge: firstApplying(distinctFromEarlierJob, sequenceStepJudge('new-key')),
 };
 
 export const secondCallerIsolation: Check = {

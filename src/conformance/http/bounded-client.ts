@@ -133,10 +133,16 @@ const incompleteHeadBytes = 8 * 1024;
 
 /** node:http with one keep-alive agent per protocol; `close()` ends every socket it opened. */
 export class BoundedNodeClient {
-  private readonly agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 4 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 4 }),
-  };
+  private readonly agents: { readonly 'http:': http.Agent; readonly 'https:': https.Agent };
+
+  constructor(options: { maxSockets?: number } = {}) {
+    const maxSockets = options.maxSockets ?? 4;
+    this.agents = {
+      'http:': new http.Agent({ keepAlive: true, maxSockets }),
+      'https:': new https.Agent({ keepAlive: true, maxSockets }),
+    };
+  }
+
   private readonly live = new Set<http.ClientRequest>();
 
   request(sent: SentRequest, limits: ExchangeLimits): Promise<RawOutcome> {

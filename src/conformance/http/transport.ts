@@ -24,6 +24,8 @@ export interface TransportOptions {
   readonly maxResponseBytes?: number;
   /** Requests per second; unlimited when absent. */
   readonly rate?: number;
+  /** Connections open at once to the target (node:http only). Default 4. */
+  readonly maxSockets?: number;
   /** The longest Retry-After the runner waits before its one retry of a 429. Default 5000. */
   readonly maxRetryAfterMs?: number;
   /** Aborting it cuts the request in flight and any wait (SIGINT, SIGTERM). */
@@ -189,7 +191,7 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     this.limiter = createRateLimiter(options.rate === undefined ? {} : { perSecond: options.rate });
-    this.client = options.fetch ? undefined : new BoundedNodeClient();
+    this.client = options.fetch ? undefined : new BoundedNodeClient({ maxSockets: options.maxSockets ?? 4 });
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
   }

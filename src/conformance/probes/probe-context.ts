@@ -29,6 +29,8 @@ export interface ProbeContext {
   readonly runId: string;
   readonly jobTimeoutMs: number;
   readonly examplesPerOperation: number;
+  /** How many identical creates the stateful phase sends at once (--concurrency). */
+  readonly concurrency: number;
   readonly hasSecondCaller: boolean;
   /** Whether a probe runs in this run (the selected checks need it). */
   runs(probe: ProbeName): boolean;

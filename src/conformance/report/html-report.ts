@@ -4,6 +4,7 @@
  * then each failure with its reproduction, for attaching to a CI run.
  */
 import { type ConstraintCoverage, type CoverageReport, coverageLine, type Exercise } from './coverage.js';
+import { sequenceHeading } from '../stateful/sequence-lines.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 function escapeHtml(text: string): string {
@@ -39,7 +40,11 @@ export function renderHtml(report: ConformanceReport): string {
           failure.occurrences > 1 ? ` ×${failure.occurrences}` : ''
         }</summary><dl>` +
         `<dt>Input</dt><dd>${escapeHtml(failure.input)}</dd><dt>Expected</dt><dd>${escapeHtml(failure.expected)}</dd>` +
-        `<dt>Received</dt><dd><pre>${escapeHtml(failure.received)}</pre></dd><dt>Reproduce</dt><dd><pre>${escapeHtml(failure.curl)}</pre></dd></dl></details>`,
+        `<dt>Received</dt><dd><pre>${escapeHtml(failure.received)}</pre></dd><dt>Reproduce</dt><dd>${
+          failure.sequence
+            ? `${escapeHtml(sequenceHeading)}<ol>${failure.sequence.map((line) => `<li><pre>${escapeHtml(line)}</pre></li>`).join('')}</ol>`
+            : `<pre>${escapeHtml(failure.curl)}</pre>`
+        }</dd></dl></details>`,
     )
     .join('\n');
   const incomplete =

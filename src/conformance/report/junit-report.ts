@@ -7,6 +7,7 @@
  */
 import type { Severity } from '../failures.js';
 import { coverageGaps, coverageLine } from './coverage.js';
+import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
 
 /** XML 1.0 forbids most control characters even as references, so they are dropped. */
@@ -30,7 +31,10 @@ function failureText(check: CheckResult): string {
     .map(
       (failure, index) =>
         `${index + 1}. ${failure.operation}: ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}\n` +
-        `   input: ${failure.input}\n   expected: ${failure.expected}\n   received: ${failure.received}\n   reproduce: ${failure.curl}`,
+        `   input: ${failure.input}\n   expected: ${failure.expected}\n   received: ${failure.received}\n` +
+        (failure.sequence
+          ? `   reproduce ${sequenceHeading}:\n${numberedSequence(failure.sequence, '     ').join('\n')}`
+          : `   reproduce: ${failure.curl}`),
     )
     .join('\n\n');
 }

@@ -4,6 +4,7 @@
  * expected, what came back and a curl command to reproduce it.
  */
 import { coverageGaps, coverageLine } from './coverage.js';
+import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 /** Coverage gaps listed in the summary; the JSON and HTML reports list them all. */
@@ -32,7 +33,9 @@ export function renderSummary(report: ConformanceReport): string {
         `   input:    ${failure.input}`,
         `   expected: ${failure.expected}`,
         `   received: ${failure.received}`,
-        `   reproduce: ${failure.curl}`,
+        ...(failure.sequence
+          ? [`   reproduce ${sequenceHeading}:`, ...numberedSequence(failure.sequence, '     ')]
+          : [`   reproduce: ${failure.curl}`]),
       );
     }
   }

@@ -1,0 +1,69 @@
+/**
+ * @module conformance/checks/idempotency-checks
+ * Checks over the stateful sequences (src/conformance/stateful): each create of a sequence
+ * carries the reference model's prediction and the rule it is held to, and the check that
+ * names the rule judges it. Three rules have checks of their own here; the others (a replay, a
+ * conflict at a pointer, a new key) are judged by the existing checks of those rules, which
+ * take `sequenceStepJudge` beside their own probes' judge.
+ */
+import { fail, pass, skip, unjudged } from '../failures.js';
+import { expectedAnswer, notAJob, type SequenceRule, stepProblem } from '../stateful/model.js';
+import { answered, type Check, forIntent, type Judge, received, unlessRateLimited } from './check.js';
+
+/** Judges the sequence steps held to `rule`: the answer must be what the model predicted. */
+export function sequenceStepJudge(rule: SequenceRule): Judge {
+  return forIntent(['sequence-step'], (exchange, context) => {
+    if (exchange.intent.rule !== rule) return skip;
+    return unlessRateLimited(
+      answered(expectedAnswer(exchange.intent), (answer) => {
+        const nothing = notAJob(exchange.intent, answer.response);
+        if (nothing) return unjudged(`${nothing}: no job to compare`);
+        const problem = stepProblem(exchange.intent, answer.response);
+        return problem ? fail({ ...problem, received: received(answer) }) : pass;
+      }),
+    )(exchange, context);
+  });
+}
+
+/** The first of `judges` that applies to the exchange decides (a plain skip means "not mine"). */
+export function firstApplying(...judges: readonly Judge[]): Judge {
+  return (exchange, context) => {
+    for (const judge of judges) {
+      const verdict = judge(exchange, context);
+      if (verdict.outcome !== 'skip' || verdict.reason) return verdict;
+    }
+    return skip;
+  };
+}
+
+export const keyScopedToCaller: Check = {
+  name: 'key_scoped_to_caller',
+  description:
+    "a second caller's create under the first caller's Idempotency-Key is a new job of its own: not the first caller's job, not a 409 (needs --second-caller-header)",
+  severity: 'required',
+  assumption: 'A-10',
+  probes: ['key-scope'],
+  // A server that shares jobs between callers, or gives one job for every key, shares keys too: report that once.
+  requires: ['second_caller_isolation', 'distinct_keys_distinct_jobs'],
+  judge: sequenceStepJudge('key-scope'),
+};
+
+export const replayAfterJobFinal: Check = {
+  name: 'replay_after_job_final',
+  description: 'once its job is COMPLETE or FAILED, a key still replays it: the same request answers the same jobId, not a new job',
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['replay-after-final'],
+  requires: ['idempotent_replay'],
+  judge: sequenceStepJudge('after-final'),
+};
+
+export const concurrentDuplicatesOneJob: Check = {
+  name: 'concurrent_duplicates_one_job',
+  description: 'N identical creates sent at once (--concurrency) are one job: every answer 2xx with the same jobId, and a replay gives it',
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['concurrent-duplicates'],
+  requires: ['idempotent_replay'],
+  judge: sequenceStepJudge('concurrent'),
+};
