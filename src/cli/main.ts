@@ -30,6 +30,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./conformance-command.js')).conformanceCommand,
   },
   {
+    name: 'proxy',
+    summary: 'a validating proxy: judges live traffic to a real server against the contract',
+    load: async () => (await import('./proxy-command.js')).proxyCommand,
+  },
+  {
     name: 'artifact',
     summary: 'mint signed test artifacts for verifyReport (profile eh-jws-ed25519/0.1)',
     load: async () => (await import('./artifact-command.js')).artifactCommand,

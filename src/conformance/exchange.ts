@@ -75,7 +75,8 @@ export type Intent =
    */
   | {
       readonly kind: 'positive';
-      readonly source: 'example' | 'boundary' | 'generated';
+      /** observed: a request a client sent through `evidence-harness proxy`, valid against the spec. */
+      readonly source: 'example' | 'boundary' | 'generated' | 'observed';
       readonly description: string;
       readonly targets?: readonly ConstraintTarget[];
     }
@@ -143,6 +144,11 @@ export type Intent =
   /** A poll of a stateful sequence's job, until it is final (judged by the generic checks only). */
   | { readonly kind: 'sequence-poll'; readonly sequence: string; readonly step: number; readonly jobId: string }
   | { readonly kind: 'second-caller'; readonly jobId: string }
+  /**
+   * A request a client sent through `evidence-harness proxy` that breaks the contract (the
+   * client's fault, reported on the request side); only the generic checks judge its answer.
+   */
+  | { readonly kind: 'observed-invalid'; readonly description: string }
   | { readonly kind: 'unknown-job' }
   | { readonly kind: 'verification-example'; readonly description: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }

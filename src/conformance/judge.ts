@@ -9,9 +9,9 @@ import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
 import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine } from './exchange.js';
 import type { Failure, Verdict } from './failures.js';
+import type { CheckResult } from './report/report.js';
 import type { BurstOutcome } from './stateful/model.js';
 import { sequenceCommand } from './stateful/sequence-lines.js';
-import type { CheckResult } from './report/report.js';
 
 export interface JudgeSetting {
   readonly contract: ContractDocument;
@@ -48,6 +48,8 @@ export function describeIntent(intent: Intent): string {
   switch (intent.kind) {
     case 'positive':
       return `valid input (${intent.source}): ${intent.description}`;
+    case 'observed-invalid':
+      return `a client's request through the proxy, against the contract: ${intent.description}`;
     case 'create':
       return intent.distinctFrom
         ? `create a job under a new Idempotency-Key, after job ${quoted(intent.distinctFrom)} was created under another`

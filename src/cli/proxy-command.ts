@@ -1,0 +1,156 @@
+/**
+ * @module cli/proxy-command
+ * `evidence-harness proxy --upstream URL`: a validating proxy in front of a real implementation
+ * (src/proxy). It logs one line per exchange naming its violations, and writes its JSON report
+ * when stopped (SIGINT/SIGTERM) and on `GET /__proxy/report` at any time.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { InvalidSpecError } from '../openapi/document.js';
+import { proxyDefaults, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
+import { createLineBuffer } from './buffered-lines.js';
+import { type Command, diagnostic, durationOption, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import { specAdvice, specFileProblem } from './spec-file.js';
+import { onStopSignals } from './stop-signals.js';
+
+const help = `Usage: evidence-harness proxy --upstream URL [options]
+
+Forwards every request to the upstream (a development or staging server) and every answer back,
+and judges each exchange against the contract as it passes: the client's request by the request
+rules (the client's fault), the upstream's answer by the conformance runner's own checks (the
+server's fault), statefully across exchanges (a replay that makes a new job, a missing 409, a job
+moving backwards, another caller's job visible). Answers go back unchanged, with a
+Contract-Violations header naming the rules the exchange broke.
+
+Options:
+  --upstream URL        the server to forward to (required), e.g. http://127.0.0.1:8080
+  --port N              port to listen on (default 4010; 0 picks a free one)
+  --host HOST           address to listen on (default 127.0.0.1)
+  --spec FILE           the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)
+  --errors              answer a request that breaks the contract 400 (it never reaches the
+                        upstream) and replace an answer that breaks it with 502, both with an
+                        Error body naming the rule
+  --report json=FILE    write the JSON report (violations, recent exchanges) when stopped
+  --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
+  --max-response-bytes SIZE  the largest answer passed back (default 4MiB)
+  --quiet               no per-exchange log lines
+  -h, --help            show this help
+
+The report is also served at GET /__proxy/report while the proxy runs.
+
+Examples:
+  evidence-harness proxy --upstream http://127.0.0.1:8080
+  evidence-harness proxy --upstream https://staging.example --port 4010 --errors --report json=reports/proxy.json
+`;
+
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: 'a validating proxy: judges live traffic to a real server against the contract',
+  help,
+  async run(argv, io) {
+    const { values } = parseCommandLine(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        options: {
+          upstream: { type: 'string' },
+          port: { type: 'string' },
+          host: { type: 'string' },
+          spec: { type: 'string' },
+          errors: { type: 'boolean', default: false },
+          report: { type: 'string', multiple: true },
+          timeout: { type: 'string' },
+          'max-response-bytes': { type: 'string' },
+          quiet: { type: 'boolean', default: false },
+        },
+      }),
+    );
+    if (values.upstream === undefined)
+      throw new UsageError('--upstream is required: the URL of the server to forward to, e.g. --upstream http://127.0.0.1:8080.');
+    let upstream: URL;
+    try {
+      upstream = new URL(values.upstream);
+    } catch {
+      throw new UsageError(`--upstream is not a URL: '${values.upstream.slice(0, 200)}'. Give one such as http://127.0.0.1:8080.`);
+    }
+    if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
+      throw new UsageError(`--upstream must be an http:// or https:// URL, got ${upstream.protocol}.`);
+    if (upstream.username || upstream.password)
+      throw new UsageError('--upstream must not carry a user name or password: the proxy passes each client’s own Authorization through.');
+    const port = integerOption({ value: values.port, name: 'port', min: 0, max: 65535 }) ?? 4010;
+    const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
+    const maxResponseBytes = sizeOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
+    const reports = (values.report ?? []).map((value) => {
+      const match = /^json=(.+)$/.exec(value);
+      if (!match) throw new UsageError(`--report takes json=FILE, got '${value}'.`);
+      return match[1]!;
+    });
+    if (values.spec !== undefined) {
+      const problem = specFileProblem(values.spec);
+      if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
+    }
+    const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
+    const say = (text: string) => {
+      lines?.flush();
+      io.stdout(text);
+    };
+    let proxy: RunningProxy;
+    try {
+      proxy = await startProxyServer({
+        upstream: upstream.href,
+        port,
+        ...(values.host ? { host: values.host } : {}),
+        ...(values.spec ? { spec: values.spec } : {}),
+        errors: values.errors,
+        limits: {
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
+        },
+        ...(lines ? { log: (line: string) => lines.add(line) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof InvalidSpecError) {
+        io.stderr(diagnostic(`proxy: invalid OpenAPI document: ${error.message}`));
+        return exitCodes.usage;
+      }
+      const code = (error as NodeJS.ErrnoException).code;
+      io.stderr(
+        diagnostic(
+          `proxy: cannot listen: ${code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0)` : (error as Error).message}.`,
+        ),
+      );
+      return exitCodes.failed;
+    }
+    say(
+      [
+        `evidence-harness proxy listening on ${proxy.url}, forwarding to ${upstream.href}${values.errors ? ' (--errors: violating exchanges are refused)' : ''}`,
+        `report: GET ${proxy.url}/__proxy/report${reports.length > 0 ? `; written to ${reports.join(', ')} when stopped` : ''}`,
+        'press Ctrl+C to stop',
+        '',
+      ].join('\n'),
+    );
+    let stopListening: (() => void) | undefined;
+    const signal = await new Promise<string>((resolve) => {
+      stopListening = onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() });
+    });
+    setTimeout(() => process.exit(exitCodes.ok), 4500).unref();
+    say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    await proxy.close({ graceMs: 3000 });
+    const report = proxy.report();
+    for (const file of reports) {
+      try {
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+        io.stderr(diagnostic(`proxy: wrote the json report to ${file}`));
+      } catch (error) {
+        io.stderr(diagnostic(`proxy: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
+      }
+    }
+    const request = report.violations.filter((violation) => violation.side === 'request').length;
+    say(`${report.exchanges} exchanges; ${request} request violation(s), ${report.violations.length - request} response violation(s)\n`);
+    lines?.flush();
+    stopListening?.();
+    return exitCodes.ok;
+  },
+};

@@ -1,0 +1,419 @@
+/**
+ * @module proxy/proxy-server
+ * `evidence-harness proxy`: a reverse proxy in front of a real implementation that judges every
+ * exchange against the contract as it passes. The client's request is judged by the request
+ * rules (the client's fault); the upstream's answer by the conformance runner's own check
+ * registry, with intents rebuilt from the traffic seen so far (a replay, a conflict, a poll and
+ * its history, another caller's read), so one rule means the same thing in `conformance` and
+ * in `proxy` (the server's fault). The answer goes back unchanged, with a Contract-Violations
+ * header naming what it broke; with `errors`, a request that breaks the contract is answered
+ * 400 without reaching the upstream, and an answer that breaks it is replaced by a 502.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { checks as registry } from '../conformance/checks/registry.js';
+import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
+import type { Severity } from '../conformance/failures.js';
+import { verdictsOn } from '../conformance/judge.js';
+import { bodyLimits } from '../contract/index.js';
+import { type ContractDocument, loadContract } from '../openapi/document.js';
+import { ResponseValidator } from '../openapi/response-validator.js';
+import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
+import { judgeRequest, type RequestViolation } from './request-rules.js';
+import { callerOf, TrafficState } from './traffic-state.js';
+
+export interface ProxyServerOptions {
+  /** The implementation to forward to, e.g. http://127.0.0.1:8080 (a base path is kept). */
+  readonly upstream: string;
+  /** Default 4010; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** The OpenAPI document (path, or loaded). Default: the bundled spec/openapi.yaml. */
+  readonly spec?: string | ContractDocument;
+  /** Refuse a violating request with 400 and replace a violating answer with a 502. */
+  readonly errors?: boolean;
+  readonly limits?: Partial<ForwardLimits>;
+  /** Receives one line per exchange, naming its violations. */
+  readonly log?: (line: string) => void;
+}
+
+export interface Violation {
+  readonly check: string;
+  /** request: the client broke the contract; response: the upstream did. */
+  readonly side: 'request' | 'response';
+  readonly severity: Severity;
+  readonly operationId?: string;
+  readonly message: string;
+  /** The exchange's number, from 1. */
+  readonly exchange: number;
+}
+
+export interface ProxyExchangeRecord {
+  readonly id: number;
+  readonly method: string;
+  readonly path: string;
+  readonly operationId?: string;
+  /** The status the upstream answered (undefined when it did not), and what the client got. */
+  readonly upstreamStatus?: number;
+  readonly status: number;
+  /** The upstream's answer body, cut to 4 KiB, as kept for the report. */
+  readonly upstreamBody?: string;
+  readonly violations: readonly string[];
+  readonly blocked?: 'request' | 'response';
+  readonly durationMs: number;
+}
+
+export interface ProxyReport {
+  readonly tool: 'evidence-harness proxy';
+  readonly upstream: string;
+  readonly spec: string;
+  readonly exchanges: number;
+  readonly violations: readonly Violation[];
+  /** The most recent exchanges (at most 1,000), oldest first. */
+  readonly recent: readonly ProxyExchangeRecord[];
+}
+
+export interface RunningProxy {
+  readonly url: string;
+  readonly port: number;
+  report(): ProxyReport;
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+export const proxyDefaults = {
+  timeoutMs: 30_000,
+  maxResponseBytes: 4 * 1024 * 1024,
+  maxCapturedRequestBytes: Math.max(bodyLimits.createEvaluationBytes, bodyLimits.verifyReportBytes) + 1,
+} as const;
+
+/** Violations kept in memory (and in the report): a long session must not grow without bound. */
+const maxViolations = 10_000;
+const maxRecent = 1_000;
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ code, message: message.length > 1024 ? `${message.slice(0, 1023)}…` : message });
+}
+
+function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>): ReceivedResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(outcome.answer.headers))
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const bodyText = outcome.answer.body.toString('utf8');
+  let json: unknown;
+  try {
+    json = bodyText === '' ? undefined : JSON.parse(bodyText);
+  } catch {
+    json = undefined;
+  }
+  return { status: outcome.answer.status, headers, contentType: headers['content-type'] ?? null, bodyText, json };
+}
+
+/** Reads a request body whole, up to `limit` bytes (the rest is drained and counted). */
+function readBody(incoming: IncomingMessage, limit: number): Promise<{ body: Buffer; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let bytes = 0;
+    incoming.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (kept < limit) {
+        const part = chunk.subarray(0, limit - kept);
+        chunks.push(part);
+        kept += part.length;
+      }
+    });
+    incoming.on('end', () => resolve({ body: Buffer.concat(chunks), bytes }));
+    incoming.on('error', reject);
+  });
+}
+
+export async function startProxyServer(options: ProxyServerOptions): Promise<RunningProxy> {
+  const upstream = new URL(options.upstream);
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
+    throw new RangeError(`startProxyServer: upstream must be an http or https URL, got ${options.upstream}`);
+  if (upstream.username || upstream.password) throw new RangeError('startProxyServer: upstream must not carry a user name or password');
+  const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
+  const validator = new ResponseValidator(contract, { allErrors: false });
+  const setting = { contract, validator, checks: registry };
+  const limits: ForwardLimits = { ...proxyDefaults, ...options.limits };
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const state = new TrafficState();
+  const violations: Violation[] = [];
+  const recent: ProxyExchangeRecord[] = [];
+  let exchanges = 0;
+  const sockets = new Set<Socket>();
+
+  const keep = (record: ProxyExchangeRecord, found: readonly Violation[]) => {
+    for (const violation of found) if (violations.length < maxViolations) violations.push(violation);
+    recent.push(record);
+    if (recent.length > maxRecent) recent.shift();
+  };
+
+  const report = (): ProxyReport => ({
+    tool: 'evidence-harness proxy',
+    upstream: upstream.href,
+    spec: contract.source,
+    exchanges,
+    violations: [...violations],
+    recent: [...recent],
+  });
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const id = ++exchanges;
+    const method = incoming.method ?? 'GET';
+    const target = incoming.url ?? '/';
+    const path = target.split('?')[0] ?? '/';
+    if (path === '/__proxy/report' && method === 'GET') {
+      exchanges -= 1;
+      const body = JSON.stringify(report(), null, 2);
+      outgoing.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      return;
+    }
+    const authorization = incoming.headers.authorization;
+    const caller = callerOf(Array.isArray(authorization) ? authorization.join(', ') : authorization);
+    const hasBody = method !== 'GET' && method !== 'HEAD';
+
+    // With --errors the request is read whole first, so that a violating one never reaches the upstream.
+    let buffered: { body: Buffer; bytes: number } | undefined;
+    if (options.errors && hasBody) buffered = await readBody(incoming, limits.maxCapturedRequestBytes);
+    const judgeOf = (body: Buffer, bytes: number) =>
+      judgeRequest({
+        request: { method, path, headers: incoming.headers, body, bodyCut: bytes > body.length },
+        operations: contract.operations,
+        validator,
+      });
+    if (buffered) {
+      const early = judgeOf(buffered.body, buffered.bytes);
+      if (early.violations.length > 0) {
+        const found = early.violations.map((violation) => requestViolation(violation, id, early.operation?.operationId));
+        const message = `The request breaks the contract (${found.map((violation) => violation.check).join(', ')}): ${found[0]!.message}. It was not sent to the upstream (--errors).`;
+        const body = errorBody('invalid_request', message);
+        outgoing
+          .writeHead(400, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'contract-violations': found.map((violation) => violation.check).join(', '),
+          })
+          .end(body);
+        keep(
+          {
+            id,
+            method,
+            path,
+            ...operationIdOf(early.operation),
+            status: 400,
+            violations: found.map((v) => v.check),
+            blocked: 'request',
+            durationMs: performance.now() - started,
+          },
+          found,
+        );
+        options.log?.(logLine({ method, path, status: 400, found, note: 'blocked: not sent upstream', ms: performance.now() - started }));
+        return;
+      }
+    }
+
+    const outcome = await forward({ incoming, upstream, limits, agents, ...(buffered ? { bufferedBody: buffered.body } : {}) });
+    const judged = judgeOf(outcome.request.body, outcome.request.bytes);
+    const operation = judged.operation;
+    const found: Violation[] = judged.violations.map((violation) => requestViolation(violation, id, operation?.operationId));
+
+    if (outcome.kind === 'failed') {
+      if (outcome.cause === 'client-left') return;
+      const status = outcome.cause === 'timeout' ? 504 : 502;
+      const body = errorBody(
+        outcome.cause === 'timeout' ? 'service_unavailable' : 'internal_error',
+        `evidence-harness proxy: ${outcome.reason}.`,
+      );
+      if (!outgoing.headersSent)
+        outgoing.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      keep({ id, method, path, ...operationIdOf(operation), status, violations: [], durationMs: outcome.durationMs }, found);
+      options.log?.(logLine({ method, path, status, found, note: outcome.reason, ms: outcome.durationMs }));
+      return;
+    }
+
+    const response = toReceived(outcome);
+    const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path });
+    const exchange: Exchange = {
+      id,
+      ...(operation ? { operationId: operation.operationId } : {}),
+      caller: 1,
+      intent: intent.intent,
+      request: { method, url: `${upstream.origin}${target}`, headers: {}, body: outcome.request.body.toString('utf8') },
+      response,
+      notes: [],
+      // A 429 says nothing about the input; the data checks leave it unjudged, as in the runner.
+      rateLimited: response.status === 429,
+      durationMs: outcome.durationMs,
+    };
+    // Contract checks judge contract operations; routes outside the contract are the request side's finding.
+    if (operation) {
+      for (const { check, verdict } of verdictsOn(exchange, setting)) {
+        if (verdict.outcome !== 'fail') continue;
+        found.push({
+          check: check.name,
+          side: 'response',
+          severity: check.severity,
+          operationId: operation.operationId,
+          message: `${verdict.title}: expected ${verdict.expected}`,
+          exchange: id,
+        });
+      }
+    }
+    intent.remember(response);
+
+    const responseViolations = found.filter((violation) => violation.side === 'response' && violation.severity === 'required');
+    const names = [...new Set(found.map((violation) => violation.check))];
+    let status = response.status;
+    if (options.errors && responseViolations.length > 0) {
+      status = 502;
+      const body = errorBody(
+        'internal_error',
+        `The upstream's answer breaks the contract (${responseViolations.map((violation) => violation.check).join(', ')}): ${responseViolations[0]!.message}. Its answer is kept in the proxy's report (--errors).`,
+      );
+      outgoing
+        .writeHead(502, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'contract-violations': names.join(', '),
+        })
+        .end(body);
+    } else {
+      const headers = answerHeadersForClient(outcome.answer);
+      if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
+      outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
+    }
+    keep(
+      {
+        id,
+        method,
+        path,
+        ...operationIdOf(operation),
+        upstreamStatus: response.status,
+        status,
+        upstreamBody: response.bodyText.slice(0, 4096),
+        violations: names,
+        ...(status === 502 && response.status !== 502 ? { blocked: 'response' as const } : {}),
+        durationMs: performance.now() - started,
+      },
+      found,
+    );
+    options.log?.(logLine({ method, path, status, found, ms: performance.now() - started }));
+  }
+
+  const server = http.createServer({ requireHostHeader: false }, (incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      if (outgoing.headersSent) return outgoing.destroy();
+      const body = errorBody(
+        'internal_error',
+        `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+      );
+      outgoing.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host ?? '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    report,
+    close: ({ graceMs = 5000 } = {}) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          agents.http.destroy();
+          agents.https.destroy();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function operationIdOf(operation: { operationId: string } | undefined): { operationId?: string } {
+  return operation ? { operationId: operation.operationId } : {};
+}
+
+function requestViolation(violation: RequestViolation, exchange: number, operationId: string | undefined): Violation {
+  return {
+    check: violation.check,
+    side: 'request',
+    severity: 'required',
+    ...(operationId ? { operationId } : {}),
+    message: violation.message,
+    exchange,
+  };
+}
+
+/** The intent the runner would have sent this request with, from the traffic seen so far, and how to remember its answer. */
+function intentOf(options: {
+  judged: ReturnType<typeof judgeRequest>;
+  state: TrafficState;
+  caller: string;
+  incoming: IncomingMessage;
+  operationId: string | undefined;
+  path: string;
+}): { intent: Intent; remember: (response: ReceivedResponse) => void } {
+  const { judged, state, caller } = options;
+  const nothing = () => undefined;
+  if (judged.violations.length > 0)
+    return {
+      intent: { kind: 'observed-invalid', description: judged.violations.map((violation) => violation.check).join(', ') },
+      remember: nothing,
+    };
+  if (options.operationId === 'createEvaluation') {
+    const header = options.incoming.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header.join(', ') : (header ?? '');
+    const { intent, digest } = state.createIntent({ caller, key, body: judged.json });
+    return {
+      intent,
+      remember: (response) => state.createAnswered({ caller, key, digest, intent, status: response.status, job: response.json }),
+    };
+  }
+  if (options.operationId === 'getJob') {
+    const jobId = decodeURIComponent(options.path.split('/').pop() ?? '');
+    return {
+      intent: state.readIntent({ caller, jobId }),
+      remember: (response) => state.readAnswered({ jobId, status: response.status, job: response.json }),
+    };
+  }
+  return {
+    intent: { kind: 'positive', source: 'observed', description: `${options.operationId ?? 'request'} through the proxy` },
+    remember: nothing,
+  };
+}
+
+function logLine(options: {
+  method: string;
+  path: string;
+  status: number;
+  found: readonly Violation[];
+  note?: string;
+  ms: number;
+}): string {
+  const time = new Date().toISOString().slice(11, 23);
+  const path = options.path.length > 200 ? `${options.path.slice(0, 200)}…` : options.path;
+  const violations =
+    options.found.length === 0
+      ? 'ok'
+      : options.found.map((violation) => `${violation.side === 'request' ? 'request' : 'response'}:${violation.check}`).join(' ');
+  return `${time} ${options.method} ${path} ${options.status} ${options.ms.toFixed(1)}ms ${violations}${options.note ? ` (${options.note})` : ''}`;
+}

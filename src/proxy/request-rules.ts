@@ -1,0 +1,142 @@
+/**
+ * @module proxy/request-rules
+ * What the client sent, judged against the spec: the client's side of an exchange the proxy
+ * saw. Each rule has a name (reported as the violation's `check`, with `side: "request"`) and
+ * the same meaning the runner gives the matching response rule: a request breaking
+ * `request_body_schema` is the input `negative_data_rejection` expects a 400 for.
+ */
+import type { OperationDescription } from '../openapi/document.js';
+import type { ResponseValidator } from '../openapi/response-validator.js';
+
+export interface RequestViolation {
+  readonly check: RequestRuleName;
+  readonly message: string;
+}
+
+export const requestRules = {
+  request_operation_known: 'the request targets an operation of the contract (a documented method and path)',
+  request_media_type: 'a request with a body sends Content-Type: application/json (docs/assumptions.md A-21)',
+  request_json_valid: 'a request body is one well-formed JSON document',
+  request_body_schema: 'a request body is valid against its operation’s schema',
+  request_parameters: 'required header and path parameters are present and valid against their schemas',
+} as const;
+
+export type RequestRuleName = keyof typeof requestRules;
+
+export interface ObservedRequest {
+  readonly method: string;
+  /** The path, without the query, as the client sent it. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  /** The body was longer than what was kept: its schema is not judged. */
+  readonly bodyCut: boolean;
+}
+
+/** The operation of the spec a request targets, with its path parameters (decoded). */
+export function matchOperation(
+  operations: readonly OperationDescription[],
+  request: { method: string; path: string },
+): { operation: OperationDescription; pathParameters: Record<string, string> } | undefined {
+  for (const operation of operations) {
+    if (operation.method.toUpperCase() !== request.method.toUpperCase()) continue;
+    const names: string[] = [];
+    const pattern = operation.path
+      .split(/(\{[^}]+\})/)
+      .map((part) => {
+        const parameter = /^\{([^}]+)\}$/.exec(part);
+        if (!parameter) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(parameter[1]!);
+        return '([^/]+)';
+      })
+      .join('');
+    const match = new RegExp(`^${pattern}$`).exec(request.path);
+    if (!match) continue;
+    const pathParameters: Record<string, string> = {};
+    for (const [index, name] of names.entries()) {
+      try {
+        pathParameters[name] = decodeURIComponent(match[index + 1]!);
+      } catch {
+        pathParameters[name] = match[index + 1]!;
+      }
+    }
+    return { operation, pathParameters };
+  }
+  return undefined;
+}
+
+function headerValue(headers: ObservedRequest['headers'], name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+const shown = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
+
+/** Every rule the request breaks; empty for a request the contract allows. */
+export function judgeRequest(options: {
+  readonly request: ObservedRequest;
+  readonly operations: readonly OperationDescription[];
+  readonly validator: ResponseValidator;
+}): { readonly operation?: OperationDescription; readonly violations: readonly RequestViolation[]; readonly json?: unknown } {
+  const { request, validator } = options;
+  const matched = matchOperation(options.operations, request);
+  if (!matched)
+    return {
+      violations: [
+        { check: 'request_operation_known', message: `${request.method} ${shown(request.path)} is no operation of the contract` },
+      ],
+    };
+  const { operation, pathParameters } = matched;
+  const violations: RequestViolation[] = [];
+  for (const parameter of operation.parameters) {
+    if (parameter.in !== 'header' && parameter.in !== 'path') continue;
+    const value = parameter.in === 'path' ? pathParameters[parameter.name] : headerValue(request.headers, parameter.name);
+    if (value === undefined) {
+      if (parameter.required)
+        violations.push({ check: 'request_parameters', message: `the required ${parameter.in} parameter ${parameter.name} is missing` });
+      continue;
+    }
+    const problems = validator.validateSchema(parameter.schema, value);
+    if (problems.length > 0)
+      violations.push({
+        check: 'request_parameters',
+        message: `${parameter.in} parameter ${parameter.name}: ${problems.map((problem) => problem.message).join('; ')}`,
+      });
+  }
+  const content = operation.requestBody?.content ?? {};
+  const schema = content['application/json'];
+  if (!operation.requestBody) return { operation, violations };
+  const contentType = headerValue(request.headers, 'content-type');
+  const essence = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (essence !== 'application/json')
+    violations.push({
+      check: 'request_media_type',
+      message:
+        contentType === undefined
+          ? 'the body has no Content-Type (application/json is due)'
+          : `Content-Type ${shown(contentType)} instead of application/json`,
+    });
+  if (request.bodyCut) return { operation, violations };
+  let json: unknown;
+  try {
+    json = JSON.parse(request.body.toString('utf8'));
+  } catch (error) {
+    violations.push({
+      check: 'request_json_valid',
+      message: request.body.length === 0 ? 'the body is empty (a JSON object is due)' : `the body is not JSON: ${(error as Error).message}`,
+    });
+    return { operation, violations };
+  }
+  if (schema) {
+    const problems = validator.validateSchema(schema, json);
+    if (problems.length > 0)
+      violations.push({
+        check: 'request_body_schema',
+        message: problems
+          .slice(0, 5)
+          .map((problem) => problem.message)
+          .join('; '),
+      });
+  }
+  return { operation, violations, json };
+}

@@ -1,0 +1,100 @@
+/**
+ * @module proxy/traffic-state
+ * What the proxy remembers of the traffic it saw, so that the runner's stateful checks can judge
+ * live exchanges passively: which caller used which Idempotency-Key with which body and got
+ * which job, and what each job's status was at each read. From it, each new exchange gets the
+ * intent the runner would have sent it with — a replay, a conflict, a poll with its history,
+ * another caller's read — and the same check judges it the same way in `conformance` and
+ * `proxy`. Bounded: the oldest keys and jobs are forgotten first.
+ */
+import { createHash } from 'node:crypto';
+import type { Intent, JobObservation } from '../conformance/exchange.js';
+import { canonicalJson } from '../engine/canonical-json.js';
+
+interface KeyRecord {
+  readonly digest: string;
+  jobId?: string;
+}
+
+interface JobRecord {
+  readonly owner: string;
+  readonly history: JobObservation[];
+}
+
+/** A caller as the proxy tells them apart: a fingerprint of the Authorization header, never the header. */
+export function callerOf(authorization: string | undefined): string {
+  return authorization === undefined ? 'anonymous' : `sha256:${createHash('sha256').update(authorization).digest('hex').slice(0, 32)}`;
+}
+
+/** Jobs and keys remembered, each; the oldest go first. */
+const defaultCapacity = 10_000;
+/** Observations kept per job: enough to see a status move back, never a history of millions. */
+const historyLength = 32;
+
+export class TrafficState {
+  private readonly keys = new Map<string, KeyRecord>();
+  private readonly jobs = new Map<string, JobRecord>();
+
+  constructor(private readonly capacity = defaultCapacity) {}
+
+  /** The intent of a valid createEvaluation, from what this caller did with this key before. */
+  createIntent(options: { caller: string; key: string; body: unknown }): { intent: Intent; digest: string } {
+    const digest = createHash('sha256').update(canonicalJson(options.body)).digest('hex');
+    const earlier = this.keys.get(`${options.caller}\n${options.key}`);
+    if (earlier?.jobId !== undefined) {
+      return {
+        digest,
+        intent: earlier.digest === digest ? { kind: 'replay', jobId: earlier.jobId } : { kind: 'conflict', jobId: earlier.jobId },
+      };
+    }
+    return { digest, intent: { kind: 'create', purpose: 'observed' } };
+  }
+
+  /** Remembers the job a create got (only a new key's first job; a replay or conflict changes nothing). */
+  createAnswered(options: { caller: string; key: string; digest: string; intent: Intent; status: number; job: unknown }): void {
+    if (options.intent.kind !== 'create' || options.status < 200 || options.status >= 300) return;
+    const jobId = jobIdOf(options.job);
+    if (jobId === undefined) return;
+    remember(this.keys, `${options.caller}\n${options.key}`, { digest: options.digest, jobId }, this.capacity);
+    remember(this.jobs, jobId, { owner: options.caller, history: [] }, this.capacity);
+    this.observe(jobId, options.job);
+  }
+
+  /** The intent of a valid getJob: the owner's poll with what was seen before, or another caller's read. */
+  readIntent(options: { caller: string; jobId: string }): Intent {
+    const job = this.jobs.get(options.jobId);
+    if (!job)
+      return {
+        kind: 'positive',
+        source: 'observed',
+        description: `read of job ${options.jobId.slice(0, 40)}, not created through the proxy`,
+      };
+    if (job.owner !== options.caller) return { kind: 'second-caller', jobId: options.jobId };
+    return { kind: 'poll', jobId: options.jobId, history: [...job.history] };
+  }
+
+  /** Records the status a whole 200 answer showed for a job. */
+  readAnswered(options: { jobId: string; status: number; job: unknown }): void {
+    if (options.status === 200 && jobIdOf(options.job) === options.jobId) this.observe(options.jobId, options.job);
+  }
+
+  private observe(jobId: string, job: unknown): void {
+    const record = this.jobs.get(jobId);
+    const status = (job as { status?: unknown })?.status;
+    if (!record || typeof status !== 'string') return;
+    const evaluation = (job as { evaluation?: unknown }).evaluation;
+    record.history.push({ status, ...(typeof evaluation === 'string' ? { evaluation } : {}) });
+    if (record.history.length > historyLength) record.history.splice(0, record.history.length - historyLength);
+  }
+}
+
+function jobIdOf(job: unknown): string | undefined {
+  const jobId = (job as { jobId?: unknown } | undefined)?.jobId;
+  return typeof jobId === 'string' && jobId.length <= 128 ? jobId : undefined;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V, capacity: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > capacity) map.delete(map.keys().next().value as string);
+}

@@ -1,0 +1,73 @@
+/**
+ * `evidence-harness proxy` as a person runs it: in front of the built mock, it logs one line per
+ * exchange naming its violations, serves its report at /__proxy/report, and on SIGTERM writes
+ * the JSON report and exits within 5 s. Usage errors exit 2 with a message naming the flag.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { executablePath } from '../../src/openapi/package-root.js';
+import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+import { mockServersClosedAfterEach } from '../support/started-servers.js';
+
+const startMock = mockServersClosedAfterEach();
+const children: ChildProcessWithoutNullStreams[] = [];
+const folders: string[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [executablePath(), ...args], { stdio: 'pipe' });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exit, stdout: () => stdout, stderr: () => stderr };
+}
+
+it('logs each exchange with its violations, serves the report, and writes it on SIGTERM', async () => {
+  const mock = await startMock();
+  const folder = mkdtempSync(join(tmpdir(), 'eh-proxy-'));
+  folders.push(folder);
+  const reportFile = join(folder, 'reports', 'proxy.json');
+  const proxy = run(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`]);
+  await expect.poll(() => proxy.stdout(), { timeout: 15_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.stdout())![1]!;
+
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  const invalid = await fetch(`${url}/v0/evaluations`, jsonPost({ ...evaluationRequest(), evidence: [] }, { 'idempotency-key': 'k-1' }));
+  expect(invalid.headers.get('contract-violations')).toBe('request_body_schema');
+  const served = await (await fetch(`${url}/__proxy/report`)).json();
+  expect(served.exchanges).toBe(2);
+  expect(served.violations).toEqual([expect.objectContaining({ check: 'request_body_schema', side: 'request' })]);
+  await expect.poll(() => proxy.stdout()).toMatch(/POST \/v0\/evaluations 400 [\d.]+ms request:request_body_schema/);
+  expect(proxy.stdout()).toMatch(/GET \/health 200 [\d.]+ms ok/);
+
+  const stopped = performance.now();
+  proxy.child.kill('SIGTERM');
+  expect(await proxy.exit).toBe(0);
+  expect(performance.now() - stopped).toBeLessThan(5000);
+  const written = JSON.parse(readFileSync(reportFile, 'utf8'));
+  expect(written.violations).toHaveLength(1);
+  expect(proxy.stdout()).toContain('2 exchanges; 1 request violation(s), 0 response violation(s)');
+}, 30_000);
+
+it('refuses a missing or unusable --upstream with exit 2, naming the flag', async () => {
+  const missing = run(['proxy']);
+  expect(await missing.exit).toBe(2);
+  expect(missing.stderr()).toContain('--upstream is required');
+  const credentials = run(['proxy', '--upstream', 'http://admin:hunter2@127.0.0.1:9']);
+  expect(await credentials.exit).toBe(2);
+  expect(credentials.stderr()).toContain('must not carry a user name or password');
+  expect(credentials.stderr()).not.toContain('hunter2');
+});

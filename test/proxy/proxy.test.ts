@@ -1,0 +1,163 @@
+/**
+ * `evidence-harness proxy` in front of a real server (issue 14): a standard client flow through
+ * the proxy in front of the mock gets the mock's answers unchanged and no violation; in front of
+ * servers of the fault zoo, the fault the flow exposes is reported under the runner's check that
+ * names it, on the response side; a client's invalid request is reported on the request side,
+ * and with `errors` answered 400 without reaching the upstream.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
+import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { faults } from '../fixtures/fault-zoo/faults.js';
+import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+import { mockServersClosedAfterEach } from '../support/started-servers.js';
+
+const startMock = mockServersClosedAfterEach();
+const running: (RunningProxy | RunningFaultServer)[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+async function proxyTo(upstream: string, options: { errors?: boolean } = {}): Promise<RunningProxy & { lines: string[] }> {
+  const lines: string[] = [];
+  const proxy = await startProxyServer({ upstream, port: 0, log: (line) => lines.push(line), ...options });
+  running.push(proxy);
+  return Object.assign(proxy, { lines });
+}
+
+const alice = { authorization: 'Bearer alice' };
+const bob = { authorization: 'Bearer bob' };
+
+/** What a careful client does: create, poll to a final state, retry, reuse a key wrongly once, read as someone else. */
+async function clientFlow(url: string): Promise<{ statuses: number[]; bodies: string[]; violationsHeaders: (string | null)[] }> {
+  const statuses: number[] = [];
+  const bodies: string[] = [];
+  const violationsHeaders: (string | null)[] = [];
+  const call = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${url}${path}`, init);
+    const text = await response.text();
+    statuses.push(response.status);
+    bodies.push(text);
+    violationsHeaders.push(response.headers.get('contract-violations'));
+    return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  };
+  await call('/health');
+  const create = () => call('/v0/evaluations', jsonPost(evaluationRequest(), { 'idempotency-key': 'flow-1', ...alice }));
+  const created = await create();
+  const jobId = created.json.jobId as string;
+  for (let poll = 0; poll < 8; poll += 1) {
+    const job = await call(`/v0/jobs/${jobId}`, { headers: alice });
+    if (job.json.status === 'COMPLETE' || job.json.status === 'FAILED') break;
+  }
+  await call(`/v0/jobs/${jobId}`, { headers: alice });
+  await create();
+  await call('/v0/evaluations', jsonPost(evaluationRequest({ operationId: 'op-other' }), { 'idempotency-key': 'flow-1', ...alice }));
+  await call(`/v0/jobs/${jobId}`, { headers: bob });
+  await call('/v0/jobs/job_00000000000000000000000000', { headers: alice });
+  return { statuses, bodies, violationsHeaders };
+}
+
+it('passes a clean client and a clean upstream: the mock’s answers unchanged, no violation, no header', async () => {
+  const direct = await startMock({ engineOptions: { seed: 3 } });
+  const proxied = await startMock({ engineOptions: { seed: 3 } });
+  const proxy = await proxyTo(proxied.url);
+  const straight = await clientFlow(direct.url);
+  const through = await clientFlow(proxy.url);
+  expect(through.statuses).toEqual(straight.statuses);
+  expect(through.bodies).toEqual(straight.bodies);
+  expect(through.violationsHeaders.every((header) => header === null)).toBe(true);
+  const report = proxy.report();
+  expect(report.violations).toEqual([]);
+  expect(report.exchanges).toBe(straight.statuses.length);
+  expect(proxy.lines).toHaveLength(straight.statuses.length);
+  expect(proxy.lines.every((line) => line.endsWith(' ok'))).toBe(true);
+});
+
+const exposedByTheFlow = [
+  'created-201',
+  'job-extra-property',
+  'job-as-text-plain',
+  'replay-new-job',
+  'no-409-on-conflict',
+  'status-moves-back',
+  'jobs-shared-between-callers',
+  'complete-without-evaluation',
+];
+
+it.each(exposedByTheFlow)('flags the fault %s under the check that names it, on the response side', async (name) => {
+  const fault = faults.find((candidate) => candidate.name === name)!;
+  const upstream = await startFaultServer(fault.create());
+  running.push(upstream);
+  const proxy = await proxyTo(upstream.url);
+  const flow = await clientFlow(proxy.url);
+  const report = proxy.report();
+  const checks = new Set(report.violations.map((violation) => violation.check));
+  expect(checks, `${fault.rule}: ${JSON.stringify(report.violations, null, 2)}`).toContain(fault.check);
+  expect(report.violations.filter((violation) => violation.check === fault.check).every((violation) => violation.side === 'response')).toBe(
+    true,
+  );
+  expect(report.violations.some((violation) => violation.side === 'request')).toBe(false);
+  expect(flow.violationsHeaders.some((header) => header?.split(', ').includes(fault.check))).toBe(true);
+});
+
+it('reports a client’s invalid request on the request side, and with errors answers 400 without reaching the upstream', async () => {
+  const mock = await startMock();
+  const proxy = await proxyTo(mock.url);
+  const invalid = evaluationRequest({ operationId: '' });
+  const passed = await fetch(`${proxy.url}/v0/evaluations`, jsonPost(invalid, { 'idempotency-key': 'bad-1' }));
+  expect(passed.status).toBe(400);
+  expect(passed.headers.get('contract-violations')).toBe('request_body_schema');
+  const report = proxy.report();
+  expect(report.violations).toEqual([
+    expect.objectContaining({ check: 'request_body_schema', side: 'request', operationId: 'createEvaluation', exchange: 1 }),
+  ]);
+  expect(report.recent[0]).toMatchObject({ upstreamStatus: 400 });
+
+  const strict = await proxyTo(mock.url, { errors: true });
+  const journalBefore = (await (await fetch(`${mock.url}/__mock/journal`)).json()).entries.length;
+  const blocked = await fetch(`${strict.url}/v0/evaluations`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'idempotency-key': 'bad-2' },
+    body: JSON.stringify(evaluationRequest()),
+  });
+  expect(blocked.status).toBe(400);
+  const body = await blocked.json();
+  expect(body.code).toBe('invalid_request');
+  expect(body.message).toContain('request_media_type');
+  expect(body.message).toContain('not sent to the upstream');
+  expect((await (await fetch(`${mock.url}/__mock/journal`)).json()).entries.length).toBe(journalBefore);
+  expect(strict.report().recent[0]).toMatchObject({ blocked: 'request', status: 400 });
+});
+
+it('with errors, replaces an answer that breaks the contract by a 502 naming the rule, and keeps the upstream’s answer in the report', async () => {
+  const fault = faults.find((candidate) => candidate.name === 'job-extra-property')!;
+  const upstream = await startFaultServer(fault.create());
+  running.push(upstream);
+  const proxy = await proxyTo(upstream.url, { errors: true });
+  const created = await (await fetch(`${proxy.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'e-1' }))).json();
+  const read = await fetch(`${proxy.url}/v0/jobs/${created.jobId}`);
+  expect(read.status).toBe(502);
+  expect(read.headers.get('contract-violations')).toContain('response_schema_conformance');
+  expect((await read.json()).message).toContain('response_schema_conformance');
+  const kept = proxy.report().recent.find((record) => record.blocked === 'response')!;
+  expect(kept.upstreamStatus).toBe(200);
+  expect(kept.upstreamBody).toContain('"progress":50');
+});
+
+it('passes redirects back without following them, and forwards hop-by-hop headers to nobody', async () => {
+  const upstream = await startFaultServer(async (request) => {
+    const url = new URL(request.url);
+    if (url.pathname === '/moved')
+      return new Response(null, { status: 307, headers: { location: '/health', connection: 'x-secret', 'x-secret': 'no' } });
+    return new Response(JSON.stringify({ sawConnectionHeader: request.headers.get('x-hop') }), {
+      headers: { 'content-type': 'application/json' },
+    });
+  });
+  running.push(upstream);
+  const proxy = await proxyTo(upstream.url);
+  const moved = await fetch(`${proxy.url}/moved`, { redirect: 'manual' });
+  expect(moved.status).toBe(307);
+  expect(moved.headers.get('location')).toBe('/health');
+  expect(moved.headers.get('x-secret')).toBeNull();
+  expect(proxy.report().violations).toEqual([expect.objectContaining({ check: 'request_operation_known', side: 'request' })]);
+});
