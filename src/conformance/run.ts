@@ -23,7 +23,6 @@ import { Judging, verdictsOn } from './judge.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
-import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/media-type-probe.js';
 import {
   conflictProbe,
   distinctKeysProbe,
@@ -34,6 +33,7 @@ import {
   unknownJobProbe,
   verificationProbe,
 } from './probes/job-probes.js';
+import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/media-type-probe.js';
 import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { sequenceProbe } from './probes/sequence-probe.js';

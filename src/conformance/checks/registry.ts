@@ -5,7 +5,6 @@
  */
 import { undeclaredMethodRejected, undeclaredPathNotFound } from './assumption-checks.js';
 import type { Check } from './check.js';
-import { concurrentDuplicatesOneJob, keyScopedToCaller, replayAfterJobFinal } from './idempotency-checks.js';
 import {
   invalidJobIdNotFound,
   malformedJsonRejected,
@@ -24,6 +23,7 @@ import {
   responseSchemaConformance,
   statusCodeDocumented,
 } from './generic-checks.js';
+import { concurrentDuplicatesOneJob, keyScopedToCaller, replayAfterJobFinal } from './idempotency-checks.js';
 import {
   createdJobReadable,
   distinctKeysDistinctJobs,

@@ -91,13 +91,19 @@ function settingFor(context: ProbeContext, family: SequenceFamily): Setting | un
   const read = context.contract.operations.find((operation) => operation.operationId === contractOperationIds.read);
   const schema = create ? jsonBodySchema(create) : undefined;
   if (!create || !read || !schema) {
-    context.note(`the spec has no ${contractOperationIds.create} with a JSON body and ${contractOperationIds.read}; the ${family} sequences do not run`);
+    context.note(
+      `the spec has no ${contractOperationIds.create} with a JSON body and ${contractOperationIds.read}; the ${family} sequences do not run`,
+    );
     return undefined;
   }
   // The key header is the one a fresh value is made for: a required plain string (request-builder.ts).
   const keyHeader = parametersIn(create, 'header').find(
     (parameter) =>
-      parameter.required && parameter.schema.type === 'string' && !parameter.schema.pattern && !parameter.schema.enum && !parameter.schema.format,
+      parameter.required &&
+      parameter.schema.type === 'string' &&
+      !parameter.schema.pattern &&
+      !parameter.schema.enum &&
+      !parameter.schema.format,
   );
   if (!keyHeader) {
     context.note(`${contractOperationIds.create} declares no Idempotency-Key header; the ${family} sequences do not run`);
@@ -359,7 +365,8 @@ async function awaitFinal(
       request: exchange.request,
       repeat: { how: 'until-final', times: exchanges.length },
     };
-    const job = exchange.response?.status === 200 ? (exchange.response.json as { jobId?: unknown; status?: unknown } | undefined) : undefined;
+    const job =
+      exchange.response?.status === 200 ? (exchange.response.json as { jobId?: unknown; status?: unknown } | undefined) : undefined;
     if (job?.jobId === options.jobId && typeof job.status === 'string' && finalStatuses.has(job.status))
       return { exchanges, line, final: true };
     const elapsed = performance.now() - started;

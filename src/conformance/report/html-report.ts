@@ -3,8 +3,9 @@
  * One self-contained HTML page (inline CSS, no scripts, nothing fetched): the summary table,
  * then each failure with its reproduction, for attaching to a CI run.
  */
-import { type ConstraintCoverage, type CoverageReport, coverageLine, type Exercise } from './coverage.js';
+
 import { sequenceHeading } from '../stateful/sequence-lines.js';
+import { type ConstraintCoverage, type CoverageReport, coverageLine, type Exercise } from './coverage.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 function escapeHtml(text: string): string {

@@ -6,8 +6,8 @@
  * do not fail the run either). A check that judged nothing, or ran only in part, is <skipped>.
  */
 import type { Severity } from '../failures.js';
-import { coverageGaps, coverageLine } from './coverage.js';
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
+import { coverageGaps, coverageLine } from './coverage.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
 
 /** XML 1.0 forbids most control characters even as references, so they are dropped. */

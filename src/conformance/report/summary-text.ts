@@ -3,8 +3,9 @@
  * The end-of-run summary for a terminal: one row per check, then each failure with what was
  * expected, what came back and a curl command to reproduce it.
  */
-import { coverageGaps, coverageLine } from './coverage.js';
+
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
+import { coverageGaps, coverageLine } from './coverage.js';
 import { type ConformanceReport, countsOf, verdictLine } from './report.js';
 
 /** Coverage gaps listed in the summary; the JSON and HTML reports list them all. */

@@ -180,7 +180,8 @@ export function stepProblem(expectation: StepExpectation, answer: { status: numb
     if (!ok) return problem(`one of ${size} identical creates sent at once answered ${status}`);
     if (jobId === undefined) return problem(`one of ${size} identical creates sent at once answered no jobId`);
     if (jobIds.length > 1 && jobId !== jobIds[0]) return problem(`${size} identical creates sent at once gave ${jobIds.length} jobs`);
-    if (prediction.answer === 'same-job' && jobId !== prediction.jobId) return problem('creates sent at once under a bound key gave another job');
+    if (prediction.answer === 'same-job' && jobId !== prediction.jobId)
+      return problem('creates sent at once under a bound key gave another job');
     if (prediction.answer === 'new-job' && prediction.notJobs.includes(jobId))
       return problem('creates sent at once under a new key answered an earlier job');
     return undefined;
@@ -200,7 +201,8 @@ export function stepProblem(expectation: StepExpectation, answer: { status: numb
       return prediction.notJobs.includes(jobId) ? problem('a new Idempotency-Key answered an earlier job of the sequence') : undefined;
     }
     case 'same-job': {
-      const what = rule === 'after-final' ? 'replay after the job was final' : rule === 'concurrent' ? 'replay after creates sent at once' : 'replay';
+      const what =
+        rule === 'after-final' ? 'replay after the job was final' : rule === 'concurrent' ? 'replay after creates sent at once' : 'replay';
       if (ok && jobId === prediction.jobId) return undefined;
       if (ok && jobId !== undefined) return problem(`${what} answered another job`);
       return problem(ok ? `${what} answered no jobId` : `${what} answered ${status}`);
