@@ -25,7 +25,14 @@ async function runAgainst(fault: string | undefined, options: Partial<Parameters
   const handler = fault ? faults.find((candidate) => candidate.name === fault)!.create() : cleanHandler();
   const server = await startFaultServer(handler);
   try {
-    const report = await runConformance({ baseUrl: server.url, seed: 31, runId: 'stateful', examplesPerOperation: 2, ...callers, ...options });
+    const report = await runConformance({
+      baseUrl: server.url,
+      seed: 31,
+      runId: 'stateful',
+      examplesPerOperation: 2,
+      ...callers,
+      ...options,
+    });
     return { report, origin: server.url };
   } finally {
     await server.close();
@@ -89,7 +96,11 @@ it('finds a small valid change at every pointer of the create example, objects a
     expect(canonicalJson(changed), pointer).not.toBe(canonicalJson(body));
     // Only that pointer's subtree changed: every pointer outside it still holds the same value.
     for (const other of pointersOf(body).filter((candidate) => !candidate.startsWith(pointer) && !pointer.startsWith(candidate))) {
-      const read = (value: unknown) => other.split('/').slice(1).reduce<any>((current, segment) => current?.[segment], value);
+      const read = (value: unknown) =>
+        other
+          .split('/')
+          .slice(1)
+          .reduce<any>((current, segment) => current?.[segment], value);
       expect(read(changed), `${pointer} changed ${other}`).toEqual(read(body));
     }
   }
@@ -141,7 +152,9 @@ it('prints a failing sequence, shrunk, as numbered curl commands in every report
   expect(check.status).toBe('failed');
   const failure = check.failures[0]!;
   expect(failure.title).toBe('replay after the job was final answered another job');
-  expect(failure.input).toMatch(/step 3 of the sequence 'replay after the job is final' \((shrunk from \d steps to 3 steps|no shorter sequence fails)/);
+  expect(failure.input).toMatch(
+    /step 3 of the sequence 'replay after the job is final' \((shrunk from \d steps to 3 steps|no shorter sequence fails)/,
+  );
   const sequence = failure.sequence!;
   expect(sequence).toHaveLength(3);
   expect(sequence[0]).toMatch(/^curl -i -X POST '.*\/v0\/evaluations' -H "Authorization: \$EH_AUTH" .*-H 'Idempotency-Key: eh-/);
@@ -152,11 +165,11 @@ it('prints a failing sequence, shrunk, as numbered curl commands in every report
   const summary = renderSummary(report);
   expect(summary).toContain(`     1. ${sequence[0]}`);
   expect(summary).toContain(`     3. ${sequence[2]}`);
-  expect(JSON.parse(renderJson(report)).checks.find((candidate: { name: string }) => candidate.name === check.name).failures[0].sequence).toEqual(
-    sequence,
-  );
+  expect(
+    JSON.parse(renderJson(report)).checks.find((candidate: { name: string }) => candidate.name === check.name).failures[0].sequence,
+  ).toEqual(sequence);
   expect(renderHtml(report)).toMatch(/<ol><li><pre>curl -i -X POST [^<]*<\/pre><\/li><li><pre>curl -i -X GET/);
-  expect(renderJunit(report)).toContain(`     2. ${sequence[1].replaceAll('"', '&quot;')}`);
+  expect(renderJunit(report)).toContain(`     2. ${sequence[1]!.replaceAll('"', '&quot;')}`);
   expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:/);
 });
 
