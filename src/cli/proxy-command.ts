@@ -32,6 +32,8 @@ Options:
                         upstream) and replace an answer that breaks it with 502, both with an
                         Error body naming the rule
   --report json=FILE    write the JSON report (violations, recent exchanges) when stopped
+  --record FILE.har     write every exchange (the last 10,000) as a HAR 1.2 cassette when
+                        stopped, credentials scrubbed
   --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
   --max-response-bytes SIZE  the largest answer passed back (default 4MiB)
   --quiet               no per-exchange log lines
@@ -60,6 +62,7 @@ export const proxyCommand: Command = {
           spec: { type: 'string' },
           errors: { type: 'boolean', default: false },
           report: { type: 'string', multiple: true },
+          record: { type: 'string' },
           timeout: { type: 'string' },
           'max-response-bytes': { type: 'string' },
           quiet: { type: 'boolean', default: false },
@@ -103,6 +106,7 @@ export const proxyCommand: Command = {
         ...(values.host ? { host: values.host } : {}),
         ...(values.spec ? { spec: values.spec } : {}),
         errors: values.errors,
+        record: values.record !== undefined,
         limits: {
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
@@ -145,6 +149,15 @@ export const proxyCommand: Command = {
         io.stderr(diagnostic(`proxy: wrote the json report to ${file}`));
       } catch (error) {
         io.stderr(diagnostic(`proxy: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
+      }
+    }
+    if (values.record !== undefined) {
+      try {
+        await mkdir(dirname(values.record), { recursive: true });
+        await writeFile(values.record, `${JSON.stringify(proxy.cassette(), null, 2)}\n`);
+        io.stderr(diagnostic(`proxy: wrote the HAR cassette to ${values.record}`));
+      } catch (error) {
+        io.stderr(diagnostic(`proxy: cannot write ${values.record}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
       }
     }
     const request = report.violations.filter((violation) => violation.side === 'request').length;

@@ -16,8 +16,10 @@ import { checks as registry } from '../conformance/checks/registry.js';
 import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
 import type { Severity } from '../conformance/failures.js';
 import { verdictsOn } from '../conformance/judge.js';
+import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
 import { bodyLimits } from '../contract/index.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
+import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
 import { judgeRequest, type RequestViolation } from './request-rules.js';
@@ -37,6 +39,8 @@ export interface ProxyServerOptions {
   readonly limits?: Partial<ForwardLimits>;
   /** Receives one line per exchange, naming its violations. */
   readonly log?: (line: string) => void;
+  /** Keep every exchange (the last 10,000) for a HAR cassette (`cassette()`), credentials scrubbed. */
+  readonly record?: boolean;
 }
 
 export interface Violation {
@@ -79,6 +83,8 @@ export interface RunningProxy {
   readonly url: string;
   readonly port: number;
   report(): ProxyReport;
+  /** The exchanges kept with `record`, as a HAR 1.2 document (credentials scrubbed). */
+  cassette(): ReturnType<typeof buildHar>;
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
@@ -91,6 +97,7 @@ export const proxyDefaults = {
 /** Violations kept in memory (and in the report): a long session must not grow without bound. */
 const maxViolations = 10_000;
 const maxRecent = 1_000;
+const maxRecorded = 10_000;
 
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ code, message: message.length > 1024 ? `${message.slice(0, 1023)}…` : message });
@@ -144,6 +151,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const recent: ProxyExchangeRecord[] = [];
   let exchanges = 0;
   const sockets = new Set<Socket>();
+  const recorded: CassetteEntry[] = [];
+  const record = (entry: CassetteEntry) => {
+    if (!options.record) return;
+    recorded.push(entry);
+    if (recorded.length > maxRecorded) recorded.shift();
+  };
 
   const keep = (record: ProxyExchangeRecord, found: readonly Violation[]) => {
     for (const violation of found) if (violations.length < maxViolations) violations.push(violation);
@@ -211,6 +224,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
           },
           found,
         );
+        record({
+          startedAt: Date.now() - (performance.now() - started),
+          durationMs: performance.now() - started,
+          request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: buffered.body.toString('utf8') },
+          response: { status: 400, headers: { 'content-type': 'application/json' }, body },
+          comment: `answered by the proxy (--errors), not sent upstream: ${found.map((violation) => violation.check).join(', ')}`,
+        });
         options.log?.(logLine({ method, path, status: 400, found, note: 'blocked: not sent upstream', ms: performance.now() - started }));
         return;
       }
@@ -231,6 +251,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       if (!outgoing.headersSent)
         outgoing.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       keep({ id, method, path, ...operationIdOf(operation), status, violations: [], durationMs: outcome.durationMs }, found);
+      record({
+        startedAt: Date.now() - outcome.durationMs,
+        durationMs: outcome.durationMs,
+        request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: outcome.request.body.toString('utf8') },
+        comment: outcome.reason,
+      });
       options.log?.(logLine({ method, path, status, found, note: outcome.reason, ms: outcome.durationMs }));
       return;
     }
@@ -301,6 +327,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       },
       found,
     );
+    record({
+      startedAt: Date.now() - outcome.durationMs,
+      durationMs: outcome.durationMs,
+      request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: outcome.request.body.toString('utf8') },
+      response: { status: response.status, headers: outcome.answer.headers, body: response.bodyText },
+      ...(names.length > 0 ? { comment: `Contract-Violations: ${names.join(', ')}` } : {}),
+    });
     options.log?.(logLine({ method, path, status, found, ms: performance.now() - started }));
   }
 
@@ -331,6 +364,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     report,
+    cassette: () => buildHar({ creator: { name: 'evidence-harness proxy', version: packageVersion() }, entries: recorded }),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
         const force = setTimeout(() => {

@@ -40,7 +40,8 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   const folder = mkdtempSync(join(tmpdir(), 'eh-proxy-'));
   folders.push(folder);
   const reportFile = join(folder, 'reports', 'proxy.json');
-  const proxy = run(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`]);
+  const harFile = join(folder, 'proxy.har');
+  const proxy = run(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`, '--record', harFile]);
   await expect.poll(() => proxy.stdout(), { timeout: 15_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.stdout())![1]!;
 
@@ -59,6 +60,8 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   expect(performance.now() - stopped).toBeLessThan(5000);
   const written = JSON.parse(readFileSync(reportFile, 'utf8'));
   expect(written.violations).toHaveLength(1);
+  const har = JSON.parse(readFileSync(harFile, 'utf8'));
+  expect(har.log.entries.map((entry: { request: { method: string } }) => entry.request.method)).toEqual(['GET', 'POST']);
   expect(proxy.stdout()).toContain('2 exchanges; 1 request violation(s), 0 response violation(s)');
 }, 30_000);
 

@@ -161,3 +161,33 @@ it('passes redirects back without following them, and forwards hop-by-hop header
   expect(moved.headers.get('x-secret')).toBeNull();
   expect(proxy.report().violations).toEqual([expect.objectContaining({ check: 'request_operation_known', side: 'request' })]);
 });
+
+it('records a HAR 1.2 cassette with credentials scrubbed, even where the upstream echoes them', async () => {
+  const secret = 'Bearer alice-very-secret-token';
+  const upstream = await startFaultServer(async (request, engine) => {
+    const answer = await engine.handle(request);
+    if (new URL(request.url).pathname !== '/health') return answer;
+    return new Response(JSON.stringify({ status: 'ok', youSent: request.headers.get('authorization') }), {
+      headers: { 'content-type': 'application/json' },
+    });
+  });
+  running.push(upstream);
+  const proxy = await startProxyServer({ upstream: upstream.url, port: 0, record: true });
+  running.push(proxy);
+  await (await fetch(`${proxy.url}/health`, { headers: { authorization: secret } })).text();
+  await (
+    await fetch(`${proxy.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'har-1', authorization: secret }))
+  ).text();
+  const har = proxy.cassette();
+  expect(har.log.version).toBe('1.2');
+  expect(har.log.entries).toHaveLength(2);
+  const [health, create] = har.log.entries;
+  expect(health!.request.headers).toContainEqual({ name: 'authorization', value: '[scrubbed]' });
+  expect(health!.response.content.text).toContain('[scrubbed]');
+  expect(create!.request.postData?.mimeType).toBe('application/json');
+  expect(create!.response.status).toBe(202);
+  expect(create!.request.url).toBe(`${upstream.url}/v0/evaluations`);
+  const text = JSON.stringify(har);
+  expect(text).not.toContain('alice-very-secret');
+  expect(text).not.toContain('very-secret-token');
+});
