@@ -7,6 +7,7 @@
 import { type BenchConfig, rowCommand } from './bench-config.js';
 import type { ConformanceResult } from './groups/conformance.js';
 import { median } from './groups/logs.js';
+import { type ProxyResult, proxyPathLabels } from './groups/proxy.js';
 import type { ThroughputRow } from './groups/throughput.js';
 import { code, fixed, integer, percent, ratio, table } from './markdown.js';
 import { launchFor, launchMockLogged, targetLabels } from './servers.js';
@@ -29,6 +30,7 @@ export interface Report extends Measurements {
   readonly config: BenchConfig;
   readonly machine: Machine;
   readonly conformance?: ConformanceResult;
+  readonly proxy?: ProxyResult;
   readonly notes: string;
   /** An earlier run's figures (BENCH_JSON output) to compare with: the code before the performance work. */
   readonly baseline?: Baseline;
@@ -268,6 +270,48 @@ function conformanceSection(report: Report): string {
   ].join('\n');
 }
 
+function proxySection(report: Report): string {
+  const result = report.proxy!;
+  const workloads = [...new Set(result.rows.map((row) => row.workload))];
+  const rowOf = (path: string, workload: string) => result.rows.find((row) => row.path === path && row.workload === workload);
+  const body = workloads.map((workload) => {
+    const direct = rowOf('direct', workload);
+    const ours = rowOf('proxy', workload);
+    const prism = rowOf('prism-proxy', workload);
+    const cell = (row: typeof direct) => (row ? `${integer(row.result.rps)} (p50 ${row.result.p50Ms} ms)` : '—');
+    const flawed = [direct, ours, prism].some((row) => row && row.result.non2xx + row.result.errors + row.result.timeouts > 0) ? ' ⚠' : '';
+    return [
+      `${workload}${flawed}`,
+      cell(direct),
+      cell(ours),
+      cell(prism),
+      direct && ours ? percent(ours.result.rps, direct.result.rps) : '—',
+      ours && prism ? ratio(ours.result.rps, prism.result.rps) : '—',
+      direct && ours ? `${fixed(ours.result.p50Ms - direct.result.p50Ms, 1)} ms` : '—',
+    ];
+  });
+  return [
+    '## Validating proxy: direct, through evidence-harness proxy, through prism proxy',
+    '',
+    `The same workload at ${result.rows[0]?.connections ?? 10} connections, straight to the mock and through each proxy in front of that same mock, taking turns row by row. Requests per second (latency p50). Issue 14's targets: through the proxy ≥ 50% of direct, ≥ 3× prism proxy, p50 added ≤ 1 ms. Started as: direct ${code(result.commands.direct)}; ${code(result.commands.proxy)}; ${code(result.commands['prism-proxy'])}.`,
+    '',
+    table(
+      [
+        'Request',
+        proxyPathLabels.direct,
+        proxyPathLabels.proxy,
+        proxyPathLabels['prism-proxy'],
+        'proxy ÷ direct',
+        'proxy ÷ prism proxy',
+        'p50 added',
+      ],
+      body,
+    ),
+    '',
+    `Reproduce: ${code(rowCommand({ group: 'proxy' }))}`,
+  ].join('\n');
+}
+
 function memorySection(report: Report): string {
   const memory = report.memory!;
   return [
@@ -431,6 +475,7 @@ export function renderReport(report: Report): string {
   if (report.msw) sections.push('', mswSection(report));
   if (report.conformance) sections.push('', conformanceSection(report));
   if (report.memory) sections.push('', memorySection(report));
+  if (report.proxy) sections.push('', proxySection(report));
   const comparison = comparisonSection(report);
   sections.push('', method, '', report.notes.trim());
   if (comparison) sections.push('', comparison);

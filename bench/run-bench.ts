@@ -16,6 +16,7 @@ import { runConformance } from './groups/conformance.js';
 import { runLogs } from './groups/logs.js';
 import { runMemory } from './groups/memory.js';
 import { runMsw } from './groups/msw.js';
+import { runProxy } from './groups/proxy.js';
 import { runStartup } from './groups/startup.js';
 import { runThroughput } from './groups/throughput.js';
 import { type Baseline, type Report, renderReport } from './report.js';
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   const msw = has('msw') ? await runMsw(config, progress) : undefined;
   const conformance = has('conformance') ? await runConformance(config, progress) : undefined;
   const memory = has('memory') ? await runMemory(config, progress) : undefined;
+  const proxy = has('proxy') ? await runProxy(config, progress) : undefined;
 
   const report: Report = {
     config,
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
     ...(msw ? { msw } : {}),
     ...(conformance ? { conformance } : {}),
     ...(memory ? { memory } : {}),
+    ...(proxy ? { proxy } : {}),
     notes: readFileSync(resolve(packageRoot(), 'bench/performance-notes.md'), 'utf8'),
     baseline: readBaseline(),
   };

@@ -26,7 +26,7 @@ function runSmoke(out: string): Promise<{ code: number | null; stderr: string }>
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    const limit = setTimeout(() => child.kill('SIGKILL'), 55_000);
+    const limit = setTimeout(() => child.kill('SIGKILL'), 100_000);
     child.once('exit', (code) => {
       clearTimeout(limit);
       resolve({ code, stderr });
@@ -34,7 +34,7 @@ function runSmoke(out: string): Promise<{ code: number | null; stderr: string }>
   });
 }
 
-it('runs every group in smoke mode and writes their tables', { timeout: 60_000 }, async () => {
+it('runs every group in smoke mode and writes their tables', { timeout: 110_000 }, async () => {
   expect(existsSync(entry), 'dist/bench/run-bench.js is missing: run npm run build first').toBe(true);
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'performance.md');
   const { code, stderr } = await runSmoke(out);
@@ -48,6 +48,7 @@ it('runs every group in smoke mode and writes their tables', { timeout: 60_000 }
     '## Start-up',
     '## MSW in-process',
     '## Memory',
+    '## Validating proxy',
   ]) {
     expect(markdown).toContain(heading);
   }
@@ -58,4 +59,6 @@ it('runs every group in smoke mode and writes their tables', { timeout: 60_000 }
   // Prism is left out of smoke runs, so its targets say so rather than inventing a figure.
   expect(markdown).toMatch(/\| createEvaluation ≥ 6× Prism \(50 connections\) \| not measured \| not measured \|/);
   expect(markdown).toMatch(/\| evidence-harness mock \| \d+ \|/);
+  // The proxy's rows: direct and through the proxy, with their ratio; prism proxy not in smoke runs.
+  expect(markdown).toMatch(/\| getJob \| [\d,]+ \(p50 [\d.]+ ms\) \| [\d,]+ \(p50 [\d.]+ ms\) \| — \| \d+% \| — \| -?[\d.]+ ms \|/);
 });
