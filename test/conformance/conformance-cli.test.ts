@@ -54,8 +54,6 @@ it('passes the mock: exit 0, progress on stderr, the summary table on stdout, an
     mock.url,
     '--seed',
     '7',
-    '--max-requests',
-    '120',
     '--header',
     'Authorization: Bearer alice-secret',
     '--second-caller-header',
@@ -72,7 +70,9 @@ it('passes the mock: exit 0, progress on stderr, the summary table on stdout, an
   expect(result.stderr).toMatch(/evidence-harness: conformance: job lifecycle: \d+ requests/);
   expect(result.stdout).toMatch(/^check +kind +result +judged +failures\n/);
   expect(result.stdout).toMatch(/\nidempotency_conflict +required +pass /);
-  expect(result.stdout).toMatch(/seed 7 \(rerun with --seed 7\) · PASSED \(exit 0\)\n$/);
+  expect(result.stdout).toMatch(
+    /seed 7, run id [\w-]+ \(rerun with --seed 7; add --run-id [\w-]+ for the same Idempotency-Keys, on a fresh server\) · PASSED \(exit 0\)\n$/,
+  );
   for (const file of Object.values(files)) expect(existsSync(file), file).toBe(true);
   const everything =
     result.stdout +
