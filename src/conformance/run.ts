@@ -141,6 +141,7 @@ const phases: readonly Phase[] = [
   { probe: 'replay-after-final', label: 'sequences: replay after the job is final', run: sequenceProbe('replay-after-final') },
   { probe: 'key-scope', label: "sequences: the first caller's key, second caller", run: sequenceProbe('key-scope') },
   { probe: 'concurrent-duplicates', label: 'sequences: identical creates at once', run: sequenceProbe('concurrent-duplicates') },
+  { probe: 'refused-then-valid', label: 'sequences: a key after a refused create', run: sequenceProbe('refused-then-valid') },
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
   { probe: 'verification', label: 'verification example', run: verificationProbe },
   { probe: 'positive', label: 'examples and boundary values', run: positiveProbe },

@@ -217,6 +217,26 @@ it('says when shrinking stopped early, and shows the sequence as it was', async 
   expect(stopped).toMatch(/\(shrinking stopped early \(--max-requests is nearly used up\) at \d steps of \d, after 0 reruns, 0 requests\)/);
 });
 
+it('frees a key its refused create used: the corrected request under it is a new job (advisory)', async () => {
+  const model = new IdempotencyModel();
+  const refused = model.predict({ caller: 1, key: 0, body: canonicalJson({}), invalid: true });
+  expect(refused).toEqual({ rule: 'refused', prediction: { answer: 'refused' } });
+  model.observe({ caller: 1, key: 0, body: canonicalJson({}), prediction: refused.prediction });
+  expect(model.predict({ caller: 1, key: 0, body: canonicalJson({ a: 1 }) }).rule).toBe('after-refusal');
+  const { report } = await runAgainst('refused-request-keeps-key', { checks: ['refused_request_frees_key'] });
+  const check = report.checks[0]!;
+  expect(check.status).toBe('failed');
+  expect(check.severity).toBe('advisory');
+  expect(check.failures[0]!.title).toBe(
+    'a valid create under a key whose only use was refused answered 409: the refused request kept the key',
+  );
+  const [invalid, valid] = check.failures[0]!.sequence!;
+  expect(JSON.parse(/--data-binary '(.*)'$/.exec(invalid!)![1]!)).not.toHaveProperty('profile');
+  expect(/Idempotency-Key: (eh-\w+)/.exec(valid!)![1]).toBe(/Idempotency-Key: (eh-\w+)/.exec(invalid!)![1]);
+  const clean = await runAgainst(undefined, { checks: ['refused_request_frees_key'] });
+  expect(clean.report.checks[0]!.status).toBe('passed');
+});
+
 it('never sends a burst past --max-requests, and counts what it could not send', async () => {
   const { report } = await runAgainst(undefined, { checks: ['concurrent_duplicates_one_job'], maxRequests: 4 });
   expect(report.requests).toBeLessThanOrEqual(4);

@@ -31,7 +31,8 @@ export type ProbeName =
   | 'conflict-at-depth'
   | 'replay-after-final'
   | 'key-scope'
-  | 'concurrent-duplicates';
+  | 'concurrent-duplicates'
+  | 'refused-then-valid';
 
 export interface CheckContext {
   readonly contract: ContractDocument;

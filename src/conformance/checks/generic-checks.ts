@@ -147,8 +147,8 @@ export const notAServerError: Check = {
   probes: ['positive'],
   judge: withResponse((exchange) => {
     if (ownStatusExpectation.includes(exchange.intent.kind)) return skip;
-    // A sequence's create under a key new to it has no status of its own to expect; the others do.
-    if (exchange.intent.kind === 'sequence-step' && exchange.intent.rule !== 'new-key') return skip;
+    // A sequence's create under a key new to it, and its invalid create, have no check of their own to report a 5xx; the others do.
+    if (exchange.intent.kind === 'sequence-step' && exchange.intent.rule !== 'new-key' && exchange.intent.rule !== 'refused') return skip;
     if (exchange.response.status < 500) return pass;
     return fail({ title: `server error ${exchange.response.status}`, expected: 'no 5xx for this request', received: received(exchange) });
   }),

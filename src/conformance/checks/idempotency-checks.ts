@@ -67,3 +67,13 @@ export const concurrentDuplicatesOneJob: Check = {
   requires: ['idempotent_replay'],
   judge: sequenceStepJudge('concurrent'),
 };
+
+export const refusedRequestFreesKey: Check = {
+  name: 'refused_request_frees_key',
+  description:
+    'a create refused with a 4xx (an invalid body) does not take its Idempotency-Key: the corrected request under it is a new job, not a 409',
+  severity: 'advisory',
+  assumption: 'A-16',
+  probes: ['refused-then-valid'],
+  judge: sequenceStepJudge('after-refusal'),
+};

@@ -23,7 +23,7 @@ import {
   responseSchemaConformance,
   statusCodeDocumented,
 } from './generic-checks.js';
-import { concurrentDuplicatesOneJob, keyScopedToCaller, replayAfterJobFinal } from './idempotency-checks.js';
+import { concurrentDuplicatesOneJob, keyScopedToCaller, refusedRequestFreesKey, replayAfterJobFinal } from './idempotency-checks.js';
 import {
   createdJobReadable,
   distinctKeysDistinctJobs,
@@ -70,6 +70,7 @@ export const checks: readonly Check[] = [
   noEvaluationBeforeComplete,
   limitationsOnlyWhenFinal,
   reserializedReplay,
+  refusedRequestFreesKey,
   errorCodeDocumented,
   invalidJobIdNotFound,
   oversizedBodyRejected,

@@ -8,7 +8,7 @@
  * numbered list of curl commands. Requests go through context.send like every probe's: counted
  * against --max-requests and --time-budget, refused ones counted as not sent.
  */
-import type { OperationDescription, ParameterDescription } from '../../openapi/document.js';
+import type { JsonSchema, OperationDescription, ParameterDescription } from '../../openapi/document.js';
 import type { Exchange, Intent, SequenceLine } from '../exchange.js';
 import { quoted, unusableBecause } from '../exchange.js';
 import { fullValidValue } from '../generators/mutations.js';
@@ -46,6 +46,8 @@ interface Setting {
   readonly keyHeader: ParameterDescription;
   /** The base body (key undefined) and the body changed at each pointer that has a valid change. */
   readonly bodies: ReadonlyMap<string | undefined, unknown>;
+  /** The base body without a required property: invalid, so refused with a 400 (A-2). */
+  readonly invalid?: { readonly body: unknown; readonly missing: string };
 }
 
 interface StepRecord {
@@ -120,7 +122,21 @@ function settingFor(context: ProbeContext, family: SequenceFamily): Setting | un
   }
   if (family === 'conflict-at-depth' && unchangeable.length > 0)
     context.note(`no valid change found at ${unchangeable.join(', ')}: no conflict sent there`);
-  return { context, create, read, keyHeader, bodies };
+  const invalid = invalidBody(base, schema, isValid);
+  if (family === 'refused-then-valid' && !invalid)
+    context.note('the create body has no required property to leave out: refused_request_frees_key does not run');
+  return { context, create, read, keyHeader, bodies, ...(invalid ? { invalid } : {}) };
+}
+
+/** The base body without its first required top-level property, when that makes it invalid. */
+function invalidBody(base: unknown, schema: JsonSchema, isValid: (candidate: unknown) => boolean) {
+  if (!base || typeof base !== 'object' || Array.isArray(base)) return undefined;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  for (const name of required) {
+    const { [name]: _left, ...body } = base as Record<string, unknown>;
+    if (!isValid(body)) return { body, missing: name };
+  }
+  return undefined;
 }
 
 async function runAndShrink(setting: Setting, sequence: Sequence, budget: { left: number }): Promise<void> {
@@ -195,7 +211,7 @@ function keyName(key: number): string {
   return keyNames[key] ?? `X${key}`;
 }
 
-function describeStep(step: Step, rule: SequenceRule): string {
+function describeStep(step: Step, rule: SequenceRule, missing: string | undefined): string {
   const key = keyName(step.key);
   const change = step.kind !== 'await-final' && step.pointer ? ` with a change at ${step.pointer}` : '';
   if (step.kind === 'await-final') return `caller ${step.caller} polls the job of ${key} until it is final`;
@@ -213,6 +229,10 @@ function describeStep(step: Step, rule: SequenceRule): string {
       return `caller ${step.caller} sends ${change ? `a body${change}` : 'the same request again'} under ${key}, after its job was final`;
     case 'concurrent':
       return `caller ${step.caller} sends the same request again under ${key}, after identical ones were sent at once`;
+    case 'refused':
+      return `caller ${step.caller} sends a body without ${missing ?? 'a required property'} (invalid) under ${key}`;
+    case 'after-refusal':
+      return `caller ${step.caller} sends the valid body under ${key}, whose only use was refused`;
   }
 }
 
@@ -247,10 +267,12 @@ async function runSequence(setting: Setting, sequence: Sequence, steps: readonly
       model.markFinal(step.caller, step.key);
       continue;
     }
-    const body = setting.bodies.get(step.pointer);
+    const invalid = step.kind === 'create' && step.invalid === true;
+    if (invalid && !setting.invalid) continue;
+    const body = invalid ? setting.invalid!.body : setting.bodies.get(step.pointer);
     const canonical = canonicalJson(body);
     const burst = step.kind === 'burst';
-    const { rule, prediction } = model.predict({ caller: step.caller, key: step.key, body: canonical, burst });
+    const { rule, prediction } = model.predict({ caller: step.caller, key: step.key, body: canonical, burst, invalid });
     const request = buildRequest({
       operation: setting.create,
       seed: context.seed,
@@ -267,7 +289,7 @@ async function runSequence(setting: Setting, sequence: Sequence, steps: readonly
       ...(step.pointer ? { pointer: step.pointer } : {}),
       sequence: sequence.label,
       step: index + 1,
-      description: describeStep(step, rule),
+      description: describeStep(step, rule, setting.invalid?.missing),
     };
     const count = burst ? step.count : 1;
     // A burst's requests go together: each is sent at once, none waits for another's answer.

@@ -17,23 +17,28 @@ export type Caller = 1 | 2;
  * `pointer` names the one place where the body differs from the sequence's base body.
  */
 export type Step =
-  | { readonly kind: 'create'; readonly caller: Caller; readonly key: number; readonly pointer?: string }
+  /** `invalid`: the body breaks the spec (a required property left out), so the create is refused. */
+  | { readonly kind: 'create'; readonly caller: Caller; readonly key: number; readonly pointer?: string; readonly invalid?: boolean }
   /** `count` identical creates sent at once. */
   | { readonly kind: 'burst'; readonly caller: Caller; readonly key: number; readonly count: number; readonly pointer?: string }
   /** Polls the job bound to the caller's key until it is COMPLETE or FAILED. */
   | { readonly kind: 'await-final'; readonly caller: Caller; readonly key: number };
 
 /** The rule a create is held to, decided by what the model knows when it is sent. */
-export type SequenceRule = 'new-key' | 'replay' | 'conflict' | 'key-scope' | 'after-final' | 'concurrent';
+export type SequenceRule = 'new-key' | 'replay' | 'conflict' | 'key-scope' | 'after-final' | 'concurrent' | 'refused' | 'after-refusal';
 
-/** The check that reports a broken rule (checks/registry.ts). */
-export const checkOfRule: Readonly<Record<SequenceRule, string>> = {
+/**
+ * The check that reports a broken rule (checks/registry.ts). An invalid create ('refused') only
+ * sets up the step after it: no check judges its 4xx, and a 5xx is not_a_server_error's.
+ */
+export const checkOfRule: Readonly<Record<Exclude<SequenceRule, 'refused'>, string>> = {
   'new-key': 'distinct_keys_distinct_jobs',
   replay: 'idempotent_replay',
   conflict: 'idempotency_conflict',
   'key-scope': 'key_scoped_to_caller',
   'after-final': 'replay_after_job_final',
   concurrent: 'concurrent_duplicates_one_job',
+  'after-refusal': 'refused_request_frees_key',
 };
 
 /** What the model predicts for a create. */
@@ -43,7 +48,9 @@ export type Prediction =
   /** 2xx with the job the key is bound to. */
   | { readonly answer: 'same-job'; readonly jobId: string }
   /** 409: the key is bound to `jobId` with another body. */
-  | { readonly answer: 'conflict'; readonly jobId: string };
+  | { readonly answer: 'conflict'; readonly jobId: string }
+  /** A 4xx: the body is invalid; the key stays unbound (A-16). */
+  | { readonly answer: 'refused' };
 
 /** What a burst's answers showed: the distinct jobIds, in the order the requests were sent. */
 export interface BurstOutcome {
@@ -90,9 +97,15 @@ interface Binding {
 export class IdempotencyModel {
   private readonly bindings = new Map<string, Binding>();
   private readonly jobs: string[] = [];
+  /** Keys whose only use so far was refused: still free (A-16). */
+  private readonly refused = new Set<string>();
 
   /** The prediction for a create (or a burst) of `caller` under `key` with a body of canonical text `body`. */
-  predict(options: { caller: Caller; key: number; body: string; burst?: boolean }): { rule: SequenceRule; prediction: Prediction } {
+  predict(options: { caller: Caller; key: number; body: string; burst?: boolean; invalid?: boolean }): {
+    rule: SequenceRule;
+    prediction: Prediction;
+  } {
+    if (options.invalid) return { rule: 'refused', prediction: { answer: 'refused' } };
     const own = this.bindings.get(bindingKey(options.caller, options.key));
     const other = this.bindings.get(bindingKey(options.caller === 1 ? 2 : 1, options.key));
     if (!own) {
@@ -102,7 +115,14 @@ export class IdempotencyModel {
         ...(other ? { otherCallersJob: other.jobId } : {}),
       };
       // A burst is judged as a race first; a second caller's first use of a key as a scoping question.
-      return { rule: options.burst ? 'concurrent' : other ? 'key-scope' : 'new-key', prediction };
+      const rule: SequenceRule = options.burst
+        ? 'concurrent'
+        : other
+          ? 'key-scope'
+          : this.refused.has(bindingKey(options.caller, options.key))
+            ? 'after-refusal'
+            : 'new-key';
+      return { rule, prediction };
     }
     if (own.body !== options.body)
       return { rule: own.final ? 'after-final' : 'conflict', prediction: { answer: 'conflict', jobId: own.jobId } };
@@ -112,6 +132,7 @@ export class IdempotencyModel {
 
   /** Takes in an answer that matched its prediction: a new job binds the key. */
   observe(options: { caller: Caller; key: number; body: string; prediction: Prediction; jobId?: string; burst?: boolean }): void {
+    if (options.prediction.answer === 'refused') this.refused.add(bindingKey(options.caller, options.key));
     if (options.prediction.answer !== 'new-job' || options.jobId === undefined) return;
     this.bindings.set(bindingKey(options.caller, options.key), {
       body: options.body,
@@ -153,7 +174,11 @@ export function expectedAnswer(expectation: StepExpectation): string {
     case 'new-job':
       return rule === 'key-scope'
         ? `2xx with a new job of the second caller's own, not job ${shortId(prediction.otherCallersJob ?? '')} and not 409: keys are scoped per caller (A-10, A-16)`
-        : '2xx with a jobId no earlier step of the sequence was given (a new key is a new job, A-16)';
+        : rule === 'after-refusal'
+          ? '2xx with a new job: a request refused with a 4xx does not consume its key, so a corrected request may use it (A-16)'
+          : '2xx with a jobId no earlier step of the sequence was given (a new key is a new job, A-16)';
+    case 'refused':
+      return 'a 4xx: the body breaks the spec';
     case 'same-job':
       return rule === 'after-final'
         ? `2xx with jobId ${shortId(prediction.jobId)}: the key is still bound to its job once the job is final (A-16)`
@@ -196,6 +221,13 @@ export function stepProblem(expectation: StepExpectation, answer: { status: numb
         if (jobId === undefined) return problem(`${what} answered no jobId`);
         return prediction.notJobs.includes(jobId) ? problem(`${what} answered an earlier job`) : undefined;
       }
+      if (rule === 'after-refusal') {
+        const what = 'a valid create under a key whose only use was refused';
+        if (status === 409) return problem(`${what} answered 409: the refused request kept the key`);
+        if (!ok) return problem(`${what} answered ${status}`);
+        if (jobId === undefined) return problem(`${what} answered no jobId`);
+        return prediction.notJobs.includes(jobId) ? problem(`${what} answered an earlier job`) : undefined;
+      }
       // No job to judge (a valid create refused, a 5xx): not this rule's question; see notAJob.
       if (!ok || jobId === undefined) return undefined;
       return prediction.notJobs.includes(jobId) ? problem('a new Idempotency-Key answered an earlier job of the sequence') : undefined;
@@ -214,15 +246,20 @@ export function stepProblem(expectation: StepExpectation, answer: { status: numb
       if (ok) return problem(`${what} created a new job`);
       return problem(`${what} answered ${status}`);
     }
+    case 'refused':
+      return undefined;
   }
 }
 
 /**
- * Why a create under a key new to the sequence gave nothing to build on (no 2xx with a jobId),
- * or undefined. Such an answer is not the idempotency rules' to judge (positive_data_acceptance
- * and not_a_server_error are), and the sequence cannot go on without a job.
+ * Why a step gave the sequence nothing to build on, or undefined: a create under a key new to
+ * the sequence without a 2xx and a jobId, or an invalid create that was not refused with a 4xx.
+ * Such an answer is not the idempotency rules' to judge (positive_data_acceptance,
+ * negative_data_rejection and not_a_server_error are), and the sequence cannot go on.
  */
 export function notAJob(expectation: StepExpectation, answer: { status: number; json: unknown }): string | undefined {
+  if (expectation.rule === 'refused')
+    return answer.status >= 400 && answer.status < 500 ? undefined : `the invalid create answered ${answer.status}, not a 4xx`;
   if (expectation.rule !== 'new-key') return undefined;
   const ok = answer.status >= 200 && answer.status < 300;
   if (ok && typeof jobIdIn(answer.json) === 'string') return undefined;

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import type { Step } from './model.js';
 
 /** One family per bug class; each is a probe of its own, so --checks sends only what it needs. */
-export type SequenceFamily = 'conflict-at-depth' | 'replay-after-final' | 'key-scope' | 'concurrent-duplicates';
+export type SequenceFamily = 'conflict-at-depth' | 'replay-after-final' | 'key-scope' | 'concurrent-duplicates' | 'refused-then-valid';
 
 export interface Sequence {
   readonly family: SequenceFamily;
@@ -77,6 +77,17 @@ function questions(options: {
               },
             ]
           : []),
+      ];
+    case 'refused-then-valid':
+      return [
+        {
+          family,
+          label: 'a valid create under the key of a refused one',
+          steps: [
+            { kind: 'create', caller: 1, key: 0, invalid: true },
+            { kind: 'create', caller: 1, key: 0 },
+          ],
+        },
       ];
     case 'concurrent-duplicates':
       return [
