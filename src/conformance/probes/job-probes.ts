@@ -45,7 +45,7 @@ function jobIdOf(exchange: Exchange | undefined): unknown {
  * string of 1 to 128 characters in the contract) before any request is built from it, so a
  * jobId of megabytes never reaches a URL, a title or a report.
  */
-function invalidJobId(context: ProbeContext, jobId: string): string | undefined {
+export function invalidJobId(context: Pick<ProbeContext, 'contract' | 'validator'>, jobId: string): string | undefined {
   const job = context.contract.schemas.Job as { properties?: Record<string, object> } | undefined;
   const schema = job?.properties?.jobId ?? { type: 'string', minLength: 1, maxLength: 128 };
   const problems = context.validator.validateSchema(schema, jobId);

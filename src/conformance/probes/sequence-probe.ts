@@ -28,6 +28,7 @@ import { type Sequence, type SequenceFamily, sequencesFor } from '../stateful/se
 import { shrinkSequence } from '../stateful/shrink.js';
 import { contractOperationIds } from './contract-operations.js';
 import { requestExamples } from './data-probes.js';
+import { invalidJobId } from './job-probes.js';
 import { deriveSeed, fitToLength, idempotencyKeyFor, type ProbeContext } from './probe-context.js';
 import { buildRequest, jsonBodySchema, parametersIn } from './request-builder.js';
 
@@ -64,6 +65,11 @@ interface SequenceRun {
   readonly stopped?: string;
   /** A request of the run was not sent (budget, time, interrupt): nothing it says about the server. */
   readonly refused?: boolean;
+  /**
+   * A create answered a jobId not valid against the Job schema: no sequence can build on the
+   * server's jobs, and each further create may bring back another answer of megabytes.
+   */
+  readonly unusableJobIds?: string;
 }
 
 /** The phase for one family of sequences (each family is a probe: --checks sends only what is needed). */
@@ -83,8 +89,16 @@ export function sequenceProbe(family: SequenceFamily): (context: ProbeContext) =
       ...(pointers[0] ? { otherBodyPointer: pointers.find((pointer) => pointer.split('/').length === 2) ?? pointers[0] } : {}),
       concurrency: context.concurrency,
     });
-    const budget = { left: shrinkRequestLimit };
-    for (const sequence of sequences) await runAndShrink(setting, sequence, budget);
+    const budget: { left: number; unusableJobIds?: string } = { left: shrinkRequestLimit };
+    for (const [index, sequence] of sequences.entries()) {
+      if (budget.unusableJobIds) {
+        // The rest of the family is not sent: the checks that needed it did not run in full.
+        context.dependentsNotSent(sequences.slice(index).reduce((total, rest) => total + plannedRequests(rest.steps), 0));
+        context.note(`the ${family} sequences stopped: ${budget.unusableJobIds}`);
+        break;
+      }
+      await runAndShrink(setting, sequence, budget);
+    }
   };
 }
 
@@ -139,10 +153,11 @@ function invalidBody(base: unknown, schema: JsonSchema, isValid: (candidate: unk
   return undefined;
 }
 
-async function runAndShrink(setting: Setting, sequence: Sequence, budget: { left: number }): Promise<void> {
+async function runAndShrink(setting: Setting, sequence: Sequence, budget: { left: number; unusableJobIds?: string }): Promise<void> {
   const { context } = setting;
   let attempt = 0;
   const original = await runSequence(setting, sequence, sequence.steps, attempt);
+  if (original.unusableJobIds) budget.unusableJobIds = original.unusableJobIds;
   const failure = original.failure;
   if (!failure) {
     for (const record of original.records) for (const exchange of record.exchanges) context.record(exchange);
@@ -299,7 +314,9 @@ async function runSequence(setting: Setting, sequence: Sequence, steps: readonly
       if (sent.length > 0) records.push({ index, exchanges: sent });
       return notSentAfter(index);
     }
-    const jobIds = burst ? [...new Set(sent.map(jobIdOf).filter((jobId): jobId is string => jobId !== undefined))] : [];
+    const jobIds = burst
+      ? [...new Set(sent.map((exchange) => jobIdOf(exchange, context)).filter((jobId): jobId is string => jobId !== undefined))]
+      : [];
     const exchanges = burst
       ? sent.map((exchange) => ({ ...exchange, intent: { ...intent, burst: { size: sent.length, jobIds } } }) as Exchange)
       : sent;
@@ -335,17 +352,25 @@ async function runSequence(setting: Setting, sequence: Sequence, steps: readonly
       // Counts in a title (a burst's size) change as it shrinks; the failure is the same.
       if (problem) return { records, failure: { index, signature: `${rule}\n${problem.title.replace(/\d+/g, 'N')}` } };
     }
-    const jobId = burst ? jobIds[0] : jobIdOf(first);
+    const jobId = burst ? jobIds[0] : jobIdOf(first, context);
+    const answered = (first.response?.json as { jobId?: unknown } | undefined)?.jobId;
+    const unusable = typeof answered === 'string' && jobId === undefined ? invalidJobId(context, answered) : undefined;
+    if (unusable)
+      return { records, stopped: `createEvaluation answered ${unusable}`, unusableJobIds: `createEvaluation answered ${unusable}` };
     model.observe({ caller: step.caller, key: step.key, body: canonical, prediction, burst, ...(jobId === undefined ? {} : { jobId }) });
   }
   return { records };
 }
 
-function jobIdOf(exchange: Exchange): string | undefined {
+/**
+ * The jobId a create answered, when it is valid against the Job schema: a jobId of megabytes
+ * (a hostile server's) must never reach a poll's URL, the model or a report.
+ */
+function jobIdOf(exchange: Exchange, context: Pick<ProbeContext, 'contract' | 'validator'>): string | undefined {
   const response = exchange.response;
   if (!response || response.incomplete || response.status < 200 || response.status >= 300) return undefined;
   const jobId = (response.json as { jobId?: unknown } | undefined)?.jobId;
-  return typeof jobId === 'string' ? jobId : undefined;
+  return typeof jobId === 'string' && invalidJobId(context, jobId) === undefined ? jobId : undefined;
 }
 
 /**
