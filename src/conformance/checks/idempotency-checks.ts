@@ -8,7 +8,7 @@
  */
 import { fail, pass, skip, unjudged } from '../failures.js';
 import { expectedAnswer, notAJob, type SequenceRule, stepProblem } from '../stateful/model.js';
-import { answered, type Check, forIntent, type Judge, received, unlessRateLimited } from './check.js';
+import { answered, type Check, type CheckContext, forIntent, type Judge, received, unlessRateLimited } from './check.js';
 
 /** Judges the sequence steps held to `rule`: the answer must be what the model predicted. */
 export function sequenceStepJudge(rule: SequenceRule): Judge {
@@ -16,6 +16,8 @@ export function sequenceStepJudge(rule: SequenceRule): Judge {
     if (exchange.intent.rule !== rule) return skip;
     return unlessRateLimited(
       answered(expectedAnswer(exchange.intent), (answer) => {
+        const invalid = invalidJobIdIn(answer.response.json, context);
+        if (invalid) return unjudged(`${invalid}: no job to compare (response_schema_conformance reports it)`);
         const nothing = notAJob(exchange.intent, answer.response);
         if (nothing) return unjudged(`${nothing}: no job to compare`);
         const problem = stepProblem(exchange.intent, answer.response);
@@ -23,6 +25,21 @@ export function sequenceStepJudge(rule: SequenceRule): Judge {
       }),
     )(exchange, context);
   });
+}
+
+/**
+ * Why an answer's jobId cannot stand for a job, when it cannot: not valid against the Job
+ * schema's jobId (an empty one, say, from a mock that fills in nothing). Comparing such ids
+ * would pass a server whose every job is the same nothing.
+ */
+function invalidJobIdIn(json: unknown, context: CheckContext): string | undefined {
+  const jobId = json && typeof json === 'object' && !Array.isArray(json) ? (json as { jobId?: unknown }).jobId : undefined;
+  if (typeof jobId !== 'string') return undefined;
+  const job = context.contract.schemas.Job as { properties?: Record<string, object> } | undefined;
+  const schema = job?.properties?.jobId ?? { type: 'string', minLength: 1, maxLength: 128 };
+  return context.validator.validateSchema(schema, jobId).length === 0
+    ? undefined
+    : 'the create answered a jobId not valid against the Job schema';
 }
 
 /** The first of `judges` that applies to the exchange decides (a plain skip means "not mine"). */
