@@ -73,6 +73,8 @@ const allChecksPassing = (overrides: Record<string, Status>): Record<string, Sta
   undeclared_method_rejected: 'passed',
   undeclared_path_not_found: 'passed',
   not_rate_limited: 'passed',
+  unsupported_media_type_rejected: 'passed',
+  limitations_only_when_final: 'passed',
   ...overrides,
 });
 
@@ -95,6 +97,10 @@ it('prism mock (static examples): every create gives the same job, so two keys g
       invalid_job_id_not_found: 'failed',
       oversized_body_rejected: 'failed',
       undeclared_method_rejected: 'failed',
+      // Prism takes a body under any media type (A-21 asks for 415).
+      unsupported_media_type_rejected: 'failed',
+      // The example job is COMPLETE from its first read: no earlier state to carry limitations.
+      limitations_only_when_final: 'skipped',
     }),
   );
   expect(report.verdict).toBe('failed');
@@ -150,6 +156,10 @@ it.skipIf(!mockoon)(
         invalid_job_id_not_found: 'failed',
         oversized_body_rejected: 'failed',
         undeclared_method_rejected: 'failed',
+        // Mockoon answers every body 2xx, whatever its media type, and serves a Job built from
+        // the schema, limitations included, whatever its status.
+        unsupported_media_type_rejected: 'failed',
+        limitations_only_when_final: 'failed',
       }),
     );
     expect(report.verdict).toBe('failed');
@@ -178,6 +188,8 @@ it.skipIf(!openapiBackend)(
         invalid_job_id_not_found: 'failed',
         oversized_body_rejected: 'failed',
         undeclared_method_rejected: 'failed',
+        // Its request validation does not look at the media type (A-21 asks for 415).
+        unsupported_media_type_rejected: 'failed',
       }),
     );
     expect(report.verdict).toBe('failed');
