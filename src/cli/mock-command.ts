@@ -13,7 +13,7 @@ import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
-import { onStopSignals } from './stop-signals.js';
+import { untilStopSignal } from './stop-signals.js';
 
 /**
  * After a stop signal: how long in-flight requests may take to finish before their connections
@@ -226,10 +226,7 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    let stopListening: (() => void) | undefined;
-    const signal = await new Promise<string>((resolve) => {
-      stopListening = onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() });
-    });
+    const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     // Nothing should keep a stopped mock alive; if something does (a socket that will not close,
     // a timer of the engine), it must not keep the process running past this deadline either.
     setTimeout(() => {
@@ -240,7 +237,7 @@ export const mockCommand: Command = {
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
-    stopListening?.();
+    stopListening();
     return exitCodes.ok;
   },
 };

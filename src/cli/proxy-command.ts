@@ -12,7 +12,7 @@ import { proxyDefaults, type RunningProxy, startProxyServer } from '../proxy/pro
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, durationOption, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
-import { onStopSignals } from './stop-signals.js';
+import { untilStopSignal } from './stop-signals.js';
 
 const help = `Usage: evidence-harness proxy --upstream URL [options]
 
@@ -134,10 +134,7 @@ export const proxyCommand: Command = {
         '',
       ].join('\n'),
     );
-    let stopListening: (() => void) | undefined;
-    const signal = await new Promise<string>((resolve) => {
-      stopListening = onStopSignals({ stop: resolve, beforeExit: () => lines?.flush() });
-    });
+    const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     setTimeout(() => process.exit(exitCodes.ok), 4500).unref();
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await proxy.close({ graceMs: 3000 });
@@ -163,7 +160,7 @@ export const proxyCommand: Command = {
     const request = report.violations.filter((violation) => violation.side === 'request').length;
     say(`${report.exchanges} exchanges; ${request} request violation(s), ${report.violations.length - request} response violation(s)\n`);
     lines?.flush();
-    stopListening?.();
+    stopListening();
     return exitCodes.ok;
   },
 };

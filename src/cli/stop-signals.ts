@@ -40,3 +40,16 @@ export function onStopSignals(options: StopSignalOptions): () => void {
     for (const [signal, listener] of listeners) process.off(signal, listener);
   };
 }
+
+/**
+ * Resolves with the first stop signal; a second one exits at once (after `beforeExit`). Call
+ * `stopListening` once the stop is over.
+ */
+export function untilStopSignal(options: { beforeExit?: () => void } = {}): Promise<{ signal: StopSignal; stopListening: () => void }> {
+  return new Promise((resolve) => {
+    const stopListening = onStopSignals({
+      stop: (signal) => resolve({ signal, stopListening: () => stopListening() }),
+      ...(options.beforeExit ? { beforeExit: options.beforeExit } : {}),
+    });
+  });
+}

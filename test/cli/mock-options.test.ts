@@ -3,23 +3,20 @@
  * `--tls-cert`/`--tls-key` serve HTTPS, and `evidence-harness.config.yaml` holds the flags,
  * with the command line winning. Each through the built executable, as a person runs it.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { publishedConfigSchema } from '../../src/cli/config-file.js';
-import { executablePath } from '../../src/openapi/package-root.js';
 import { createSchemaValidator } from '../../src/openapi/schema-validator.js';
+import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
 import { makeTestCertificate } from '../support/test-certificate.js';
 
-const bin = executablePath();
-const children: ChildProcessWithoutNullStreams[] = [];
+const spawnCli = cliChildrenKilledAfterEach();
 const folders: string[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -34,51 +31,19 @@ interface Started {
   output(): string;
   errors(): string;
   /** Resolves once stdout holds a line matching `pattern`. */
-  waitFor(pattern: RegExp): Promise<void>;
-  readonly exit: Promise<number | null>;
+  waitFor(pattern: RegExp): Promise<unknown>;
 }
 
-function startMock(args: string[], options: { cwd?: string } = {}): Promise<Started> {
-  const child = spawn(process.execPath, [bin, 'mock', ...args], { stdio: 'pipe', cwd: options.cwd ?? process.cwd() });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  const waiting: { pattern: RegExp; resolve: () => void }[] = [];
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      for (const waiter of [...waiting]) if (waiter.pattern.test(stdout)) waiter.resolve();
-      const match = /listening on (https?:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (match)
-        resolve({
-          url: match[1]!,
-          output: () => stdout,
-          errors: () => stderr,
-          waitFor: (pattern) =>
-            pattern.test(stdout) ? Promise.resolve() : new Promise<void>((done) => waiting.push({ pattern, resolve: done })),
-          exit,
-        });
-    });
-    void exit.then((code) => reject(new Error(`mock exited with ${code} before listening: ${stdout}${stderr}`)));
-  });
+async function startMock(args: string[], options: { cwd?: string } = {}): Promise<Started> {
+  const mock = spawnCli(['mock', ...args], options);
+  const [, url] = await mock.waitFor(/listening on (https?:\/\/127\.0\.0\.1:\d+)/);
+  return { url: url!, output: mock.stdout, errors: mock.stderr, waitFor: mock.waitFor };
 }
 
-function runCli(args: string[], options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: 'pipe', cwd: options.cwd ?? process.cwd() });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+async function runCli(args: string[], options: { cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = spawnCli(args, options);
+  const code = await run.exit;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 async function createAndFinish(url: string, key: string): Promise<{ status: string; evaluation?: string }> {

@@ -3,37 +3,20 @@
  * exchange naming its violations, serves its report at /__proxy/report, and on SIGTERM writes
  * the JSON report and exits within 5 s. Usage errors exit 2 with a message naming the flag.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { executablePath } from '../../src/openapi/package-root.js';
+import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
 import { mockServersClosedAfterEach } from '../support/started-servers.js';
 
 const startMock = mockServersClosedAfterEach();
-const children: ChildProcessWithoutNullStreams[] = [];
+const spawnCli = cliChildrenKilledAfterEach();
 const folders: string[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
-
-function run(args: string[]) {
-  const child = spawn(process.execPath, [executablePath(), ...args], { stdio: 'pipe' });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exit, stdout: () => stdout, stderr: () => stderr };
-}
 
 it('logs each exchange with its violations, serves the report, and writes it on SIGTERM', async () => {
   const mock = await startMock();
@@ -41,9 +24,8 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   folders.push(folder);
   const reportFile = join(folder, 'reports', 'proxy.json');
   const harFile = join(folder, 'proxy.har');
-  const proxy = run(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`, '--record', harFile]);
-  await expect.poll(() => proxy.stdout(), { timeout: 15_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
-  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.stdout())![1]!;
+  const proxy = spawnCli(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`, '--record', harFile]);
+  const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
 
   expect((await fetch(`${url}/health`)).status).toBe(200);
   const invalid = await fetch(`${url}/v0/evaluations`, jsonPost({ ...evaluationRequest(), evidence: [] }, { 'idempotency-key': 'k-1' }));
@@ -66,10 +48,10 @@ it('logs each exchange with its violations, serves the report, and writes it on 
 }, 30_000);
 
 it('refuses a missing or unusable --upstream with exit 2, naming the flag', async () => {
-  const missing = run(['proxy']);
+  const missing = spawnCli(['proxy']);
   expect(await missing.exit).toBe(2);
   expect(missing.stderr()).toContain('--upstream is required');
-  const credentials = run(['proxy', '--upstream', 'http://admin:hunter2@127.0.0.1:9']);
+  const credentials = spawnCli(['proxy', '--upstream', 'http://admin:hunter2@127.0.0.1:9']);
   expect(await credentials.exit).toBe(2);
   expect(credentials.stderr()).toContain('must not carry a user name or password');
   expect(credentials.stderr()).not.toContain('hunter2');

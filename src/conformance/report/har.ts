@@ -5,6 +5,7 @@
  * the values of credential headers are replaced, and each exchange's credential values are
  * also taken out of its bodies and other headers (a server that echoes them).
  */
+import { STATUS_CODES } from 'node:http';
 
 export interface CassetteEntry {
   /** When the request was sent (ms since the epoch). */
@@ -28,22 +29,6 @@ export interface CassetteEntry {
 /** Headers whose values are credentials: shown as "[scrubbed]". */
 const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-mock-token', 'x-api-key']);
 const scrubbed = '[scrubbed]';
-const statusTexts: Readonly<Record<number, string>> = {
-  200: 'OK',
-  202: 'Accepted',
-  204: 'No Content',
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
 
 function pairs(headers: CassetteEntry['request']['headers']): { name: string; value: string }[] {
   const list: { name: string; value: string }[] = [];
@@ -114,7 +99,7 @@ export function buildHar(options: { readonly creator: { name: string; version: s
           response: entry.response
             ? {
                 status: entry.response.status,
-                statusText: statusTexts[entry.response.status] ?? '',
+                statusText: STATUS_CODES[entry.response.status] ?? '',
                 httpVersion: 'HTTP/1.1',
                 cookies: [],
                 headers: harHeaders(entry.response.headers, secrets),
