@@ -7,8 +7,11 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { builtinScenarios } from '../engine/builtin-scenarios.js';
+import { type Scenario, ScenarioError } from '../engine/index.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { proxyDefaults, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
+import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
+import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, durationOption, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
@@ -31,6 +34,11 @@ Options:
   --errors              answer a request that breaks the contract 400 (it never reaches the
                         upstream) and replace an answer that breaks it with 502, both with an
                         Error body naming the rule
+  --scenario NAME|FILE  inject faults into the real traffic: a shipped scenario (flaky-503,
+                        rate-limited, server-error, error-400, error-404, error-409, error-413)
+                        or a scenario file with only faults and latencyMs; an injected answer
+                        never reaches the upstream and is marked in the log and the report
+  --seed N              seed the fractions of the scenario's faults
   --report json=FILE    write the JSON report (violations, recent exchanges) when stopped
   --record FILE.har     write every exchange (the last 10,000) as a HAR 1.2 cassette when
                         stopped, credentials scrubbed
@@ -44,6 +52,7 @@ The report is also served at GET /__proxy/report while the proxy runs.
 Examples:
   evidence-harness proxy --upstream http://127.0.0.1:8080
   evidence-harness proxy --upstream https://staging.example --port 4010 --errors --report json=reports/proxy.json
+  evidence-harness proxy --upstream https://staging.example --scenario flaky-503 --seed 7
 `;
 
 export const proxyCommand: Command = {
@@ -63,6 +72,8 @@ export const proxyCommand: Command = {
           errors: { type: 'boolean', default: false },
           report: { type: 'string', multiple: true },
           record: { type: 'string' },
+          scenario: { type: 'string' },
+          seed: { type: 'string' },
           timeout: { type: 'string' },
           'max-response-bytes': { type: 'string' },
           quiet: { type: 'boolean', default: false },
@@ -93,6 +104,23 @@ export const proxyCommand: Command = {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
     }
+    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
+    let scenario: Scenario | undefined;
+    if (values.scenario !== undefined) {
+      try {
+        scenario = isScenarioPath(values.scenario) ? await loadScenarioFile(values.scenario) : builtinScenarios().get(values.scenario);
+      } catch (error) {
+        if (error instanceof ScenarioError) {
+          io.stderr(diagnostic(`proxy: --scenario: ${error.message}`));
+          return exitCodes.usage;
+        }
+        throw error;
+      }
+      if (!scenario)
+        throw new UsageError(`--scenario: no shipped scenario '${values.scenario}'; 'evidence-harness mock --help' lists them.`);
+      const problem = proxyScenarioProblem(scenario);
+      if (problem) throw new UsageError(`--scenario: ${problem}.`);
+    }
     const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
     const say = (text: string) => {
       lines?.flush();
@@ -107,6 +135,8 @@ export const proxyCommand: Command = {
         ...(values.spec ? { spec: values.spec } : {}),
         errors: values.errors,
         record: values.record !== undefined,
+        ...(scenario ? { scenario } : {}),
+        ...(seed === undefined ? {} : { seed }),
         limits: {
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
@@ -129,6 +159,7 @@ export const proxyCommand: Command = {
     say(
       [
         `evidence-harness proxy listening on ${proxy.url}, forwarding to ${upstream.href}${values.errors ? ' (--errors: violating exchanges are refused)' : ''}`,
+        ...(scenario ? [`injecting the faults of scenario '${scenario.name}' (marked 'injected' in the log and report)`] : []),
         `report: GET ${proxy.url}/__proxy/report${reports.length > 0 ? `; written to ${reports.join(', ')} when stopped` : ''}`,
         'press Ctrl+C to stop',
         '',
@@ -158,7 +189,9 @@ export const proxyCommand: Command = {
       }
     }
     const request = report.violations.filter((violation) => violation.side === 'request').length;
-    say(`${report.exchanges} exchanges; ${request} request violation(s), ${report.violations.length - request} response violation(s)\n`);
+    say(
+      `${report.exchanges} exchanges${report.injected > 0 ? ` (${report.injected} answered by the scenario's faults)` : ''}; ${request} request violation(s), ${report.violations.length - request} response violation(s)\n`,
+    );
     lines?.flush();
     stopListening();
     return exitCodes.ok;

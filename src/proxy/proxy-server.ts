@@ -18,11 +18,16 @@ import type { Severity } from '../conformance/failures.js';
 import { verdictsOn } from '../conformance/judge.js';
 import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
 import { bodyLimits } from '../contract/index.js';
+import { FaultInjector } from '../engine/faults.js';
+import { createRandom } from '../engine/random.js';
+import { errorAnswer } from '../engine/responses.js';
+import type { OperationId } from '../engine/router.js';
+import type { Scenario } from '../engine/scenario.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
-import { judgeRequest, type RequestViolation } from './request-rules.js';
+import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
 import { callerOf, TrafficState } from './traffic-state.js';
 
 export interface ProxyServerOptions {
@@ -41,6 +46,15 @@ export interface ProxyServerOptions {
   readonly log?: (line: string) => void;
   /** Keep every exchange (the last 10,000) for a HAR cassette (`cassette()`), credentials scrubbed. */
   readonly record?: boolean;
+  /**
+   * Faults to inject into the real traffic, in the mock's scenario language restricted to
+   * `faults` and `latencyMs` (a forced status with its Error body and Retry-After, for a
+   * fraction or the next N calls of an operation, with a delay). An injected answer never
+   * reaches the upstream, is marked in the log and report, and is never a server violation.
+   */
+  readonly scenario?: Scenario;
+  /** Seeds the fractions of the scenario's faults. */
+  readonly seed?: number;
 }
 
 export interface Violation {
@@ -66,6 +80,8 @@ export interface ProxyExchangeRecord {
   readonly upstreamBody?: string;
   readonly violations: readonly string[];
   readonly blocked?: 'request' | 'response';
+  /** The answer was the scenario's fault, not the upstream's (`scenario` names it). */
+  readonly injected?: string;
   readonly durationMs: number;
 }
 
@@ -74,6 +90,8 @@ export interface ProxyReport {
   readonly upstream: string;
   readonly spec: string;
   readonly exchanges: number;
+  /** Answers the scenario injected instead of forwarding (never judged as the server's). */
+  readonly injected: number;
   readonly violations: readonly Violation[];
   /** The most recent exchanges (at most 1,000), oldest first. */
   readonly recent: readonly ProxyExchangeRecord[];
@@ -136,8 +154,23 @@ function readBody(incoming: IncomingMessage, limit: number): Promise<{ body: Buf
   });
 }
 
+/** Why a scenario cannot be injected into real traffic, if it cannot: only its faults and latency can. */
+export function proxyScenarioProblem(scenario: Scenario): string | undefined {
+  if (scenario.job !== undefined || scenario.rules.length > 0)
+    return `scenario '${scenario.name}' has a job timeline or rules; the proxy injects only faults and latency (the upstream's jobs are its own)`;
+  if (scenario.faults.length === 0 && scenario.latencyMs === 0) return `scenario '${scenario.name}' has no faults and no latency to inject`;
+  return undefined;
+}
+
 export async function startProxyServer(options: ProxyServerOptions): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
+  const scenario = options.scenario;
+  if (scenario) {
+    const problem = proxyScenarioProblem(scenario);
+    if (problem) throw new RangeError(`startProxyServer: ${problem}`);
+  }
+  const faults = new FaultInjector(createRandom(options.seed === undefined ? {} : { seed: options.seed }));
+  let injected = 0;
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
     throw new RangeError(`startProxyServer: upstream must be an http or https URL, got ${options.upstream}`);
   if (upstream.username || upstream.password) throw new RangeError('startProxyServer: upstream must not carry a user name or password');
@@ -169,6 +202,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     upstream: upstream.href,
     spec: contract.source,
     exchanges,
+    injected,
     violations: [...violations],
     recent: [...recent],
   });
@@ -188,6 +222,45 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     const authorization = incoming.headers.authorization;
     const caller = callerOf(Array.isArray(authorization) ? authorization.join(', ') : authorization);
     const hasBody = method !== 'GET' && method !== 'HEAD';
+
+    if (scenario) {
+      const matched = matchOperation(contract.operations, { method, path });
+      const forced = matched ? faults.decide({ scenario, operationId: matched.operation.operationId as OperationId }) : undefined;
+      const delay = (forced?.latencyMs ?? 0) + scenario.latencyMs;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (forced && matched) {
+        injected += 1;
+        // The client's body is not forwarded: read and drop it, so the connection stays usable.
+        incoming.resume();
+        const answer = errorAnswer(forced.error);
+        outgoing
+          .writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body ?? '') })
+          .end(answer.body ?? undefined);
+        const note = `injected by scenario '${scenario.name}'`;
+        keep(
+          {
+            id,
+            method,
+            path,
+            operationId: matched.operation.operationId,
+            status: answer.status,
+            violations: [],
+            injected: scenario.name,
+            durationMs: performance.now() - started,
+          },
+          [],
+        );
+        record({
+          startedAt: Date.now() - (performance.now() - started),
+          durationMs: performance.now() - started,
+          request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers },
+          response: { status: answer.status, headers: answer.headers, body: answer.body ?? '' },
+          comment: `${note}; not sent upstream`,
+        });
+        options.log?.(logLine({ method, path, status: answer.status, found: [], note, ms: performance.now() - started }));
+        return;
+      }
+    }
 
     // With --errors the request is read whole first, so that a violating one never reaches the upstream.
     let buffered: { body: Buffer; bytes: number } | undefined;

@@ -55,4 +55,7 @@ it('refuses a missing or unusable --upstream with exit 2, naming the flag', asyn
   expect(await credentials.exit).toBe(2);
   expect(credentials.stderr()).toContain('must not carry a user name or password');
   expect(credentials.stderr()).not.toContain('hunter2');
+  const timeline = spawnCli(['proxy', '--upstream', 'http://127.0.0.1:9', '--scenario', 'slow-pass']);
+  expect(await timeline.exit).toBe(2);
+  expect(timeline.stderr()).toContain("--scenario: scenario 'slow-pass' has a job timeline or rules; the proxy injects only faults and latency");
 });

@@ -6,6 +6,7 @@
  * and with `errors` answered 400 without reaching the upstream.
  */
 import { afterEach, expect, it } from 'vitest';
+import { parseScenario } from '../../src/engine/index.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { faults } from '../fixtures/fault-zoo/faults.js';
@@ -190,4 +191,36 @@ it('records a HAR 1.2 cassette with credentials scrubbed, even where the upstrea
   const text = JSON.stringify(har);
   expect(text).not.toContain('alice-very-secret');
   expect(text).not.toContain('very-secret-token');
+});
+
+it('injects a scenario’s faults into real traffic: answered by the proxy, marked, never the server’s violation', async () => {
+  const mock = await startMock();
+  const scenario = parseScenario({
+    source: 'test',
+    value: { name: 'rehearse-429', faults: [{ operation: 'createEvaluation', status: 429, times: 1, retryAfter: 2 }] },
+  });
+  const lines: string[] = [];
+  const proxy = await startProxyServer({ upstream: mock.url, port: 0, scenario, log: (line) => lines.push(line) });
+  running.push(proxy);
+  const first = await fetch(`${proxy.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'inj-1' }));
+  expect(first.status).toBe(429);
+  expect(first.headers.get('retry-after')).toBe('2');
+  expect((await first.json()).code).toBe('rate_limited');
+  // Not forwarded: the mock saw no create.
+  expect((await (await fetch(`${mock.url}/__mock/jobs`)).json()).jobs).toEqual([]);
+  const second = await fetch(`${proxy.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'inj-1' }));
+  expect(second.status).toBe(202);
+  const report = proxy.report();
+  expect(report.injected).toBe(1);
+  expect(report.violations).toEqual([]);
+  expect(report.recent[0]).toMatchObject({ status: 429, injected: 'rehearse-429' });
+  expect(lines[0]).toMatch(/POST \/v0\/evaluations 429 .* ok \(injected by scenario 'rehearse-429'\)/);
+
+  const withTimeline = parseScenario({
+    source: 'test',
+    value: { name: 'timeline', job: { timeline: [{ status: 'FAILED', at: { reads: 1 } }] } },
+  });
+  await expect(startProxyServer({ upstream: mock.url, port: 0, scenario: withTimeline })).rejects.toThrow(
+    /injects only faults and latency/,
+  );
 });
