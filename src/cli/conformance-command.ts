@@ -28,6 +28,7 @@ import {
   runConformance,
   scrubberFor,
   UnknownCheckError,
+  UnknownOperationError,
   UnreachableTargetError,
   writeReports,
 } from '../conformance/index.js';
@@ -90,6 +91,13 @@ Options:
   --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
   --checks a,b                 run only these checks
   --exclude-checks a,b         leave these checks out
+  --include-operation ID,...   send requests only to these operations (operationIds); repeatable.
+                               Schemathesis: --include-operation-id; Dredd: --only
+  --exclude-operation ID,...   send no request to these operations; repeatable
+  --include-path PATH,...      only the operations of these path templates (/v0/jobs/{jobId})
+  --include-method M,...       only the operations of these methods (GET, POST)
+                               A check whose requests the filters all leave out is skipped as
+                               left out, like --exclude-checks: it does not make the run incomplete
   --strict                     advisory checks count too (their failures fail, their skips make it incomplete)
   --report FORMAT=FILE         write a report: junit=FILE, json=FILE or html=FILE; repeatable
   --quiet                      no progress lines on stderr
@@ -118,6 +126,11 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
+}
+
+/** A repeatable option of comma lists, as one list. */
+function lists(values: readonly string[] | undefined): string[] {
+  return (values ?? []).flatMap((value) => list(value));
 }
 
 /** The base URL, checked; its userinfo (never echoed) becomes an Authorization header. */
@@ -225,6 +238,10 @@ export const conformanceCommand: Command = {
           'max-consecutive-timeouts': { type: 'string' },
           checks: { type: 'string' },
           'exclude-checks': { type: 'string' },
+          'include-operation': { type: 'string', multiple: true },
+          'exclude-operation': { type: 'string', multiple: true },
+          'include-path': { type: 'string', multiple: true },
+          'include-method': { type: 'string', multiple: true },
           strict: { type: 'boolean', default: false },
           report: { type: 'string', multiple: true },
           quiet: { type: 'boolean', default: false },
@@ -317,6 +334,12 @@ export const conformanceCommand: Command = {
         ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
         checks: list(values.checks),
         excludeChecks: list(values['exclude-checks']),
+        operations: {
+          includeOperations: lists(values['include-operation']),
+          excludeOperations: lists(values['exclude-operation']),
+          includePaths: lists(values['include-path']),
+          includeMethods: lists(values['include-method']),
+        },
         strict: values.strict,
         signal: interrupt.signal,
         bodyDirectory,
@@ -328,7 +351,7 @@ export const conformanceCommand: Command = {
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
       return report.exitCode;
     } catch (error) {
-      if (error instanceof UnknownCheckError) throw new UsageError(`${error.message}.`);
+      if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
       if (error instanceof InvalidSpecError) {
         io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
         return exitCodes.usage;

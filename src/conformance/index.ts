@@ -11,6 +11,7 @@ export type { Failure, Severity, Verdict } from './failures.js';
 export { credentialVariable, redactHeaders, toCurl } from './http/curl.js';
 export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
 export type { FetchFunction } from './http/transport.js';
+export { type OperationFilterOptions, UnknownOperationError } from './operation-filter.js';
 export { isRunId } from './probes/probe-context.js';
 export { renderHtml } from './report/html-report.js';
 export { renderJson } from './report/json-report.js';

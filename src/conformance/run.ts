@@ -20,6 +20,7 @@ import type { Exchange, Intent } from './exchange.js';
 import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
 import { Judging, verdictsOn } from './judge.js';
+import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
@@ -76,6 +77,12 @@ export interface ConformanceOptions {
   /** Check names to run (default all) and to leave out. */
   readonly checks?: readonly string[];
   readonly excludeChecks?: readonly string[];
+  /**
+   * Which operations get requests (--include-operation, --exclude-operation, --include-path,
+   * --include-method). What they leave out is not sent, and a check left with nothing to judge
+   * is reported as left out, not as incomplete.
+   */
+  readonly operations?: OperationFilterOptions;
   /** Advisory failures fail the run too. */
   readonly strict?: boolean;
   /** Generated inputs per operation, at most. Default 50. */
@@ -181,6 +188,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });
+  const filter = new OperationFilter({ contract, filter: options.operations ?? {} });
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   if (options.runId !== undefined && !isRunId(options.runId))
     throw new RangeError(
@@ -263,6 +271,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const unsentForCheck = new Map<string, Map<string, number>>();
   /** Why the last request was refused: the reason requests built on it were not sent either. */
   let lastRefusal: string | undefined;
+  /** Whether that refusal was the user's operation filter: requests built on it are left out too, not missing. */
+  let lastRefusalLeftOut = false;
+  /** Per probe and per check: requests the operation filters left out, with counts (never a reason for "incomplete"). */
+  const leftOutByProbe = new Map<ProbeName, number>();
+  const leftOutForCheck = new Map<string, number>();
   const timeoutStreaks = new Map<string, number>();
   const stoppedGroups = new Map<string, string>();
   let currentProbe: ProbeName = 'positive';
@@ -294,6 +307,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const planned = options.requests ?? 1;
     requestsNotSent += planned;
     lastRefusal = options.reason;
+    lastRefusalLeftOut = false;
     const reasons = unsent.get(currentProbe) ?? new Map<string, number>();
     count(reasons, options.reason, planned);
     unsent.set(currentProbe, reasons);
@@ -303,6 +317,21 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         const forCheck = unsentForCheck.get(check.name) ?? new Map<string, number>();
         count(forCheck, options.reason);
         unsentForCheck.set(check.name, forCheck);
+      }
+    }
+    return undefined;
+  }
+
+  /** Counts a request the operation filters leave out, for its probe and the checks that would have judged it. */
+  function leftOut(options: { reason: string; request?: Exchange; requests?: number }): undefined {
+    const planned = options.requests ?? 1;
+    lastRefusal = options.reason;
+    lastRefusalLeftOut = true;
+    leftOutByProbe.set(currentProbe, (leftOutByProbe.get(currentProbe) ?? 0) + planned);
+    if (options.request) {
+      for (const { check, verdict } of verdictsOn(options.request, setting)) {
+        if (!check.probes.includes(currentProbe) || (verdict.outcome === 'skip' && !verdict.reason)) continue;
+        leftOutForCheck.set(check.name, (leftOutForCheck.get(check.name) ?? 0) + 1);
       }
     }
     return undefined;
@@ -334,9 +363,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const group = operation?.operationId ?? outsideTheContract;
     const caller = request.caller ?? 1;
     // The request as it would have been recorded, unanswered: what the checks are asked about when it is not sent.
-    const refuse = (reason: string) => {
+    const refuse = (reason: string, byFilter = false) => {
       coverage.refused({ operationId: request.operation?.operationId, intent, request, reason });
-      return notSent({
+      return (byFilter ? leftOut : notSent)({
         reason,
         request: {
           id: 0,
@@ -351,6 +380,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         },
       });
     };
+    // Judged on the operation the request was built for: a mutated path still belongs to it.
+    // The preflight only asks whether the target answers; it goes whatever the filters say.
+    const filteredOut = intent.kind === 'preflight' ? undefined : filter.leftOutBecause(request.operation);
+    if (filteredOut) return refuse(filteredOut, true);
     const stopped = runStopped();
     if (stopped) return refuse(stopped);
     if (requests + inFlight >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
@@ -415,8 +448,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
     remainingRequests: () => Math.max(0, maxRequests - requests),
     dependentsNotSent: (requests) => {
-      notSent({ reason: lastRefusal ?? 'a request they build on was not sent', requests });
+      (lastRefusalLeftOut ? leftOut : notSent)({ reason: lastRefusal ?? 'a request they build on was not sent', requests });
     },
+    includes: (operation) => filter.includes(operation),
     sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), stop.signal),
     note,
   };
@@ -447,12 +481,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   for (const reasons of unsent.values())
     for (const [reason, count] of reasons) reasonsNotSent.set(reason, (reasonsNotSent.get(reason) ?? 0) + count);
   for (const [reason, count] of reasonsNotSent) notes.push(`${count} planned request(s) not sent: ${reason}`);
+  const leftOutRequests = [...leftOutByProbe.values()].reduce((total, count) => total + count, 0);
+  if (leftOutRequests > 0) notes.push(`${leftOutRequests} planned request(s) left out by ${filter.flags()}`);
 
   const summarised = (reasons: Map<string, number>) =>
     [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
   const atMostThree = (all: readonly string[]) =>
     all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
-  const results = judging.results({
+  const judged = judging.results({
     whyNothing: (check, seen) => {
       const reasons = new Map<string, number>();
       for (const probe of check.probes)
@@ -471,13 +507,28 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       return reasons && reasons.size > 0 ? atMostThree(summarised(reasons)) : undefined;
     },
   });
+  // A check that judged nothing because the user's filters left out its requests (and nothing
+  // else was missing) was left out on purpose, as with --exclude-checks: said, not "incomplete".
+  const results = judged.map((result): CheckResult => {
+    const check = checks.find((candidate) => candidate.name === result.name);
+    if (!check || result.status !== 'skipped' || result.applied > 0) return result;
+    const byFilter =
+      (leftOutForCheck.get(check.name) ?? 0) + check.probes.reduce((total, probe) => total + (leftOutByProbe.get(probe) ?? 0), 0);
+    const missing = unsentForCheck.has(check.name) || check.probes.some((probe) => unsent.has(probe));
+    if (byFilter === 0 || missing) return result;
+    return {
+      ...result,
+      leftOut: true,
+      note: `left out by ${filter.flags()}: the requests it judges go to operations the filters leave out`,
+    };
+  });
   const strict = options.strict === true;
   const counts = (result: CheckResult) => result.severity === 'required' || strict;
   const interrupted = interruptedBy();
   const incomplete = [
     ...(interrupted ? [`the run was interrupted by ${interrupted}`] : []),
     ...results
-      .filter((result) => result.status === 'skipped' && counts(result))
+      .filter((result) => result.status === 'skipped' && !result.leftOut && counts(result))
       .map((result) =>
         result.applied > 0
           ? `${result.name} (${result.severity}) ${result.note ?? 'ran only in part'}`
@@ -530,6 +581,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       concurrency,
       rate: options.rate ?? null,
       checks: checks.map((check) => check.name),
+      ...(filter.active ? { operationFilters: filter.flags() } : {}),
     },
   };
   return scrubber.scrubDeep(report);
@@ -556,8 +608,9 @@ async function preflight(context: ProbeContext, baseUrl: string): Promise<void> 
       parametersIn(operation, 'path').length === 0 &&
       !operation.parameters.some((parameter) => parameter.required),
   );
+  // The simplest operation the filters keep; with none, the root, which needs only to answer.
   const exchange = await context.send(
-    simplest ? { operation: simplest, method: 'GET', path: simplest.path } : { method: 'GET', path: '/' },
+    simplest && context.includes(simplest) ? { operation: simplest, method: 'GET', path: simplest.path } : { method: 'GET', path: '/' },
     { kind: 'preflight' },
   );
   if (exchange && !exchange.response) throw new UnreachableTargetError(`${baseUrl} is unreachable: ${exchange.transportError}`);

@@ -41,6 +41,8 @@ function inputArbitrary(operation: OperationDescription): fc.Arbitrary<Generated
 export async function generatedProbe(context: ProbeContext): Promise<void> {
   const candidates: { operation: OperationDescription; arbitrary: fc.Arbitrary<GeneratedInput> }[] = [];
   for (const operation of context.contract.operations) {
+    // An operation the filters leave out takes no share of the budget.
+    if (!context.includes(operation)) continue;
     try {
       const arbitrary = inputArbitrary(operation);
       if (arbitrary) candidates.push({ operation, arbitrary });

@@ -32,6 +32,8 @@ export interface ProbeContext {
   /** How many identical creates the stateful phase sends at once (--concurrency). */
   readonly concurrency: number;
   readonly hasSecondCaller: boolean;
+  /** Whether the operation filters (--include-operation, …) let requests go to this operation. */
+  includes(operation: Pick<OperationDescription, 'operationId' | 'path' | 'method'>): boolean;
   /** Whether a probe runs in this run (the selected checks need it). */
   runs(probe: ProbeName): boolean;
   /**

@@ -33,6 +33,11 @@ export interface CheckResult {
   readonly failedExchanges: number;
   /** Why a check was skipped, or what hid its failures. */
   readonly note?: string;
+  /**
+   * Skipped because the user's operation filters (--include-operation, …) left out every
+   * request it judges: a choice, like --exclude-checks, so it does not make the run incomplete.
+   */
+  readonly leftOut?: boolean;
   /** Failures grouped by operation and title, first occurrence kept. */
   readonly failures: readonly Failure[];
 }

@@ -1,0 +1,137 @@
+/**
+ * The options Schemathesis and Dredd users reach for, through the CLI: filters by operation,
+ * path and method (issue 12 point 4). Each run goes against a fault-zoo server whose handler
+ * also counts what reached it, so "not sent" is seen from the server's side.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { ConformanceReport } from '../../src/conformance/report/report.js';
+import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
+
+/** Both callers, so that no check waits for a second caller's credentials. */
+const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
+
+async function run(...argv: string[]) {
+  argv.push(...callers);
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+/** What reached a server: "METHOD /path" per request. */
+const seen: string[] = [];
+let clean: RunningFaultServer;
+let rejectsJws: RunningFaultServer;
+const folder = mkdtempSync(join(tmpdir(), 'eh-run-selection-'));
+
+beforeAll(async () => {
+  const handler = cleanHandler();
+  clean = await startFaultServer(async (request, engine) => {
+    seen.push(`${request.method} ${new URL(request.url).pathname}`);
+    return handler(request, engine);
+  });
+  rejectsJws = await startFaultServer(faults.find((fault) => fault.name === 'verification-rejects-jws')!.create());
+});
+afterAll(async () => {
+  await clean.close();
+  await rejectsJws.close();
+});
+
+function reportOf(file: string): ConformanceReport {
+  return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+}
+
+it('--exclude-operation sends nothing to the operation; its only checks are left out, and the run still passes', async () => {
+  seen.length = 0;
+  const json = join(folder, 'exclude.json');
+  const result = await run(
+    'conformance',
+    '--base-url',
+    clean.url,
+    '--seed',
+    '3',
+    '--quiet',
+    '--exclude-operation',
+    'verifyReport',
+    '--report',
+    `json=${json}`,
+  );
+  expect(result.code, result.stdout).toBe(0);
+  expect(seen.filter((line) => line.startsWith('POST /v0/verifications'))).toEqual([]);
+  expect(seen.some((line) => line.startsWith('POST /v0/evaluations'))).toBe(true);
+  const report = reportOf(json);
+  const verification = report.checks.find((check) => check.name === 'verification_result')!;
+  expect(verification).toMatchObject({ status: 'skipped', leftOut: true, applied: 0 });
+  expect(verification.note).toContain('left out by --exclude-operation verifyReport');
+  expect(report.incomplete).toEqual([]);
+  expect(report.settings.operationFilters).toBe('--exclude-operation verifyReport');
+  expect(report.notes.some((note) => /planned request\(s\) left out by --exclude-operation verifyReport/.test(note))).toBe(true);
+  expect(result.stdout).toMatch(/verification_result +required +skip .*left out by --exclude-operation verifyReport/);
+});
+
+it('a server broken only on a left-out operation passes, and fails once the operation is back', async () => {
+  const without = await run('conformance', '--base-url', rejectsJws.url, '--seed', '3', '--quiet', '--exclude-operation', 'verifyReport');
+  expect(without.code, without.stdout).toBe(0);
+  const withIt = await run('conformance', '--base-url', rejectsJws.url, '--seed', '3', '--quiet', '--checks', 'verification_result');
+  expect(withIt.code, withIt.stdout).toBe(1);
+});
+
+it('--include-operation sends only to the operations named (the reachability GET aside), and is not incomplete for the rest', async () => {
+  seen.length = 0;
+  const json = join(folder, 'include.json');
+  const result = await run(
+    'conformance',
+    '--base-url',
+    clean.url,
+    '--seed',
+    '3',
+    '--quiet',
+    '--include-operation',
+    'createEvaluation',
+    '--report',
+    `json=${json}`,
+  );
+  expect(result.code, result.stdout).toBe(0);
+  // The preflight asks the root when the filters leave out the spec's simplest GET.
+  expect(new Set(seen)).toEqual(new Set(['GET /', 'POST /v0/evaluations']));
+  const report = reportOf(json);
+  expect(report.checks.find((check) => check.name === 'unknown_job_not_found')).toMatchObject({ status: 'skipped', leftOut: true });
+  expect(report.checks.find((check) => check.name === 'undeclared_path_not_found')).toMatchObject({ status: 'skipped', leftOut: true });
+  expect(report.checks.find((check) => check.name === 'idempotency_conflict')).toMatchObject({ status: 'passed' });
+  expect(report.verdict).toBe('passed');
+});
+
+it('--include-path and --include-method keep the operations that match both', async () => {
+  seen.length = 0;
+  const result = await run(
+    'conformance',
+    '--base-url',
+    clean.url,
+    '--seed',
+    '3',
+    '--quiet',
+    '--include-path',
+    '/v0/jobs/{jobId},/health',
+    '--include-method',
+    'get',
+    '--checks',
+    'not_a_server_error,response_schema_conformance',
+  );
+  expect(result.code, result.stdout).toBe(0);
+  expect(seen.length).toBeGreaterThan(0);
+  expect(seen.every((line) => line === 'GET /health' || line.startsWith('GET /v0/jobs/'))).toBe(true);
+});
+
+it('a filter naming what the spec does not have is a usage error that lists what it has', async () => {
+  const result = await run('conformance', '--base-url', clean.url, '--quiet', '--include-operation', 'createEvaluatoin');
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain("--include-operation: the spec has no 'createEvaluatoin'; it has: health, createEvaluation");
+  const none = await run('conformance', '--base-url', clean.url, '--quiet', '--include-operation', 'health', '--include-method', 'POST');
+  expect(none.code).toBe(2);
+  expect(none.stderr).toContain('leave no operation');
+});
