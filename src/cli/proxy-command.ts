@@ -7,6 +7,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { renderHtml } from '../conformance/report/html-report.js';
+import { renderJunit } from '../conformance/report/junit-report.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
 import { InvalidSpecError } from '../openapi/document.js';
@@ -39,7 +41,8 @@ Options:
                         or a scenario file with only faults and latencyMs; an injected answer
                         never reaches the upstream and is marked in the log and the report
   --seed N              seed the fractions of the scenario's faults
-  --report json=FILE    write the JSON report (violations, recent exchanges) when stopped
+  --report FORMAT=FILE  write a report when stopped: json (violations, with their side, and recent
+                        exchanges), junit or html (the conformance runner's formats); repeatable
   --record FILE.har     write every exchange (the last 10,000) as a HAR 1.2 cassette when
                         stopped, credentials scrubbed
   --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
@@ -96,9 +99,9 @@ export const proxyCommand: Command = {
     const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
     const maxResponseBytes = sizeOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
     const reports = (values.report ?? []).map((value) => {
-      const match = /^json=(.+)$/.exec(value);
-      if (!match) throw new UsageError(`--report takes json=FILE, got '${value}'.`);
-      return match[1]!;
+      const match = /^(json|junit|html)=(.+)$/.exec(value);
+      if (!match) throw new UsageError(`--report takes json=FILE, junit=FILE or html=FILE, got '${value}'.`);
+      return { format: match[1] as 'json' | 'junit' | 'html', file: match[2]! };
     });
     if (values.spec !== undefined) {
       const problem = specFileProblem(values.spec);
@@ -160,7 +163,7 @@ export const proxyCommand: Command = {
       [
         `evidence-harness proxy listening on ${proxy.url}, forwarding to ${upstream.href}${values.errors ? ' (--errors: violating exchanges are refused)' : ''}`,
         ...(scenario ? [`injecting the faults of scenario '${scenario.name}' (marked 'injected' in the log and report)`] : []),
-        `report: GET ${proxy.url}/__proxy/report${reports.length > 0 ? `; written to ${reports.join(', ')} when stopped` : ''}`,
+        `report: GET ${proxy.url}/__proxy/report${reports.length > 0 ? `; written to ${reports.map((target) => target.file).join(', ')} when stopped` : ''}`,
         'press Ctrl+C to stop',
         '',
       ].join('\n'),
@@ -170,11 +173,18 @@ export const proxyCommand: Command = {
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await proxy.close({ graceMs: 3000 });
     const report = proxy.report();
-    for (const file of reports) {
+    for (const { format, file } of reports) {
       try {
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
-        io.stderr(diagnostic(`proxy: wrote the json report to ${file}`));
+        // JUnit and HTML are the runner's formats, rendered by its own reporters.
+        const text =
+          format === 'json'
+            ? `${JSON.stringify(report, null, 2)}\n`
+            : format === 'junit'
+              ? renderJunit(proxy.conformanceReport())
+              : renderHtml(proxy.conformanceReport());
+        await writeFile(file, text);
+        io.stderr(diagnostic(`proxy: wrote the ${format} report to ${file}`));
       } catch (error) {
         io.stderr(diagnostic(`proxy: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
       }

@@ -17,6 +17,7 @@ import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange
 import type { Severity } from '../conformance/failures.js';
 import { verdictsOn } from '../conformance/judge.js';
 import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
+import type { ConformanceReport } from '../conformance/report/report.js';
 import { bodyLimits } from '../contract/index.js';
 import { FaultInjector } from '../engine/faults.js';
 import { createRandom } from '../engine/random.js';
@@ -27,6 +28,7 @@ import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
+import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
 import { callerOf, TrafficState } from './traffic-state.js';
 
@@ -101,6 +103,8 @@ export interface RunningProxy {
   readonly url: string;
   readonly port: number;
   report(): ProxyReport;
+  /** The findings in the runner's report shape, for its JUnit and HTML reporters. */
+  conformanceReport(): ConformanceReport;
   /** The exchanges kept with `record`, as a HAR 1.2 document (credentials scrubbed). */
   cassette(): ReturnType<typeof buildHar>;
   close(options?: { graceMs?: number }): Promise<void>;
@@ -169,6 +173,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     const problem = proxyScenarioProblem(scenario);
     if (problem) throw new RangeError(`startProxyServer: ${problem}`);
   }
+  const startedAt = Date.now();
+  /** Exchanges each check or request rule judged (passed or failed). */
+  const applied = new Map<string, number>();
+  const tally = (name: string) => applied.set(name, (applied.get(name) ?? 0) + 1);
   const faults = new FaultInjector(createRandom(options.seed === undefined ? {} : { seed: options.seed }));
   let injected = 0;
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
@@ -311,6 +319,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
 
     const outcome = await forward({ incoming, upstream, limits, agents, ...(buffered ? { bufferedBody: buffered.body } : {}) });
     const judged = judgeOf(outcome.request.body, outcome.request.bytes);
+    // Every request is judged by every request rule that applies to it.
+    tally('request_operation_known');
+    if (judged.operation)
+      for (const rule of [
+        'request_parameters',
+        ...(judged.operation.requestBody ? ['request_media_type', 'request_json_valid', 'request_body_schema'] : []),
+      ])
+        tally(rule);
     const operation = judged.operation;
     const found: Violation[] = judged.violations.map((violation) => requestViolation(violation, id, operation?.operationId));
 
@@ -351,6 +367,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     // Contract checks judge contract operations; routes outside the contract are the request side's finding.
     if (operation) {
       for (const { check, verdict } of verdictsOn(exchange, setting)) {
+        if (verdict.outcome === 'skip') continue;
+        tally(check.name);
         if (verdict.outcome !== 'fail') continue;
         found.push({
           check: check.name,
@@ -437,6 +455,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     report,
+    conformanceReport: () => asConformanceReport({ report: report(), applied, startedAt }),
     cassette: () => buildHar({ creator: { name: 'evidence-harness proxy', version: packageVersion() }, entries: recorded }),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {

@@ -24,7 +24,23 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   folders.push(folder);
   const reportFile = join(folder, 'reports', 'proxy.json');
   const harFile = join(folder, 'proxy.har');
-  const proxy = spawnCli(['proxy', '--upstream', mock.url, '--port', '0', '--report', `json=${reportFile}`, '--record', harFile]);
+  const junitFile = join(folder, 'reports', 'proxy.xml');
+  const htmlFile = join(folder, 'reports', 'proxy.html');
+  const proxy = spawnCli([
+    'proxy',
+    '--upstream',
+    mock.url,
+    '--port',
+    '0',
+    '--report',
+    `json=${reportFile}`,
+    '--record',
+    harFile,
+    '--report',
+    `junit=${junitFile}`,
+    '--report',
+    `html=${htmlFile}`,
+  ]);
   const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
 
   expect((await fetch(`${url}/health`)).status).toBe(200);
@@ -42,6 +58,13 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   expect(performance.now() - stopped).toBeLessThan(5000);
   const written = JSON.parse(readFileSync(reportFile, 'utf8'));
   expect(written.violations).toHaveLength(1);
+  // JUnit and HTML in the runner's formats: the request rule that failed is a <failure>.
+  const junit = readFileSync(junitFile, 'utf8');
+  expect(junit).toMatch(/<testcase classname="conformance.required" name="request_body_schema" time="0">[\s\S]*?<failure /);
+  expect(junit).toMatch(
+    /<testcase classname="conformance.required" name="status_code_documented" time="0">\s*<properties>[^\n]*<\/properties>\s*<\/testcase>/,
+  );
+  expect(readFileSync(htmlFile, 'utf8')).toContain('request_body_schema');
   const har = JSON.parse(readFileSync(harFile, 'utf8'));
   expect(har.log.entries.map((entry: { request: { method: string } }) => entry.request.method)).toEqual(['GET', 'POST']);
   expect(proxy.stdout()).toContain('2 exchanges; 1 request violation(s), 0 response violation(s)');
@@ -57,5 +80,7 @@ it('refuses a missing or unusable --upstream with exit 2, naming the flag', asyn
   expect(credentials.stderr()).not.toContain('hunter2');
   const timeline = spawnCli(['proxy', '--upstream', 'http://127.0.0.1:9', '--scenario', 'slow-pass']);
   expect(await timeline.exit).toBe(2);
-  expect(timeline.stderr()).toContain("--scenario: scenario 'slow-pass' has a job timeline or rules; the proxy injects only faults and latency");
+  expect(timeline.stderr()).toContain(
+    "--scenario: scenario 'slow-pass' has a job timeline or rules; the proxy injects only faults and latency",
+  );
 });
