@@ -7,7 +7,9 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { parseScenario } from '../../src/engine/index.js';
+import { bundledSpecPath } from '../../src/openapi/package-root.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
+import { startPrism } from '../conformance/prism-support.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { faults } from '../fixtures/fault-zoo/faults.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
@@ -224,3 +226,20 @@ it('injects a scenario’s faults into real traffic: answered by the proxy, mark
     /injects only faults and latency/,
   );
 });
+
+it('in front of Prism’s static mock: flags what a standard client flow exposes, on the response side only', async () => {
+  const prism = await startPrism({ args: ['mock', bundledSpecPath()] });
+  try {
+    const proxy = await proxyTo(prism.url);
+    await clientFlow(proxy.url);
+    const report = proxy.report();
+    const checks = new Set(report.violations.map((violation) => violation.check));
+    // Prism answers every create with its one example job, ignoring keys and bodies: the key
+    // reused with another body gets no 409, and another caller reads the first caller's job.
+    expect(checks).toContain('idempotency_conflict');
+    expect(checks).toContain('second_caller_isolation');
+    expect(report.violations.every((violation) => violation.side === 'response')).toBe(true);
+  } finally {
+    await prism.stop();
+  }
+}, 60_000);
