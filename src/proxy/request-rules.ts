@@ -33,15 +33,14 @@ export interface ObservedRequest {
   readonly bodyCut: boolean;
 }
 
-/** The operation of the spec a request targets, with its path parameters (decoded). */
-export function matchOperation(
-  operations: readonly OperationDescription[],
-  request: { method: string; path: string },
-): { operation: OperationDescription; pathParameters: Record<string, string> } | undefined {
-  for (const operation of operations) {
-    if (operation.method.toUpperCase() !== request.method.toUpperCase()) continue;
+/** Each operation's path template as a RegExp and its parameter names, compiled once. */
+const compiledPaths = new WeakMap<OperationDescription, { pattern: RegExp; names: string[] }>();
+
+function compiledPath(operation: OperationDescription): { pattern: RegExp; names: string[] } {
+  let compiled = compiledPaths.get(operation);
+  if (!compiled) {
     const names: string[] = [];
-    const pattern = operation.path
+    const source = operation.path
       .split(/(\{[^}]+\})/)
       .map((part) => {
         const parameter = /^\{([^}]+)\}$/.exec(part);
@@ -50,7 +49,21 @@ export function matchOperation(
         return '([^/]+)';
       })
       .join('');
-    const match = new RegExp(`^${pattern}$`).exec(request.path);
+    compiled = { pattern: new RegExp(`^${source}$`), names };
+    compiledPaths.set(operation, compiled);
+  }
+  return compiled;
+}
+
+/** The operation of the spec a request targets, with its path parameters (decoded). */
+export function matchOperation(
+  operations: readonly OperationDescription[],
+  request: { method: string; path: string },
+): { operation: OperationDescription; pathParameters: Record<string, string> } | undefined {
+  for (const operation of operations) {
+    if (operation.method.toUpperCase() !== request.method.toUpperCase()) continue;
+    const { pattern, names } = compiledPath(operation);
+    const match = pattern.exec(request.path);
     if (!match) continue;
     const pathParameters: Record<string, string> = {};
     for (const [index, name] of names.entries()) {
