@@ -89,6 +89,12 @@ Options:
                                what was not sent makes the run incomplete (default ${formatDuration(conformanceDefaults.timeBudgetMs)}; needs a unit)
   --max-response-bytes SIZE    read at most SIZE of one answer, as sent and decoded: 1048576, 512KiB, 8MiB (default ${conformanceDefaults.maxResponseBytes} bytes)
   --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
+  --max-examples N             generated inputs per operation, at most (default ${conformanceDefaults.examplesPerOperation};
+                               0: none). Schemathesis: --max-examples
+  --max-failures N             stop sending after N exchanges failed a required check (with
+                               --strict, any check); the rest is not sent, the run is failed.
+                               Schemathesis: --max-failures; Dredd: --bail (for 1)
+  --fail-fast                  the same as --max-failures 1 (Schemathesis: -x/--exitfirst)
   --checks a,b                 run only these checks
   --exclude-checks a,b         leave these checks out
   --include-operation ID,...   send requests only to these operations (operationIds); repeatable.
@@ -238,6 +244,9 @@ export const conformanceCommand: Command = {
           'max-consecutive-timeouts': { type: 'string' },
           checks: { type: 'string' },
           'exclude-checks': { type: 'string' },
+          'max-examples': { type: 'string' },
+          'max-failures': { type: 'string' },
+          'fail-fast': { type: 'boolean', default: false },
           'include-operation': { type: 'string', multiple: true },
           'exclude-operation': { type: 'string', multiple: true },
           'include-path': { type: 'string', multiple: true },
@@ -290,6 +299,13 @@ export const conformanceCommand: Command = {
       min: 1,
       max: 1_000_000,
     });
+    const maxExamples = integerOption({ value: values['max-examples'], name: 'max-examples', min: 0, max: 100_000 });
+    const maxFailuresGiven = integerOption({ value: values['max-failures'], name: 'max-failures', min: 1, max: 1_000_000 });
+    if (values['fail-fast'] && maxFailuresGiven !== undefined && maxFailuresGiven !== 1)
+      throw new UsageError(
+        `--fail-fast stops at the first failure, and --max-failures ${maxFailuresGiven} asks for more; give only one of them.`,
+      );
+    const maxFailures = values['fail-fast'] ? 1 : maxFailuresGiven;
     if (target.authorization && !values.quiet)
       io.stderr(
         diagnostic('conformance: the user name and password in --base-url are sent as an Authorization: Basic header (never printed).'),
@@ -332,6 +348,8 @@ export const conformanceCommand: Command = {
         ...(timeBudgetMs === undefined ? {} : { timeBudgetMs }),
         ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
         ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
+        ...(maxExamples === undefined ? {} : { maxExamples }),
+        ...(maxFailures === undefined ? {} : { maxFailures }),
         checks: list(values.checks),
         excludeChecks: list(values['exclude-checks']),
         operations: {

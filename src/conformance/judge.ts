@@ -136,8 +136,10 @@ export class Judging {
     ];
   }
 
-  add(exchange: Exchange): void {
+  /** Judges one exchange; returns the checks it fails. */
+  add(exchange: Exchange): Check[] {
     const context = contextFor(exchange, this.setting);
+    const failed: Check[] = [];
     for (const check of this.setting.checks) {
       const verdict = safeVerdict(check, exchange, context);
       const tally = this.tallies.get(check.name)!;
@@ -148,6 +150,7 @@ export class Judging {
       tally.applied += 1;
       if (verdict.outcome === 'pass') continue;
       tally.failed += 1;
+      failed.push(check);
       const operation = operationLabel(exchange);
       const key = `${operation}\n${verdict.title}`;
       const existing = tally.groups.get(key);
@@ -171,6 +174,7 @@ export class Judging {
         occurrences: 1,
       });
     }
+    return failed;
   }
 
   /**

@@ -85,8 +85,16 @@ export interface ConformanceOptions {
   readonly operations?: OperationFilterOptions;
   /** Advisory failures fail the run too. */
   readonly strict?: boolean;
-  /** Generated inputs per operation, at most. Default 50. */
+  /** Generated inputs per operation, at most (--max-examples, Schemathesis's name). Default 50. */
+  readonly maxExamples?: number;
+  /** The older name of maxExamples; maxExamples wins when both are given. */
   readonly examplesPerOperation?: number;
+  /**
+   * Stop sending once this many exchanges failed a check that counts (required, or any with
+   * strict): --max-failures, and --fail-fast for 1. The rest is not sent; the run is failed.
+   * Default: no limit.
+   */
+  readonly maxFailures?: number;
   /** How many identical creates the stateful phase sends at once (concurrent_duplicates_one_job). Default 5. */
   readonly concurrency?: number;
   /** Replaces node:http, e.g. to reach an in-process server. */
@@ -204,6 +212,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const timeBudgetMs = options.timeBudgetMs ?? conformanceDefaults.timeBudgetMs;
   const maxResponseBytes = options.maxResponseBytes ?? conformanceDefaults.maxResponseBytes;
   const maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? conformanceDefaults.maxConsecutiveTimeouts;
+  const maxExamples = options.maxExamples ?? options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation;
+  if (!Number.isInteger(maxExamples) || maxExamples < 0)
+    throw new RangeError(`runConformance: maxExamples must be a whole number, got ${maxExamples}`);
+  const maxFailures = options.maxFailures;
+  if (maxFailures !== undefined && (!Number.isInteger(maxFailures) || maxFailures < 1))
+    throw new RangeError(`runConformance: maxFailures must be a whole number from 1, got ${maxFailures}`);
+  const strict = options.strict === true;
   const deadline = started + timeBudgetMs;
   const fromUrl = credentialsFromBaseUrl(options.baseUrl);
   const firstCaller = { ...(fromUrl.authorization ? { Authorization: fromUrl.authorization } : {}), ...(options.headers ?? {}) };
@@ -337,10 +352,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return undefined;
   }
 
+  /** Exchanges that failed a check that counts toward the verdict, for --max-failures. */
+  let failingExchanges = 0;
+
   /** Why nothing more may be sent at all, if so. */
   function runStopped(): string | undefined {
     const signal = interruptedBy();
     if (signal) return `the run was interrupted (${signal})`;
+    if (maxFailures !== undefined && failingExchanges >= maxFailures)
+      return `--max-failures ${maxFailures} was reached (${failingExchanges} failing exchange${failingExchanges === 1 ? '' : 's'})`;
     if (Date.now() >= deadline) return `the --time-budget of ${formatDuration(timeBudgetMs)} ran out`;
     return undefined;
   }
@@ -351,7 +371,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   /** `operationId`: the operation the request was built for, even when its path left the template (coverage counts it there). */
   function record(exchange: Exchange, operationId: string | undefined = exchange.operationId): void {
     recorded.set(currentProbe, (recorded.get(currentProbe) ?? 0) + 1);
-    judging.add(exchange);
+    const failed = judging.add(exchange);
+    if (failed.some((check) => check.severity === 'required' || strict)) failingExchanges += 1;
     coverage.sent(exchange, operationId);
     options.onExchange?.(exchange);
   }
@@ -439,7 +460,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     seed,
     runId,
     jobTimeoutMs,
-    examplesPerOperation: options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation,
+    examplesPerOperation: maxExamples,
     concurrency,
     hasSecondCaller: Object.keys(callers[2]).length > 0,
     runs: (probe) => needed.has(probe),
@@ -522,7 +543,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       note: `left out by ${filter.flags()}: the requests it judges go to operations the filters leave out`,
     };
   });
-  const strict = options.strict === true;
   const counts = (result: CheckResult) => result.severity === 'required' || strict;
   const interrupted = interruptedBy();
   const incomplete = [
@@ -580,6 +600,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       maxConsecutiveTimeouts,
       concurrency,
       rate: options.rate ?? null,
+      ...(maxExamples === conformanceDefaults.examplesPerOperation ? {} : { maxExamples }),
+      ...(maxFailures === undefined ? {} : { maxFailures }),
       checks: checks.map((check) => check.name),
       ...(filter.active ? { operationFilters: filter.flags() } : {}),
     },

@@ -135,3 +135,95 @@ it('a filter naming what the spec does not have is a usage error that lists what
   expect(none.code).toBe(2);
   expect(none.stderr).toContain('leave no operation');
 });
+
+it('--max-examples sets the generated inputs per operation: three more each from 2 to 5, none at 0', async () => {
+  const sent = async (examples: string) => {
+    seen.length = 0;
+    const result = await run(
+      'conformance',
+      '--base-url',
+      clean.url,
+      '--seed',
+      '3',
+      '--quiet',
+      '--checks',
+      'positive_data_acceptance',
+      '--max-examples',
+      examples,
+    );
+    expect(result.code, result.stdout).toBe(0);
+    return seen.length;
+  };
+  const none = await sent('0');
+  const two = await sent('2');
+  const five = await sent('5');
+  // createEvaluation, getJob and verifyReport have inputs to generate; health has none.
+  expect(two - none).toBe(2 * 3);
+  expect(five - two).toBe(3 * 3);
+  const bad = await run('conformance', '--base-url', clean.url, '--max-examples=-1');
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("--max-examples must be an integer from 0 to 100000, got '-1'");
+});
+
+let noConflict: RunningFaultServer;
+beforeAll(async () => {
+  noConflict = await startFaultServer(faults.find((fault) => fault.name === 'no-409-on-conflict')!.create());
+});
+afterAll(async () => {
+  await noConflict.close();
+});
+
+it('--fail-fast stops sending at the first failing exchange: the run is failed, the rest counted as not sent', async () => {
+  const json = join(folder, 'fail-fast.json');
+  const result = await run(
+    'conformance',
+    '--base-url',
+    noConflict.url,
+    '--seed',
+    '3',
+    '--quiet',
+    '--fail-fast',
+    '--report',
+    `json=${json}`,
+  );
+  expect(result.code, result.stdout).toBe(1);
+  const report = reportOf(json);
+  expect(report.verdict).toBe('failed');
+  const failures = report.checks.flatMap((check) => check.failures);
+  expect(failures).toHaveLength(1);
+  expect(failures[0]!.check).toBe('idempotency_conflict');
+  // Nothing went after the failing exchange.
+  expect(report.requests).toBe(failures[0]!.exchange);
+  expect(report.requestsNotSent).toBeGreaterThan(100);
+  expect(report.notes.some((note) => note.includes('not sent: --max-failures 1 was reached (1 failing exchange)'))).toBe(true);
+  expect(report.settings.maxFailures).toBe(1);
+});
+
+it('--max-failures N lets N failing exchanges through before it stops', async () => {
+  const json = join(folder, 'max-failures.json');
+  const full = await run('conformance', '--base-url', noConflict.url, '--seed', '3', '--quiet', '--report', `json=${json}`);
+  const everything = reportOf(json);
+  const failingInFull = everything.checks
+    .filter((check) => check.severity === 'required')
+    .reduce((total, check) => total + check.failedExchanges, 0);
+  expect(full.code).toBe(1);
+  expect(failingInFull).toBeGreaterThan(2);
+  const result = await run(
+    'conformance',
+    '--base-url',
+    noConflict.url,
+    '--seed',
+    '3',
+    '--quiet',
+    '--max-failures',
+    '2',
+    '--report',
+    `json=${json}`,
+  );
+  expect(result.code, result.stdout).toBe(1);
+  const report = reportOf(json);
+  expect(report.checks.filter((check) => check.severity === 'required').reduce((total, check) => total + check.failedExchanges, 0)).toBe(2);
+  expect(report.requests).toBeLessThan(everything.requests);
+  const both = await run('conformance', '--base-url', noConflict.url, '--fail-fast', '--max-failures', '3');
+  expect(both.code).toBe(2);
+});

@@ -39,6 +39,10 @@ function inputArbitrary(operation: OperationDescription): fc.Arbitrary<Generated
 }
 
 export async function generatedProbe(context: ProbeContext): Promise<void> {
+  if (context.examplesPerOperation === 0) {
+    context.note('no generated inputs (--max-examples 0)');
+    return;
+  }
   const candidates: { operation: OperationDescription; arbitrary: fc.Arbitrary<GeneratedInput> }[] = [];
   for (const operation of context.contract.operations) {
     // An operation the filters leave out takes no share of the budget.
