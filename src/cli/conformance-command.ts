@@ -7,12 +7,13 @@
  * summary and reports of what ran (exit 130/143).
  */
 import { constants, existsSync, statSync } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type BaseUrlCredentials,
+  CassetteRecorder,
   checks,
   conformanceDefaults,
   conformanceExitCodes,
@@ -33,6 +34,7 @@ import {
   writeReports,
 } from '../conformance/index.js';
 import { InvalidSpecError } from '../openapi/document.js';
+import { packageVersion } from '../openapi/package-root.js';
 import {
   type Command,
   type CommandIo,
@@ -106,6 +108,9 @@ Options:
                                left out, like --exclude-checks: it does not make the run incomplete
   --strict                     advisory checks count too (their failures fail, their skips make it incomplete)
   --report FORMAT=FILE         write a report: junit=FILE, json=FILE or html=FILE; repeatable
+  --record FILE.har            write every exchange sent as a HAR 1.2 cassette (browsers' devtools
+                               and proxies open it), credentials scrubbed. Schemathesis:
+                               --report-har-path (--cassette-path)
   --quiet                      no progress lines on stderr
   -h, --help                   show this help
 
@@ -202,8 +207,14 @@ async function prepareFolder(folder: string): Promise<void> {
 }
 
 /** Checks before the run that every report (and the body folder) can be written: a run is not thrown away at its end. */
-async function prepareOutputs(options: { reports: readonly ReportTarget[] }): Promise<void> {
+async function prepareOutputs(options: { reports: readonly ReportTarget[]; record?: string | undefined }): Promise<void> {
   const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
+  if (options.record !== undefined) {
+    if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
+    if (existsSync(options.record) && !statSync(options.record).isFile())
+      throw new UsageError(`--record ${options.record}: it is a folder`);
+    paths.push({ folder: dirname(options.record), name: `--record ${options.record}` });
+  }
   for (const { folder, name } of paths) {
     try {
       await prepareFolder(folder);
@@ -253,6 +264,7 @@ export const conformanceCommand: Command = {
           'include-method': { type: 'string', multiple: true },
           strict: { type: 'boolean', default: false },
           report: { type: 'string', multiple: true },
+          record: { type: 'string' },
           quiet: { type: 'boolean', default: false },
         },
       }),
@@ -329,7 +341,18 @@ export const conformanceCommand: Command = {
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
     }
     const bodyDirectory = bodyDirectoryFor(reports, seed);
-    await prepareOutputs({ reports });
+    await prepareOutputs({ reports, record: values.record });
+    const cassette =
+      values.record === undefined
+        ? undefined
+        : new CassetteRecorder({
+            secretHeaders: [
+              ...Object.keys(headers),
+              ...Object.keys(secondCallerHeaders),
+              ...(target.authorization ? ['Authorization'] : []),
+            ],
+            scrub: (text) => scrubber.scrub(text),
+          });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
@@ -361,12 +384,17 @@ export const conformanceCommand: Command = {
         strict: values.strict,
         signal: interrupt.signal,
         bodyDirectory,
+        ...(cassette ? { cassette } : {}),
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));
       await writeReports(report, reports, { scrub: (text) => scrubber.scrub(text) });
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
+      if (cassette && values.record) {
+        await writeFile(values.record, scrubber.scrub(cassette.toHar({ name: 'evidence-harness conformance', version: packageVersion() })));
+        io.stderr(diagnostic(`conformance: wrote ${cassette.size} exchange(s) to ${values.record} (HAR 1.2)`));
+      }
       return report.exitCode;
     } catch (error) {
       if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);

@@ -13,6 +13,7 @@ export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/heade
 export type { FetchFunction } from './http/transport.js';
 export { type OperationFilterOptions, UnknownOperationError } from './operation-filter.js';
 export { isRunId } from './probes/probe-context.js';
+export { CassetteRecorder } from './report/cassette.js';
 export { renderHtml } from './report/html-report.js';
 export { renderJson } from './report/json-report.js';
 export { renderJunit } from './report/junit-report.js';

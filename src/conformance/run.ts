@@ -38,6 +38,7 @@ import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/me
 import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { sequenceProbe } from './probes/sequence-probe.js';
+import type { CassetteRecorder } from './report/cassette.js';
 import { CoverageTracker } from './report/coverage.js';
 import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
@@ -112,6 +113,11 @@ export interface ConformanceOptions {
   readonly onProgress?: (message: string) => void;
   /** Receives every exchange as it is recorded (for logs, or a second opinion such as Prism's). */
   readonly onExchange?: (exchange: Exchange) => void;
+  /**
+   * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
+   * cassette (--record): credentials are taken out by the recorder.
+   */
+  readonly cassette?: CassetteRecorder;
 }
 
 export const conformanceDefaults = {
@@ -414,6 +420,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     sequence += 1;
     const id = sequence;
     inFlight += 1;
+    const startedAt = Date.now();
     const result = await transport.send(
       {
         method: request.method,
@@ -450,6 +457,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       rateLimited: result.rateLimited,
       durationMs: result.durationMs,
     };
+    options.cassette?.add(exchange, { startedAt });
     if (sendOptions.record !== false) record(exchange, request.operation?.operationId);
     return exchange;
   }

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import type { Exchange } from '../../src/conformance/exchange.js';
+import { CassetteRecorder } from '../../src/conformance/report/cassette.js';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
@@ -226,4 +228,100 @@ it('--max-failures N lets N failing exchanges through before it stops', async ()
   expect(report.requests).toBeLessThan(everything.requests);
   const both = await run('conformance', '--base-url', noConflict.url, '--fail-fast', '--max-failures', '3');
   expect(both.code).toBe(2);
+});
+
+it('--record writes every exchange as a HAR 1.2 cassette, in the order sent, with no credential anywhere in it', async () => {
+  seen.length = 0;
+  const har = join(folder, 'nested', 'run.har');
+  const json = join(folder, 'recorded.json');
+  const result = await main(
+    [
+      'conformance',
+      '--base-url',
+      clean.url,
+      '--seed',
+      '5',
+      '--quiet',
+      '--header',
+      'X-Team-Token: alice-team-secret-1',
+      '--second-caller-header',
+      'Authorization: Bearer bob-secret-token-2',
+      '--record',
+      har,
+      '--report',
+      `json=${json}`,
+    ],
+    { stdout: () => {}, stderr: () => {} },
+  );
+  expect(result).toBe(0);
+  const text = readFileSync(har, 'utf8');
+  expect(text).not.toContain('alice-team-secret-1');
+  expect(text).not.toContain('bob-secret-token-2');
+  const cassette = JSON.parse(text) as {
+    log: {
+      version: string;
+      creator: { name: string };
+      entries: {
+        request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
+        response: { status: number; content: { text: string } };
+        comment: string;
+      }[];
+    };
+  };
+  expect(cassette.log.version).toBe('1.2');
+  expect(cassette.log.creator.name).toBe('evidence-harness conformance');
+  const entries = cassette.log.entries;
+  const report = reportOf(json);
+  // One entry per exchange; against the mock no request is retried or redirected.
+  expect(entries).toHaveLength(report.requests);
+  const asSent = entries.map((entry) => `${entry.request.method} ${new URL(entry.request.url).pathname}`);
+  expect([...asSent].sort()).toEqual([...seen].sort());
+  expect(entries.map((entry) => entry.comment.split(';')[0])).toEqual(entries.map((_, index) => `exchange ${index + 1}`));
+  const credentialHeaders = entries.flatMap((entry) =>
+    entry.request.headers.filter((header) => /^(x-team-token|authorization)$/i.test(header.name)).map((header) => header.value),
+  );
+  // Every request carries one caller's credential header.
+  expect(credentialHeaders).toHaveLength(report.requests);
+  expect(new Set(credentialHeaders)).toEqual(new Set(['[scrubbed]']));
+  expect(entries[0]).toMatchObject({ request: { method: 'GET' }, response: { status: 200 } });
+  const created = entries.find((entry) => entry.request.method === 'POST' && entry.response.status === 202)!;
+  expect(JSON.parse(created.response.content.text)).toHaveProperty('jobId');
+  expect(JSON.parse(created.request.postData!.text)).toHaveProperty('operationId');
+});
+
+it('--record refuses a folder before the run starts', async () => {
+  const result = await run('conformance', '--base-url', clean.url, '--quiet', '--record', folder);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(`--record ${folder}: it is a folder`);
+});
+
+it('a cassette keeps bodies within its budget and says which it left out', () => {
+  const recorder = new CassetteRecorder({
+    secretHeaders: ['X-Key'],
+    scrub: (text) => text.replaceAll('s3cret-value', '[scrubbed]'),
+    bodyBudget: 40,
+  });
+  const exchange = (id: number, body: string): Exchange => ({
+    id,
+    caller: 1,
+    intent: { kind: 'unknown-job' },
+    request: { method: 'GET', url: 'http://127.0.0.1:1/v0/jobs/x', headers: { 'X-Key': 's3cret-value' } },
+    response: {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+      contentType: 'application/json',
+      bodyText: body,
+      json: undefined,
+    },
+    notes: [],
+    rateLimited: false,
+    durationMs: 1,
+  });
+  recorder.add(exchange(1, '{"echo":"s3cret-value","pad":"0123456"}'), { startedAt: 0 });
+  recorder.add(exchange(2, '{"code":"not_found"}'), { startedAt: 1 });
+  const har = JSON.parse(recorder.toHar({ name: 'test', version: '0' }));
+  expect(har.log.entries[0].response.content.text).toBe('{"echo":"[scrubbed]","pad":"0123456"}');
+  expect(har.log.entries[0].request.headers).toEqual([{ name: 'X-Key', value: '[scrubbed]' }]);
+  expect(har.log.entries[1].response.content.text).toBe('');
+  expect(har.log.entries[1].comment).toBe("exchange 2; response body of 20 bytes left out: the cassette's 40 bytes of bodies are used up");
 });
