@@ -6,7 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
-import { constants, existsSync, statSync } from 'node:fs';
+import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import {
   type BaseUrlCredentials,
   CassetteRecorder,
+  type ConformanceReport,
   checks,
   conformanceDefaults,
   conformanceExitCodes,
@@ -33,7 +34,8 @@ import {
   UnreachableTargetError,
   writeReports,
 } from '../conformance/index.js';
-import { InvalidSpecError } from '../openapi/document.js';
+import { replayFailures } from '../conformance/replay.js';
+import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import {
   type Command,
@@ -59,6 +61,7 @@ function checkList(): string {
 }
 
 const help = `Usage: evidence-harness conformance --base-url URL [options]
+       evidence-harness conformance replay REPORT.json [--failure N] [options] (below)
 
 Checks a live implementation of the contract against the OpenAPI document: every documented
 status, media type and schema; schema-valid inputs accepted and single-constraint mutations
@@ -111,6 +114,8 @@ Options:
   --record FILE.har            write every exchange sent as a HAR 1.2 cassette (browsers' devtools
                                and proxies open it), credentials scrubbed. Schemathesis:
                                --report-har-path (--cassette-path)
+  --rerun-failed REPORT.json   run only the checks that failed in that JSON report (with --checks,
+                               those of them); Schemathesis: --rerun-failed-checks
   --quiet                      no progress lines on stderr
   -h, --help                   show this help
 
@@ -137,6 +142,139 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
+}
+
+/** A JSON report written by --report json=FILE, read for replay and --rerun-failed. */
+function readReport(file: string, flag: string): ConformanceReport {
+  let report: ConformanceReport;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `${flag} ${file}: ${code ? (fileProblems[code] ?? code) : 'not a JSON report'}; give a report written by --report json=FILE`,
+    );
+  }
+  if (report?.tool !== 'evidence-harness conformance' || !Array.isArray(report.checks))
+    throw new UsageError(`${flag} ${file}: not a report of evidence-harness conformance (--report json=FILE)`);
+  return report;
+}
+
+/** The checks that failed in a report, within --checks when given. */
+function rerunChecks(file: string, only: readonly string[]): string[] {
+  const failed = readReport(file, '--rerun-failed')
+    .checks.filter((check) => check.status === 'failed')
+    .map((check) => check.name)
+    .filter((name) => only.length === 0 || only.includes(name));
+  if (failed.length === 0)
+    throw new UsageError(
+      `--rerun-failed ${file}: no check failed in that report${only.length > 0 ? ' among --checks' : ''}; nothing to rerun`,
+    );
+  return failed;
+}
+
+const replayHelp = `Usage: evidence-harness conformance replay REPORT.json [options]
+
+Sends each recorded failure's request of a JSON report (--report json=FILE) again, judges the new
+answer with the same check, and says per failure "still fails" (with the new answer) or "no
+longer fails". A failure whose request builds on a job made earlier in the recorded run (a
+replay, a poll, a stateful sequence) cannot be sent alone: it is named, and --rerun-failed
+REPORT.json reruns its check. Runner-made Idempotency-Keys are replaced by fresh ones.
+
+Options:
+  --failure N                  only failure N, as the summary numbers them; repeatable
+  --base-url URL               where to send (default: the report's target)
+  --spec FILE                  the OpenAPI document (default: the report's)
+  --header 'Name: value'       the first caller's credentials (never kept in a report); repeatable
+  --second-caller-header 'Name: value'
+                               the second caller's
+  --timeout DURATION           per-request deadline (default 10s; a bare number is ms)
+
+Exit codes: 0 no replayed failure still fails; 1 one still fails; 2 usage error; 3 none still
+fails, but one could not be replayed or judged.
+`;
+
+async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandLine(() =>
+    parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        failure: { type: 'string', multiple: true },
+        'base-url': { type: 'string' },
+        spec: { type: 'string' },
+        header: { type: 'string', multiple: true },
+        'second-caller-header': { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+      },
+    }),
+  );
+  const rawHeaderValues = [...(values.header ?? []), ...(values['second-caller-header'] ?? [])].map((line) =>
+    line.slice(line.indexOf(':') + 1).trim(),
+  );
+  const urlSecrets = rawUrlSecrets(values['base-url']);
+  const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: urlSecrets });
+  const io: CommandIo = { stdout: (text) => rawIo.stdout(scrubber.scrub(text)), stderr: (text) => rawIo.stderr(scrubber.scrub(text)) };
+  if (positionals.length !== 1) throw new UsageError('replay takes one JSON report: evidence-harness conformance replay REPORT.json');
+  const report = readReport(positionals[0]!, 'replay');
+  let headers: Record<string, string>;
+  let secondCallerHeaders: Record<string, string>;
+  try {
+    headers = headersFromLines(values.header ?? []);
+    secondCallerHeaders = headersFromLines(values['second-caller-header'] ?? []);
+  } catch (error) {
+    if (error instanceof HeaderLineError) throw new UsageError(error.message);
+    throw error;
+  }
+  const target = baseUrl(values['base-url'] ?? report.target);
+  const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
+  const total = report.checks.reduce((count, check) => count + check.failures.length, 0);
+  const failures = (values.failure ?? []).map((value) => integerOption({ value, name: 'failure', min: 1, max: Math.max(1, total) })!);
+  if (total === 0) {
+    io.stdout(`The report has no failure to replay (verdict ${report.verdict}).\n`);
+    return exitCodes.ok;
+  }
+  const specSource = values.spec ?? report.spec;
+  let contract: ContractDocument;
+  try {
+    contract = await loadContract({ source: specSource });
+  } catch (error) {
+    if (error instanceof InvalidSpecError) {
+      io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
+      return exitCodes.usage;
+    }
+    throw new UsageError(`the spec ${specSource} cannot be read (${(error as Error).message}); give it with --spec`);
+  }
+  const results = await replayFailures({
+    report,
+    contract,
+    baseUrl: target.baseUrl,
+    ...(failures.length > 0 ? { failures } : {}),
+    headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
+    secondCallerHeaders,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    scrub: (text) => scrubber.scrub(text),
+  });
+  const words = {
+    'still-fails': 'still fails',
+    'no-longer-fails': 'no longer fails',
+    'cannot-tell': 'cannot tell',
+    'not-replayable': 'not replayed',
+  };
+  const lines = [`Replaying ${results.length} failure(s) of ${positionals[0]} against ${target.baseUrl}:`, ''];
+  for (const result of results) {
+    lines.push(`${result.index}. ${result.failure.check} · ${result.failure.operation} · ${result.failure.title}`);
+    lines.push(`   ${words[result.outcome]}${result.title ? `: ${result.title}` : ''} — ${result.detail}`);
+  }
+  const count = (outcome: string) => results.filter((result) => result.outcome === outcome).length;
+  lines.push(
+    '',
+    `${count('still-fails')} still fail(s), ${count('no-longer-fails')} no longer fail(s), ${count('cannot-tell') + count('not-replayable')} not judged`,
+  );
+  io.stdout(`${lines.join('\n')}\n`);
+  if (count('still-fails') > 0) return conformanceExitCodes.failed;
+  return count('cannot-tell') + count('not-replayable') > 0 ? conformanceExitCodes.incomplete : exitCodes.ok;
 }
 
 /** A repeatable option of comma lists, as one list. */
@@ -232,8 +370,10 @@ async function prepareOutputs(options: { reports: readonly ReportTarget[]; recor
 export const conformanceCommand: Command = {
   name: 'conformance',
   summary: 'check a live implementation against the OpenAPI document',
-  help,
+  // main answers --help before the command runs, so the replay's options are listed here too.
+  help: `${help}\n${replayHelp}`,
   async run(argv, rawIo) {
+    if (argv[0] === 'replay') return replayCommand(argv.slice(1), rawIo);
     const { values } = parseCommandLine(() =>
       parseArgs({
         args: [...argv],
@@ -265,6 +405,7 @@ export const conformanceCommand: Command = {
           strict: { type: 'boolean', default: false },
           report: { type: 'string', multiple: true },
           record: { type: 'string' },
+          'rerun-failed': { type: 'string' },
           quiet: { type: 'boolean', default: false },
         },
       }),
@@ -373,7 +514,7 @@ export const conformanceCommand: Command = {
         ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
         ...(maxExamples === undefined ? {} : { maxExamples }),
         ...(maxFailures === undefined ? {} : { maxFailures }),
-        checks: list(values.checks),
+        checks: values['rerun-failed'] === undefined ? list(values.checks) : rerunChecks(values['rerun-failed'], list(values.checks)),
         excludeChecks: list(values['exclude-checks']),
         operations: {
           includeOperations: lists(values['include-operation']),

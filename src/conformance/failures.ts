@@ -29,6 +29,21 @@ export function fail(details: { title: string; expected: string; received: strin
   return { outcome: 'fail', ...details };
 }
 
+/**
+ * The request of a failure, kept so that `conformance replay` can send it again and judge the
+ * new answer with the same check: the path under the base URL, the headers without the caller's
+ * credentials (the replay adds its own), and why it was sent.
+ */
+export interface ReplayableRequest {
+  readonly caller: 1 | 2;
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** The exchange's intent, as the check judged it (plain data). */
+  readonly intent: unknown;
+}
+
 /** One failure as reported: enough to act on without reading the runner's code. */
 export interface Failure {
   readonly check: string;
@@ -49,6 +64,11 @@ export interface Failure {
   readonly sequence?: readonly string[];
   /** The exchange's sequence number in the run. */
   readonly exchange: number;
+  /**
+   * The request, for `conformance replay`; absent when it cannot be sent again on its own (it
+   * builds on a job created earlier in the run, or its body is too large to keep).
+   */
+  readonly replay?: ReplayableRequest;
   /** How many exchanges failed the same way (same check, operation and title). */
   readonly occurrences: number;
 }

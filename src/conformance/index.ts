@@ -7,12 +7,13 @@
 export type { Check, CheckContext, ProbeName } from './checks/check.js';
 export { checks, selectChecks, UnknownCheckError } from './checks/registry.js';
 export type { Exchange, Intent } from './exchange.js';
-export type { Failure, Severity, Verdict } from './failures.js';
+export type { Failure, ReplayableRequest, Severity, Verdict } from './failures.js';
 export { credentialVariable, redactHeaders, toCurl } from './http/curl.js';
 export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
 export type { FetchFunction } from './http/transport.js';
 export { type OperationFilterOptions, UnknownOperationError } from './operation-filter.js';
 export { isRunId } from './probes/probe-context.js';
+export { type ReplayOutcome, type ReplayResult, replayFailures } from './replay.js';
 export { CassetteRecorder } from './report/cassette.js';
 export { renderHtml } from './report/html-report.js';
 export { renderJson } from './report/json-report.js';

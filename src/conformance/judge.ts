@@ -8,7 +8,7 @@ import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
 import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine } from './exchange.js';
-import type { Failure, Verdict } from './failures.js';
+import type { Failure, ReplayableRequest, Verdict } from './failures.js';
 import type { CheckResult } from './report/report.js';
 import type { BurstOutcome } from './stateful/model.js';
 import { sequenceCommand } from './stateful/sequence-lines.js';
@@ -19,6 +19,8 @@ export interface JudgeSetting {
   readonly checks: readonly Check[];
   /** The curl command that reproduces an exchange (credentials read from the environment). */
   readonly reproduce: (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => string;
+  /** The failing request as `conformance replay` sends it again, when it can go on its own. */
+  readonly replayable?: (exchange: Exchange) => ReplayableRequest | undefined;
 }
 
 export function contextFor(exchange: Exchange, setting: Pick<JudgeSetting, 'contract' | 'validator'>): CheckContext {
@@ -171,6 +173,7 @@ export class Judging {
           ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, exchange.intent.burst) }
           : {}),
         exchange: exchange.id,
+        ...replayField(this.setting.replayable?.(exchange)),
         occurrences: 1,
       });
     }
@@ -227,6 +230,10 @@ export class Judging {
       };
     });
   }
+}
+
+function replayField(replay: ReplayableRequest | undefined): { replay?: ReplayableRequest } {
+  return replay ? { replay } : {};
 }
 
 /** Judges a whole list of exchanges at once (tests, and callers holding a recorded run). */

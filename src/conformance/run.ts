@@ -38,6 +38,7 @@ import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/me
 import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { sequenceProbe } from './probes/sequence-probe.js';
+import { replayableRequest } from './replay.js';
 import type { CassetteRecorder } from './report/cassette.js';
 import { CoverageTracker } from './report/coverage.js';
 import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
@@ -277,7 +278,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     }
     return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
   };
-  const setting = { contract, validator, checks, reproduce };
+  const replayable = (exchange: Exchange) => replayableRequest({ exchange, baseUrl: transport.baseUrl, credentialHeaders: secretHeaders });
+  const setting = { contract, validator, checks, reproduce, replayable };
   const judging = new Judging(setting);
   const needed = neededProbes(checks);
   const coverage = new CoverageTracker({ contract, probeRuns: (probe) => needed.has(probe) });
