@@ -153,7 +153,17 @@ export type Intent =
   | { readonly kind: 'verification-example'; readonly description: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }
-  | { readonly kind: 'undeclared-path'; readonly path: string };
+  | { readonly kind: 'undeclared-path'; readonly path: string }
+  /**
+   * A request sent again without the first caller's credentials (--header), right after it was
+   * answered with them: `answer` is that answer's status and the SHA-256 of its body.
+   */
+  | {
+      readonly kind: 'without-credentials';
+      readonly description: string;
+      readonly removed: readonly string[];
+      readonly answer: { readonly status: number; readonly bodyDigest: string };
+    };
 
 export type IntentKind = Intent['kind'];
 

@@ -24,6 +24,7 @@ import { OperationFilter, type OperationFilterOptions } from './operation-filter
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
+import { ignoredAuthProbe } from './probes/ignored-auth-probe.js';
 import {
   conflictProbe,
   distinctKeysProbe,
@@ -164,6 +165,7 @@ const phases: readonly Phase[] = [
   { probe: 'key-scope', label: "sequences: the first caller's key, second caller", run: sequenceProbe('key-scope') },
   { probe: 'concurrent-duplicates', label: 'sequences: identical creates at once', run: sequenceProbe('concurrent-duplicates') },
   { probe: 'refused-then-valid', label: 'sequences: a key after a refused create', run: sequenceProbe('refused-then-valid') },
+  { probe: 'ignored-auth', label: 'requests without credentials', run: (context, state) => ignoredAuthProbe(context, state.jobId) },
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
   { probe: 'verification', label: 'verification example', run: verificationProbe },
   { probe: 'positive', label: 'examples and boundary values', run: positiveProbe },
@@ -181,7 +183,7 @@ const phases: readonly Phase[] = [
 function neededProbes(checks: readonly Check[]): Set<ProbeName> {
   const needed = new Set(checks.flatMap((check) => check.probes));
   // The isolation probe reads the lifecycle probe's job.
-  if (needed.has('isolation')) needed.add('lifecycle');
+  if (needed.has('isolation') || needed.has('ignored-auth')) needed.add('lifecycle');
   return needed;
 }
 
@@ -427,7 +429,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       {
         method: request.method,
         path: request.path,
-        headers: { ...callers[caller], ...request.headers },
+        headers: request.withoutCredentials ? { ...request.headers } : { ...callers[caller], ...request.headers },
         ...(request.body === undefined ? {} : { body: request.body }),
       },
       { timeoutMs, runDeadline: deadline },
@@ -473,6 +475,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     examplesPerOperation: maxExamples,
     concurrency,
     hasSecondCaller: Object.keys(callers[2]).length > 0,
+    credentialHeaders: Object.keys(callers[1]),
     runs: (probe) => needed.has(probe),
     send,
     record,

@@ -26,6 +26,8 @@ async function run(seed: number, options: { runId?: string; engine?: ReturnType<
     baseUrl: 'http://mock.test',
     seed,
     ...(options.runId === undefined ? {} : { runId: options.runId }),
+    // Both callers' credentials, so that every check (ignored_auth, second_caller_isolation) runs.
+    headers: { Authorization: 'Bearer alice' },
     secondCallerHeaders: { Authorization: 'Bearer bob' },
     // Room for every probe before the generated inputs (negative breadth and sequences: about
     // 230 requests), so every check runs in full; the generated inputs take what is left.

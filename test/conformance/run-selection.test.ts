@@ -280,8 +280,12 @@ it('--record writes every exchange as a HAR 1.2 cassette, in the order sent, wit
   const credentialHeaders = entries.flatMap((entry) =>
     entry.request.headers.filter((header) => /^(x-team-token|authorization)$/i.test(header.name)).map((header) => header.value),
   );
-  // Every request carries one caller's credential header.
-  expect(credentialHeaders).toHaveLength(report.requests);
+  // Every request carries one caller's credential header but ignored_auth's read without them.
+  expect(credentialHeaders).toHaveLength(report.requests - 1);
+  const bare = entries.filter((entry) => !entry.request.headers.some((header) => /^(x-team-token|authorization)$/i.test(header.name)));
+  expect(bare.map((entry) => `${entry.request.method} ${new URL(entry.request.url).pathname.replace(/job_\w+/, 'JOB')}`)).toEqual([
+    'GET /v0/jobs/JOB',
+  ]);
   expect(new Set(credentialHeaders)).toEqual(new Set(['[scrubbed]']));
   expect(entries[0]).toMatchObject({ request: { method: 'GET' }, response: { status: 200 } });
   const created = entries.find((entry) => entry.request.method === 'POST' && entry.response.status === 202)!;
@@ -324,4 +328,20 @@ it('a cassette keeps bodies within its budget and says which it left out', () =>
   expect(har.log.entries[0].request.headers).toEqual([{ name: 'X-Key', value: '[scrubbed]' }]);
   expect(har.log.entries[1].response.content.text).toBe('');
   expect(har.log.entries[1].comment).toBe("exchange 2; response body of 20 bytes left out: the cassette's 40 bytes of bodies are used up");
+});
+
+it('ignored_auth: a server answering a job the same without credentials fails it (advisory: exit 1 only with --strict)', async () => {
+  const server = await startFaultServer(faults.find((fault) => fault.name === 'job-readable-without-credentials')!.create());
+  try {
+    const advisory = await run('conformance', '--base-url', server.url, '--seed', '3', '--quiet', '--checks', 'ignored_auth');
+    expect(advisory.code, advisory.stdout).toBe(0);
+    expect(advisory.stdout).toMatch(/ignored_auth +advisory +FAIL/);
+    expect(advisory.stdout).toContain('the job was answered 200, the same, without Authorization');
+    const strict = await run('conformance', '--base-url', server.url, '--seed', '3', '--quiet', '--checks', 'ignored_auth', '--strict');
+    expect(strict.code).toBe(1);
+    const fixed = await run('conformance', '--base-url', clean.url, '--seed', '3', '--quiet', '--checks', 'ignored_auth', '--strict');
+    expect(fixed.code, fixed.stdout).toBe(0);
+  } finally {
+    await server.close();
+  }
 });

@@ -72,6 +72,7 @@ const allChecksPassing = (overrides: Record<string, Status>): Record<string, Sta
   oversized_body_rejected: 'passed',
   undeclared_method_rejected: 'passed',
   undeclared_path_not_found: 'passed',
+  ignored_auth: 'passed',
   not_rate_limited: 'passed',
   unsupported_media_type_rejected: 'passed',
   limitations_only_when_final: 'passed',
@@ -91,6 +92,8 @@ it('prism mock (static examples): every create gives the same job, so two keys g
       // One job for every key: whether keys are the caller's own is not asked (distinct_keys_distinct_jobs reports it).
       key_scoped_to_caller: 'skipped',
       unknown_job_not_found: 'failed',
+      // Jobs shared between callers are shared with no caller too: second_caller_isolation reports it.
+      ignored_auth: 'skipped',
       // The example job is COMPLETE from its first read.
       job_status_moves_forward: 'skipped',
       no_evaluation_before_complete: 'skipped',
@@ -148,6 +151,7 @@ it.skipIf(!mockoon)(
         concurrent_duplicates_one_job: noJob,
         second_caller_isolation: noJob,
         key_scoped_to_caller: noJob,
+        ignored_auth: noJob,
         unknown_job_not_found: 'failed',
         job_status_moves_forward: noJob,
         final_state_stays_final: noJob,
@@ -183,6 +187,8 @@ it.skipIf(!openapiBackend)(
         replay_after_job_final: 'skipped',
         second_caller_isolation: 'failed',
         key_scoped_to_caller: 'skipped',
+        // Shared between callers, so with no caller too: second_caller_isolation reports it.
+        ignored_auth: 'skipped',
         unknown_job_not_found: 'failed',
         final_state_stays_final: 'skipped',
         evaluation_when_complete: 'skipped',

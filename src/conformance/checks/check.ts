@@ -32,7 +32,8 @@ export type ProbeName =
   | 'replay-after-final'
   | 'key-scope'
   | 'concurrent-duplicates'
-  | 'refused-then-valid';
+  | 'refused-then-valid'
+  | 'ignored-auth';
 
 export interface CheckContext {
   readonly contract: ContractDocument;

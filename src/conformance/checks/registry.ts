@@ -3,7 +3,7 @@
  * The one list of checks. A check's name is its CLI key (--checks, --exclude-checks), its
  * report label and its JUnit test name; the order here is the order of --help and reports.
  */
-import { undeclaredMethodRejected, undeclaredPathNotFound } from './assumption-checks.js';
+import { ignoredAuth, undeclaredMethodRejected, undeclaredPathNotFound } from './assumption-checks.js';
 import type { Check } from './check.js';
 import {
   invalidJobIdNotFound,
@@ -77,6 +77,7 @@ export const checks: readonly Check[] = [
   unsupportedMediaTypeRejected,
   undeclaredMethodRejected,
   undeclaredPathNotFound,
+  ignoredAuth,
   notRateLimited,
 ];
 

@@ -19,6 +19,8 @@ export interface ProbeRequest {
   readonly body?: string;
   /** 1 (default): the first caller's credentials; 2: the second caller's. */
   readonly caller?: 1 | 2;
+  /** Sent with no caller's credentials at all (ignored_auth). */
+  readonly withoutCredentials?: boolean;
 }
 
 export interface ProbeContext {
@@ -32,6 +34,8 @@ export interface ProbeContext {
   /** How many identical creates the stateful phase sends at once (--concurrency). */
   readonly concurrency: number;
   readonly hasSecondCaller: boolean;
+  /** The first caller's credential header names (--header, a base URL's user name): what ignored_auth leaves out. */
+  readonly credentialHeaders: readonly string[];
   /** Whether the operation filters (--include-operation, …) let requests go to this operation. */
   includes(operation: Pick<OperationDescription, 'operationId' | 'path' | 'method'>): boolean;
   /** Whether a probe runs in this run (the selected checks need it). */
