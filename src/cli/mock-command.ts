@@ -187,6 +187,8 @@ export const mockCommand: Command = {
         engine,
         // The command made this engine for this server alone: closing ends its latency waits.
         closeEngine: true,
+        // This process is the mock alone: give back a flood's memory after a reset (memory-release).
+        releaseMemoryAfterReset: true,
         port,
         ...(values.host ? { host: values.host } : {}),
         ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),

@@ -202,20 +202,24 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
  * its Connection header lists dropped), names and repeats as the upstream sent them; the length
  * is set again from the body passed on.
  */
-export function answerHeadersForClient(answer: UpstreamAnswer): [string, string][] {
+export function answerHeadersForClient(answer: UpstreamAnswer, options: { method: string }): [string, string][] {
   const listed = new Set(
     String(answer.headers.connection ?? '')
       .split(',')
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
   );
+  const keepsStatedLength = options.method.toUpperCase() === 'HEAD' || answer.status === 304;
   const pairs: [string, string][] = [];
   for (let index = 0; index + 1 < answer.rawHeaders.length; index += 2) {
     const name = answer.rawHeaders[index]!;
     const lower = name.toLowerCase();
-    if (hopByHop.has(lower) || listed.has(lower) || lower === 'content-length') continue;
+    if (hopByHop.has(lower) || listed.has(lower)) continue;
+    // A HEAD or 304 answer's length is the one the upstream stated for the body it did not send.
+    if (lower === 'content-length' && !keepsStatedLength) continue;
     pairs.push([name, answer.rawHeaders[index + 1]!]);
   }
-  pairs.push(['Content-Length', String(answer.body.length)]);
+  // No length on an answer that never has a body (RFC 9110 §8.6); otherwise the body's own.
+  if (!keepsStatedLength && answer.status !== 204 && answer.status >= 200) pairs.push(['Content-Length', String(answer.body.length)]);
   return pairs;
 }

@@ -12,11 +12,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { checks as registry } from '../conformance/checks/registry.js';
 import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
 import type { Severity } from '../conformance/failures.js';
 import { verdictsOn } from '../conformance/judge.js';
-import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
+import { buildHar, type CassetteEntry, scrubCredentials } from '../conformance/report/har.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
 import { bodyLimits } from '../contract/index.js';
 import { FaultInjector } from '../engine/faults.js';
@@ -27,6 +28,7 @@ import type { Scenario } from '../engine/scenario.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
+import { createControlGuard } from '../server/control-guard.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
 import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
@@ -120,23 +122,58 @@ export const proxyDefaults = {
 const maxViolations = 10_000;
 const maxRecent = 1_000;
 const maxRecorded = 10_000;
+/** Each body in the cassette, and all of them together: a long session must not grow without bound. */
+const maxRecordedBody = 1024 * 1024;
+const maxRecordedBytes = 64 * 1024 * 1024;
 
 function errorBody(code: string, message: string): string {
   return JSON.stringify({ code, message: message.length > 1024 ? `${message.slice(0, 1023)}…` : message });
 }
 
-function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>): ReceivedResponse {
+/**
+ * The upstream's answer as the checks judge it: its body decoded from its Content-Encoding
+ * (browsers and fetch ask for gzip, and servers behind a load balancer answer so), bounded by
+ * the same cap as the body itself so that a compression bomb stops there. The client still gets
+ * the upstream's bytes unchanged. An encoding the proxy cannot decode is left unjudged.
+ */
+function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxBytes: number): ReceivedResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(outcome.answer.headers))
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  const bodyText = outcome.answer.body.toString('utf8');
+  const status = outcome.answer.status;
+  const contentType = headers['content-type'] ?? null;
+  let body: Buffer;
+  try {
+    body = decoded(outcome.answer.body, headers['content-encoding'], maxBytes);
+  } catch (error) {
+    const message = `the answer's Content-Encoding '${String(headers['content-encoding']).slice(0, 40)}' could not be decoded within ${maxBytes} bytes (${(error as Error).message.slice(0, 80)})`;
+    return { status, headers, contentType, bodyText: '', json: undefined, incomplete: { reason: 'undecodable', bytes: 0, message } };
+  }
+  const bodyText = body.toString('utf8');
   let json: unknown;
   try {
     json = bodyText === '' ? undefined : JSON.parse(bodyText);
   } catch {
     json = undefined;
   }
-  return { status: outcome.answer.status, headers, contentType: headers['content-type'] ?? null, bodyText, json };
+  return { status, headers, contentType, bodyText, json };
+}
+
+function decoded(body: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
+  const codings = (contentEncoding ?? '')
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+    .reverse();
+  let result = body;
+  const bounded = { maxOutputLength: maxBytes };
+  for (const coding of codings) {
+    if (coding === 'gzip' || coding === 'x-gzip') result = gunzipSync(result, bounded);
+    else if (coding === 'deflate') result = inflateSync(result, bounded);
+    else if (coding === 'br') result = brotliDecompressSync(result, bounded);
+    else throw new Error(`unknown coding ${coding}`);
+  }
+  return result;
 }
 
 /** Reads a request body whole, up to `limit` bytes (the rest is drained and counted). */
@@ -174,6 +211,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     if (problem) throw new RangeError(`startProxyServer: ${problem}`);
   }
   const startedAt = Date.now();
+  const reportGuard = createControlGuard({ listeningHost: options.host ?? '127.0.0.1', origins: [], tokenInForce: false });
+  const upstreamBase = upstream.href.replace(/\/+$/, '');
+  /** Where a request target was sent: the upstream's base URL and the target (kept as given when it is no path). */
+  const upstreamUrl = (target: string) => (target.startsWith('/') ? `${upstreamBase}${target}` : target);
   /** Exchanges each check or request rule judged (passed or failed). */
   const applied = new Map<string, number>();
   const tally = (name: string) => applied.set(name, (applied.get(name) ?? 0) + 1);
@@ -193,10 +234,24 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   let exchanges = 0;
   const sockets = new Set<Socket>();
   const recorded: CassetteEntry[] = [];
+  /** Body bytes the cassette holds: bounded, the oldest entries dropped first. */
+  let recordedBytes = 0;
+  const bodyBytes = (entry: CassetteEntry) => (entry.request.body?.length ?? 0) + (entry.response?.body.length ?? 0);
   const record = (entry: CassetteEntry) => {
     if (!options.record) return;
-    recorded.push(entry);
-    if (recorded.length > maxRecorded) recorded.shift();
+    const cut = (text: string | undefined) =>
+      text === undefined || text.length <= maxRecordedBody
+        ? text
+        : `${text.slice(0, maxRecordedBody)}… (cut at ${maxRecordedBody} characters)`;
+    const requestBody = cut(entry.request.body);
+    const kept: CassetteEntry = {
+      ...entry,
+      request: { ...entry.request, ...(requestBody === undefined ? {} : { body: requestBody }) },
+      ...(entry.response ? { response: { ...entry.response, body: cut(entry.response.body)! } } : {}),
+    };
+    recorded.push(kept);
+    recordedBytes += bodyBytes(kept);
+    while (recorded.length > maxRecorded || recordedBytes > maxRecordedBytes) recordedBytes -= bodyBytes(recorded.shift()!);
   };
 
   const keep = (record: ProxyExchangeRecord, found: readonly Violation[]) => {
@@ -223,6 +278,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     const path = target.split('?')[0] ?? '/';
     if (path === '/__proxy/report' && method === 'GET') {
       exchanges -= 1;
+      // The report holds the upstream's answers: only this machine may read it, as the mock's control API.
+      const verdict = reportGuard.check({ host: incoming.headers.host, origin: incoming.headers.origin });
+      if (!verdict.allowed) {
+        const refused = verdict.answer;
+        outgoing
+          .writeHead(refused.status, { ...refused.headers, 'content-length': Buffer.byteLength(refused.body ?? '') })
+          .end(refused.body ?? undefined);
+        return;
+      }
       const body = JSON.stringify(report(), null, 2);
       outgoing.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       return;
@@ -261,7 +325,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         record({
           startedAt: Date.now() - (performance.now() - started),
           durationMs: performance.now() - started,
-          request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers },
+          request: { method, url: upstreamUrl(target), headers: incoming.headers },
           response: { status: answer.status, headers: answer.headers, body: answer.body ?? '' },
           comment: `${note}; not sent upstream`,
         });
@@ -272,7 +336,24 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
 
     // With --errors the request is read whole first, so that a violating one never reaches the upstream.
     let buffered: { body: Buffer; bytes: number } | undefined;
-    if (options.errors && hasBody) buffered = await readBody(incoming, limits.maxCapturedRequestBytes);
+    if (options.errors && hasBody) {
+      buffered = await readBody(incoming, limits.maxCapturedRequestBytes);
+      // Only part of it was kept: forwarding that part would leave the upstream waiting for the rest.
+      if (buffered.bytes > buffered.body.length) {
+        const body = errorBody(
+          'body_too_large',
+          `The request body is larger than ${limits.maxCapturedRequestBytes - 1} bytes, more than any operation of the contract takes; it was not sent to the upstream (--errors).`,
+        );
+        outgoing.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+        keep({ id, method, path, status: 413, violations: [], blocked: 'request', durationMs: performance.now() - started }, []);
+        options.log?.(
+          logLine({ method, path, status: 413, found: [], note: 'body too large: not sent upstream', ms: performance.now() - started }),
+        );
+        return;
+      }
+    }
+    // A request without a body is judged before forwarding too, so --errors blocks it as well.
+    if (options.errors && !hasBody) buffered = { body: Buffer.alloc(0), bytes: 0 };
     const judgeOf = (body: Buffer, bytes: number) =>
       judgeRequest({
         request: { method, path, headers: incoming.headers, body, bodyCut: bytes > body.length },
@@ -308,7 +389,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         record({
           startedAt: Date.now() - (performance.now() - started),
           durationMs: performance.now() - started,
-          request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: buffered.body.toString('utf8') },
+          request: { method, url: upstreamUrl(target), headers: incoming.headers, body: buffered.body.toString('utf8') },
           response: { status: 400, headers: { 'content-type': 'application/json' }, body },
           comment: `answered by the proxy (--errors), not sent upstream: ${found.map((violation) => violation.check).join(', ')}`,
         });
@@ -317,7 +398,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       }
     }
 
-    const outcome = await forward({ incoming, upstream, limits, agents, ...(buffered ? { bufferedBody: buffered.body } : {}) });
+    const outcome = await forward({ incoming, upstream, limits, agents, ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}) });
     const judged = judgeOf(outcome.request.body, outcome.request.bytes);
     // Every request is judged by every request rule that applies to it.
     tally('request_operation_known');
@@ -343,29 +424,30 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       record({
         startedAt: Date.now() - outcome.durationMs,
         durationMs: outcome.durationMs,
-        request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: outcome.request.body.toString('utf8') },
+        request: { method, url: upstreamUrl(target), headers: incoming.headers, body: outcome.request.body.toString('utf8') },
         comment: outcome.reason,
       });
       options.log?.(logLine({ method, path, status, found, note: outcome.reason, ms: outcome.durationMs }));
       return;
     }
 
-    const response = toReceived(outcome);
+    const response = toReceived(outcome, limits.maxResponseBytes);
     const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path });
     const exchange: Exchange = {
       id,
       ...(operation ? { operationId: operation.operationId } : {}),
       caller: 1,
       intent: intent.intent,
-      request: { method, url: `${upstream.origin}${target}`, headers: {}, body: outcome.request.body.toString('utf8') },
+      request: { method, url: upstreamUrl(target), headers: {}, body: outcome.request.body.toString('utf8') },
       response,
       notes: [],
       // A 429 says nothing about the input; the data checks leave it unjudged, as in the runner.
       rateLimited: response.status === 429,
       durationMs: outcome.durationMs,
     };
-    // Contract checks judge contract operations; routes outside the contract are the request side's finding.
-    if (operation) {
+    // Contract checks judge contract operations; routes outside the contract are the request side's
+    // finding. A HEAD answer has no body for them to judge.
+    if (operation && method !== 'HEAD') {
       for (const { check, verdict } of verdictsOn(exchange, setting)) {
         if (verdict.outcome === 'skip') continue;
         tally(check.name);
@@ -399,7 +481,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         })
         .end(body);
     } else {
-      const headers = answerHeadersForClient(outcome.answer);
+      const headers = answerHeadersForClient(outcome.answer, { method });
       if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
       outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
     }
@@ -411,7 +493,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         ...operationIdOf(operation),
         upstreamStatus: response.status,
         status,
-        upstreamBody: response.bodyText.slice(0, 4096),
+        // A copy of its start, not a slice: a slice would keep the whole answer alive.
+        upstreamBody: scrubCredentials(Buffer.from(response.bodyText.slice(0, 4096)).toString('utf8'), incoming.headers),
         violations: names,
         ...(status === 502 && response.status !== 502 ? { blocked: 'response' as const } : {}),
         durationMs: performance.now() - started,
@@ -421,7 +504,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     record({
       startedAt: Date.now() - outcome.durationMs,
       durationMs: outcome.durationMs,
-      request: { method, url: `${upstream.origin}${target}`, headers: incoming.headers, body: outcome.request.body.toString('utf8') },
+      request: { method, url: upstreamUrl(target), headers: incoming.headers, body: outcome.request.body.toString('utf8') },
       response: { status: response.status, headers: outcome.answer.headers, body: response.bodyText },
       ...(names.length > 0 ? { comment: `Contract-Violations: ${names.join(', ')}` } : {}),
     });

@@ -60,8 +60,10 @@ export function matchOperation(
   operations: readonly OperationDescription[],
   request: { method: string; path: string },
 ): { operation: OperationDescription; pathParameters: Record<string, string> } | undefined {
+  // HEAD is GET without the body (RFC 9110 §9.3.2), as the mock's router treats it.
+  const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
   for (const operation of operations) {
-    if (operation.method.toUpperCase() !== request.method.toUpperCase()) continue;
+    if (operation.method.toUpperCase() !== method) continue;
     const { pattern, names } = compiledPath(operation);
     const match = pattern.exec(request.path);
     if (!match) continue;

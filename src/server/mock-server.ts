@@ -46,7 +46,8 @@ export interface MockServerOptions {
   /**
    * After `POST /__mock/reset`, once no request has arrived for `quietMs` (default 5 s), ask V8
    * to compact its heap so that RSS falls back near where it started (server/memory-release).
-   * Default on; `false` leaves it to V8's own memory reducer.
+   * Default off: a full collection of a large host process (a test runner that embeds the
+   * server) can hold its event loop for a second; `evidence-harness mock` turns it on.
    */
   readonly releaseMemoryAfterReset?: boolean | { readonly quietMs?: number };
   /**
@@ -218,7 +219,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const inFlight = new Set<ServerResponse>();
   /** Set by close(): answers from then on close their connection instead of keeping it alive. */
   let closing = false;
-  const memoryOption = options.releaseMemoryAfterReset ?? true;
+  const memoryOption = options.releaseMemoryAfterReset ?? false;
   const memory = memoryOption === false ? undefined : createMemoryRelease(memoryOption === true ? {} : { ...memoryOption });
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {

@@ -5,6 +5,8 @@
  * names it, on the response side; a client's invalid request is reported on the request side,
  * and with `errors` answered 400 without reaching the upstream.
  */
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { parseScenario } from '../../src/engine/index.js';
 import { bundledSpecPath } from '../../src/openapi/package-root.js';
@@ -243,3 +245,52 @@ it('in front of Prism’s static mock: flags what a standard client flow exposes
     await prism.stop();
   }
 }, 60_000);
+
+it('judges a gzipped answer decoded and passes it on as the upstream sent it; HEAD keeps its stated length', async () => {
+  const mock = await startMock();
+  const gzipping = await startFaultServer(async (request) => {
+    const answer = await fetch(`${mock.url}${new URL(request.url).pathname}`, { method: request.method, headers: request.headers });
+    const text = await answer.text();
+    const headers = new Headers(answer.headers);
+    headers.delete('content-length');
+    if (request.method === 'HEAD') return new Response(null, { status: answer.status, headers });
+    headers.set('content-encoding', 'gzip');
+    return new Response(gzipSync(text), { status: answer.status, headers });
+  });
+  running.push(gzipping);
+  const proxy = await proxyTo(gzipping.url);
+  const raw = await rawGet(`${proxy.url}/health`);
+  expect(raw.headers['content-encoding']).toBe('gzip');
+  expect(JSON.parse(gunzipSync(raw.body).toString('utf8'))).toEqual({ status: 'ok' });
+  expect(raw.headers['contract-violations']).toBeUndefined();
+  expect(proxy.report().violations).toEqual([]);
+  const head = await fetch(`${proxy.url}/health`, { method: 'HEAD' });
+  expect(head.status).toBe(200);
+  expect(proxy.report().violations).toEqual([]);
+});
+
+it('serves its report to this machine only, and with errors blocks a bodiless request that breaks the contract', async () => {
+  const mock = await startMock();
+  const proxy = await proxyTo(mock.url, { errors: true });
+  const foreign = await rawGet(`${proxy.url}/__proxy/report`, { host: 'attacker.example' });
+  expect(foreign.status).toBe(403);
+  const journalBefore = (await (await fetch(`${mock.url}/__mock/journal`)).json()).entries.length;
+  const admin = await fetch(`${proxy.url}/admin`);
+  expect(admin.status).toBe(400);
+  expect((await admin.json()).message).toContain('request_operation_known');
+  expect((await (await fetch(`${mock.url}/__mock/journal`)).json()).entries.length).toBe(journalBefore);
+});
+
+/** A GET with node:http: fetch would decode the body and refuses to send a Host of our choosing. */
+function rawGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}

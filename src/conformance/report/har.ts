@@ -39,18 +39,29 @@ function pairs(headers: CassetteEntry['request']['headers']): { name: string; va
   return list;
 }
 
-/** The credential values one exchange carries: taken out of everything it recorded. */
-function secretsOf(entry: CassetteEntry): string[] {
+/**
+ * The credential values a request's headers carry, longest first: each credential header's
+ * value, its last word ("Bearer abc" → "abc"), and each cookie's value, so that a server echoing
+ * any of them on its own is caught too. Values under 8 characters are left out: they would scrub
+ * ordinary words (the runner's scrubber has the same floor).
+ */
+export function credentialValues(headers: CassetteEntry['request']['headers']): string[] {
   const values: string[] = [];
-  for (const { name, value } of pairs(entry.request.headers)) {
-    if (!credentialHeaders.has(name.toLowerCase())) continue;
+  for (const { name, value } of pairs(headers)) {
+    const lower = name.toLowerCase();
+    if (!credentialHeaders.has(lower)) continue;
     values.push(value);
-    // "Bearer abc" → also "abc": a server echoing the token alone.
     const token = value.split(/\s+/).at(-1);
     if (token && token !== value) values.push(token);
+    if (lower === 'cookie' || lower === 'set-cookie')
+      for (const part of value.split(';')) values.push(part.slice(part.indexOf('=') + 1).trim());
   }
-  // Short values would scrub ordinary words; the runner's scrubber uses the same floor.
-  return values.filter((value) => value.length >= 8).sort((a, b) => b.length - a.length);
+  return [...new Set(values.filter((value) => value.length >= 8))].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every credential value of `headers` replaced by "[scrubbed]". */
+export function scrubCredentials(text: string, headers: CassetteEntry['request']['headers']): string {
+  return scrubText(text, credentialValues(headers));
 }
 
 function scrubText(text: string, secrets: readonly string[]): string {
@@ -78,8 +89,9 @@ export function buildHar(options: { readonly creator: { name: string; version: s
       version: '1.2',
       creator: options.creator,
       entries: options.entries.map((entry) => {
-        const secrets = secretsOf(entry);
-        const url = new URL(entry.request.url);
+        const secrets = credentialValues(entry.request.headers);
+        // A request target such as `*` (OPTIONS *) makes no URL: the entry keeps it as it was.
+        const url = URL.canParse(entry.request.url) ? new URL(entry.request.url) : undefined;
         const requestBody = entry.request.body === undefined ? undefined : scrubText(entry.request.body, secrets);
         const responseBody = entry.response ? scrubText(entry.response.body, secrets) : '';
         return {
@@ -87,11 +99,11 @@ export function buildHar(options: { readonly creator: { name: string; version: s
           time: Math.max(0, Math.round(entry.durationMs * 1000) / 1000),
           request: {
             method: entry.request.method,
-            url: scrubText(url.href, secrets),
+            url: scrubText(url?.href ?? entry.request.url, secrets),
             httpVersion: 'HTTP/1.1',
             cookies: [],
             headers: harHeaders(entry.request.headers, secrets),
-            queryString: [...url.searchParams].map(([name, value]) => ({ name, value: scrubText(value, secrets) })),
+            queryString: [...(url?.searchParams ?? [])].map(([name, value]) => ({ name, value: scrubText(value, secrets) })),
             headersSize: -1,
             bodySize: requestBody === undefined ? 0 : Buffer.byteLength(requestBody),
             ...(requestBody === undefined ? {} : { postData: { mimeType: mimeTypeOf(entry.request.headers), text: requestBody } }),
