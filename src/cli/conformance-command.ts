@@ -100,6 +100,9 @@ Options:
                                --strict, any check); the rest is not sent, the run is failed.
                                Schemathesis: --max-failures; Dredd: --bail (for 1)
   --fail-fast                  the same as --max-failures 1 (Schemathesis: -x/--exitfirst)
+  --max-response-time DURATION an answer slower than this fails the advisory max_response_time,
+                               which runs only with this option (a bare number is ms).
+                               Schemathesis: --max-response-time
   --checks a,b                 run only these checks
   --exclude-checks a,b         leave these checks out
   --include-operation ID,...   send requests only to these operations (operationIds); repeatable.
@@ -398,6 +401,7 @@ export const conformanceCommand: Command = {
           'max-examples': { type: 'string' },
           'max-failures': { type: 'string' },
           'fail-fast': { type: 'boolean', default: false },
+          'max-response-time': { type: 'string' },
           'include-operation': { type: 'string', multiple: true },
           'exclude-operation': { type: 'string', multiple: true },
           'include-path': { type: 'string', multiple: true },
@@ -459,6 +463,13 @@ export const conformanceCommand: Command = {
         `--fail-fast stops at the first failure, and --max-failures ${maxFailuresGiven} asks for more; give only one of them.`,
       );
     const maxFailures = values['fail-fast'] ? 1 : maxFailuresGiven;
+    const maxResponseTimeMs = durationOption({
+      value: values['max-response-time'],
+      name: 'max-response-time',
+      bareUnit: 'ms',
+      minMs: 1,
+      maxMs: 600_000,
+    });
     if (target.authorization && !values.quiet)
       io.stderr(
         diagnostic('conformance: the user name and password in --base-url are sent as an Authorization: Basic header (never printed).'),
@@ -514,6 +525,7 @@ export const conformanceCommand: Command = {
         ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
         ...(maxExamples === undefined ? {} : { maxExamples }),
         ...(maxFailures === undefined ? {} : { maxFailures }),
+        ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
         checks: values['rerun-failed'] === undefined ? list(values.checks) : rerunChecks(values['rerun-failed'], list(values.checks)),
         excludeChecks: list(values['exclude-checks']),
         operations: {

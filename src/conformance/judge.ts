@@ -19,11 +19,16 @@ export interface JudgeSetting {
   readonly checks: readonly Check[];
   /** The curl command that reproduces an exchange (credentials read from the environment). */
   readonly reproduce: (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => string;
+  /** --max-response-time, in ms, for max_response_time. */
+  readonly maxResponseTimeMs?: number;
   /** The failing request as `conformance replay` sends it again, when it can go on its own. */
   readonly replayable?: (exchange: Exchange) => ReplayableRequest | undefined;
 }
 
-export function contextFor(exchange: Exchange, setting: Pick<JudgeSetting, 'contract' | 'validator'>): CheckContext {
+export function contextFor(
+  exchange: Exchange,
+  setting: Pick<JudgeSetting, 'contract' | 'validator'> & { maxResponseTimeMs?: number | undefined },
+): CheckContext {
   const operation = exchange.operationId
     ? setting.contract.operations.find((candidate) => candidate.operationId === exchange.operationId)
     : undefined;
@@ -33,6 +38,7 @@ export function contextFor(exchange: Exchange, setting: Pick<JudgeSetting, 'cont
     validator: setting.validator,
     ...(operation ? { operation } : {}),
     ...(errorSchema ? { errorSchema } : {}),
+    ...(setting.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: setting.maxResponseTimeMs }),
   };
 }
 

@@ -15,7 +15,8 @@ import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, ProbeName } from './checks/check.js';
-import { selectChecks } from './checks/registry.js';
+import { maxResponseTime } from './checks/generic-checks.js';
+import { selectChecks, UnknownCheckError } from './checks/registry.js';
 import type { Exchange, Intent } from './exchange.js';
 import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
@@ -77,6 +78,11 @@ export interface ConformanceOptions {
   readonly maxResponseBytes?: number;
   /** After this many timeouts in a row on one operation, stop sending to it. Default 3. */
   readonly maxConsecutiveTimeouts?: number;
+  /**
+   * An answer slower than this (ms, from when the request may go to the end of its body) fails
+   * the advisory max_response_time, which runs only when this is given.
+   */
+  readonly maxResponseTimeMs?: number;
   /** Check names to run (default all) and to leave out. */
   readonly checks?: readonly string[];
   readonly excludeChecks?: readonly string[];
@@ -200,7 +206,15 @@ const outsideTheContract = 'routes outside the contract';
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const started = Date.now();
   const startedAt = new Date(started).toISOString();
-  const checks = selectChecks({ include: options.checks ?? [], exclude: options.excludeChecks ?? [] });
+  const maxResponseTimeMs = options.maxResponseTimeMs;
+  if (maxResponseTimeMs !== undefined && !(maxResponseTimeMs > 0))
+    throw new RangeError(`runConformance: maxResponseTimeMs must be above 0, got ${maxResponseTimeMs}`);
+  // max_response_time has nothing to judge by without a limit: it is selected only with one.
+  if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
+    throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
+  const checks = selectChecks({ include: options.checks ?? [], exclude: options.excludeChecks ?? [] }).filter(
+    (check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name,
+  );
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
@@ -281,7 +295,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
   };
   const replayable = (exchange: Exchange) => replayableRequest({ exchange, baseUrl: transport.baseUrl, credentialHeaders: secretHeaders });
-  const setting = { contract, validator, checks, reproduce, replayable };
+  const setting = { contract, validator, checks, reproduce, replayable, maxResponseTimeMs };
   const judging = new Judging(setting);
   const needed = neededProbes(checks);
   const coverage = new CoverageTracker({ contract, probeRuns: (probe) => needed.has(probe) });
@@ -615,6 +629,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       rate: options.rate ?? null,
       ...(maxExamples === conformanceDefaults.examplesPerOperation ? {} : { maxExamples }),
       ...(maxFailures === undefined ? {} : { maxFailures }),
+      ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
       checks: checks.map((check) => check.name),
       ...(filter.active ? { operationFilters: filter.flags() } : {}),
     },

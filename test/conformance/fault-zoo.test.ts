@@ -23,6 +23,7 @@ async function failingChecks(handler: FaultHandler, options: Fault['options'] = 
       secondCallerHeaders: { Authorization: 'Bearer bob' },
       timeoutMs: options.timeoutMs ?? 5000,
       jobTimeoutMs: options.jobTimeoutMs ?? 10_000,
+      ...(options.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: options.maxResponseTimeMs }),
     });
     return { report, failed: report.checks.filter((check) => check.status === 'failed').map((check) => check.name) };
   } finally {

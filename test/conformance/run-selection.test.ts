@@ -345,3 +345,51 @@ it('ignored_auth: a server answering a job the same without credentials fails it
     await server.close();
   }
 });
+
+it('--max-response-time: the advisory max_response_time fails a slow answer, and runs only with the option', async () => {
+  const server = await startFaultServer(faults.find((fault) => fault.name === 'slow-verification')!.create());
+  const json = join(folder, 'slow.json');
+  try {
+    const slow = await run(
+      'conformance',
+      '--base-url',
+      server.url,
+      '--seed',
+      '3',
+      '--quiet',
+      '--max-response-time',
+      '250ms',
+      '--checks',
+      'max_response_time,verification_result',
+      '--strict',
+      '--report',
+      `json=${json}`,
+    );
+    expect(slow.code, slow.stdout).toBe(1);
+    expect(slow.stdout).toMatch(/max_response_time +advisory +FAIL/);
+    const failure = reportOf(json).checks.find((check) => check.name === 'max_response_time')!.failures[0]!;
+    expect(failure).toMatchObject({ operation: 'verifyReport', title: 'answered in more than 250 ms' });
+    expect(failure.received).toMatch(/^\d+ ms: 200 /);
+    expect(reportOf(json).settings.maxResponseTimeMs).toBe(250);
+    const fast = await run(
+      'conformance',
+      '--base-url',
+      clean.url,
+      '--seed',
+      '3',
+      '--quiet',
+      '--max-response-time',
+      '5s',
+      '--strict',
+      '--report',
+      `json=${json}`,
+    );
+    expect(fast.code, fast.stdout).toBe(0);
+    expect(reportOf(json).checks.find((check) => check.name === 'max_response_time')).toMatchObject({ status: 'passed' });
+    const without = await run('conformance', '--base-url', clean.url, '--seed', '3', '--quiet', '--checks', 'max_response_time');
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain('--checks max_response_time needs --max-response-time DURATION');
+  } finally {
+    await server.close();
+  }
+});

@@ -42,6 +42,8 @@ export interface CheckContext {
   readonly operation?: OperationDescription;
   /** The schema every error body must match where no other is documented (components.schemas.Error). */
   readonly errorSchema?: JsonSchema;
+  /** --max-response-time, in ms, when given (max_response_time runs only then). */
+  readonly maxResponseTimeMs?: number;
 }
 
 export type Judge = (exchange: Exchange, context: CheckContext) => Verdict;

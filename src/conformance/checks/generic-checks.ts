@@ -7,7 +7,7 @@
 import { errorCodeList } from '../../contract/index.js';
 import { essence, matchResponse } from '../../openapi/response-validator.js';
 import type { IntentKind } from '../exchange.js';
-import { fail, pass, skip } from '../failures.js';
+import { fail, pass, skip, unjudged } from '../failures.js';
 import { type Check, onlyForOperation, received, withResponse } from './check.js';
 
 export const statusCodeDocumented: Check = {
@@ -168,6 +168,25 @@ export const errorCodeDocumented: Check = {
       title: `undocumented error code '${body.code.slice(0, 80)}'`,
       expected: `one of ${errorCodeList.join(', ')}`,
       received: received(exchange),
+    });
+  }),
+};
+
+export const maxResponseTime: Check = {
+  name: 'max_response_time',
+  description: 'every answer arrives within --max-response-time (runs only with that option)',
+  severity: 'advisory',
+  probes: ['positive'],
+  judge: withResponse((exchange, { maxResponseTimeMs }) => {
+    if (maxResponseTimeMs === undefined) return skip;
+    // A 429's Retry-After wait is the runner's, on the server's word: not the time of an answer.
+    if (exchange.notes.some((note) => note.startsWith('429 answered; retried')))
+      return unjudged('a 429 was retried after its Retry-After wait');
+    if (exchange.durationMs <= maxResponseTimeMs) return pass;
+    return fail({
+      title: `answered in more than ${maxResponseTimeMs} ms`,
+      expected: `a whole answer within ${maxResponseTimeMs} ms (--max-response-time)`,
+      received: `${Math.round(exchange.durationMs)} ms: ${received(exchange)}`,
     });
   }),
 };

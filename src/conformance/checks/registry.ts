@@ -18,6 +18,7 @@ import {
   contentTypeDocumented,
   errorBody,
   errorCodeDocumented,
+  maxResponseTime,
   notAServerError,
   notRateLimited,
   responseSchemaConformance,
@@ -78,6 +79,7 @@ export const checks: readonly Check[] = [
   undeclaredMethodRejected,
   undeclaredPathNotFound,
   ignoredAuth,
+  maxResponseTime,
   notRateLimited,
 ];
 

@@ -207,7 +207,7 @@ export class Transport {
    * run's --time-budget).
    */
   async send(outgoing: OutgoingRequest, sendOptions: { timeoutMs?: number; runDeadline?: number } = {}): Promise<TransportResult> {
-    const started = performance.now();
+    let started = performance.now();
     const request: SentRequest = {
       method: outgoing.method,
       url: this.urlOf(outgoing.path),
@@ -219,6 +219,8 @@ export class Transport {
     let requestsSent = 0;
     // The runner's own spacing before the first attempt is not the server's time.
     await this.limiter.wait();
+    // The time an answer took starts when the request may go: --rate's spacing is the runner's.
+    started = performance.now();
     const ownDeadline = Date.now() + timeoutMs;
     const runDeadline = sendOptions.runDeadline ?? Number.POSITIVE_INFINITY;
     const deadline: Deadline = { at: Math.min(ownDeadline, runDeadline), statedMs: timeoutMs };
