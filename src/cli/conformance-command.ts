@@ -7,10 +7,12 @@
  * summary and reports of what ran (exit 130/143).
  */
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { TlsOptions } from '../conformance/http/bounded-client.js';
+import { Transport } from '../conformance/http/transport.js';
 import {
   type BaseUrlCredentials,
   CassetteRecorder,
@@ -73,7 +75,13 @@ environment variables, never printed). Every part of a run is bounded, whatever 
 Options:
   --base-url URL               the server under test (contract paths are appended); a user name
                                and password in it are sent as an Authorization: Basic header
-  --spec FILE                  the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)
+  --spec FILE|URL              the OpenAPI 3.1 document, a file or an http(s) URL (default: the
+                               bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description
+  --ca FILE                    trust the PEM certificates in FILE (a private CA, a self-signed
+                               server) for an https --base-url, instead of Node's bundled roots.
+                               Schemathesis: --tls-verify FILE
+  --insecure                   do not check the https target's certificate (encrypted, but the
+                               server is not authenticated). Schemathesis: --tls-verify false; Dredd: none
   --header 'Name: value'       the first caller's credentials; repeatable
   --second-caller-header 'Name: value'
                                a second caller's credentials; enables second_caller_isolation
@@ -192,6 +200,7 @@ Options:
   --second-caller-header 'Name: value'
                                the second caller's
   --timeout DURATION           per-request deadline (default 10s; a bare number is ms)
+  --ca FILE, --insecure        an https target's certificate, as for a run
 
 Exit codes: 0 no replayed failure still fails; 1 one still fails; 2 usage error; 3 none still
 fails, but one could not be replayed or judged.
@@ -210,6 +219,8 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
         header: { type: 'string', multiple: true },
         'second-caller-header': { type: 'string', multiple: true },
         timeout: { type: 'string' },
+        ca: { type: 'string' },
+        insecure: { type: 'boolean', default: false },
       },
     }),
   );
@@ -232,6 +243,7 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   }
   const target = baseUrl(values['base-url'] ?? report.target);
   const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
+  const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
   const total = report.checks.reduce((count, check) => count + check.failures.length, 0);
   const failures = (values.failure ?? []).map((value) => integerOption({ value, name: 'failure', min: 1, max: Math.max(1, total) })!);
   if (total === 0) {
@@ -241,7 +253,7 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   const specSource = values.spec ?? report.spec;
   let contract: ContractDocument;
   try {
-    contract = await loadContract({ source: specSource });
+    contract = isHttpUrl(specSource) ? await contractFromUrl(specSource, tls) : await loadContract({ source: specSource });
   } catch (error) {
     if (error instanceof InvalidSpecError) {
       io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
@@ -258,6 +270,7 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
     secondCallerHeaders,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     scrub: (text) => scrubber.scrub(text),
+    ...(tls ? { tls } : {}),
   });
   const words = {
     'still-fails': 'still fails',
@@ -278,6 +291,62 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   io.stdout(`${lines.join('\n')}\n`);
   if (count('still-fails') > 0) return conformanceExitCodes.failed;
   return count('cannot-tell') + count('not-replayable') > 0 ? conformanceExitCodes.incomplete : exitCodes.ok;
+}
+
+/** Whether --spec names an http(s) URL rather than a file. */
+function isHttpUrl(value: string): boolean {
+  return /^https?:\/\//i.test(value);
+}
+
+/**
+ * A --spec URL, fetched by the runner's own bounded transport (so --ca and --insecure apply, and
+ * a huge or endless answer is cut), then read from a private temporary file; the document keeps
+ * the URL as its source. swagger-parser's own fetching refuses loopback and private addresses.
+ * A document whose $refs point at other remote files is not supported: this spec has none.
+ */
+async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promise<ContractDocument> {
+  const transport = new Transport({ baseUrl: url, timeoutMs: 30_000, maxResponseBytes: 16 * 1024 * 1024, ...(tls ? { tls } : {}) });
+  let result: Awaited<ReturnType<Transport['send']>>;
+  try {
+    result = await transport.send({ method: 'GET', path: '', headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' } });
+  } finally {
+    transport.close();
+  }
+  const response = result.response;
+  if (!response || response.incomplete)
+    throw new InvalidSpecError(`${url}: ${response?.incomplete?.message ?? result.transportError ?? 'no answer'}`);
+  if (response.status !== 200) throw new InvalidSpecError(`${url}: answered ${response.status}, not the document`);
+  const folder = await mkdtemp(join(tmpdir(), 'evidence-harness-spec-'));
+  const extension = /\.json$/i.test(new URL(url).pathname) ? '.json' : '.yaml';
+  const file = join(folder, `openapi${extension}`);
+  try {
+    await writeFile(file, response.bodyText, { mode: 0o600 });
+    const contract = await loadContract({ source: file });
+    return { ...contract, source: url };
+  } catch (error) {
+    if (error instanceof InvalidSpecError) throw new InvalidSpecError(error.message.split(file).join(url));
+    throw error;
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/** --ca and --insecure, checked: the CA file read once, its problems said in plain words. */
+function tlsOptions(options: { ca: string | undefined; insecure: boolean }): TlsOptions | undefined {
+  if (options.ca !== undefined && options.insecure)
+    throw new UsageError('--ca trusts a certificate and --insecure trusts any; give only one of them.');
+  if (options.insecure) return { insecure: true };
+  if (options.ca === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(options.ca, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--ca ${options.ca}: cannot read it (${fileProblems[code] ?? (code === 'ENOENT' ? 'no such file' : code)})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--ca ${options.ca}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
+  return { ca: text };
 }
 
 /** A repeatable option of comma lists, as one list. */
@@ -384,6 +453,8 @@ export const conformanceCommand: Command = {
         options: {
           'base-url': { type: 'string' },
           spec: { type: 'string' },
+          ca: { type: 'string' },
+          insecure: { type: 'boolean', default: false },
           header: { type: 'string', multiple: true },
           'second-caller-header': { type: 'string', multiple: true },
           seed: { type: 'string' },
@@ -487,7 +558,8 @@ export const conformanceCommand: Command = {
       io.stderr(diagnostic(`conformance: ${signal}: stopping, then writing the summary and reports of what ran (again to quit at once).`));
       interrupt.abort(signal);
     };
-    if (values.spec !== undefined) {
+    const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
+    if (values.spec !== undefined && !isHttpUrl(values.spec)) {
       // A missing file is a mistake in the command line, not a broken document: say which.
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
@@ -510,7 +582,7 @@ export const conformanceCommand: Command = {
     try {
       const report = await runConformance({
         baseUrl: target.baseUrl,
-        ...(values.spec ? { spec: values.spec } : {}),
+        ...(values.spec ? { spec: isHttpUrl(values.spec) ? await contractFromUrl(values.spec, tls) : values.spec } : {}),
         headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
         secondCallerHeaders,
         ...(seed === undefined ? {} : { seed }),
@@ -538,6 +610,7 @@ export const conformanceCommand: Command = {
         signal: interrupt.signal,
         bodyDirectory,
         ...(cassette ? { cassette } : {}),
+        ...(tls ? { tls } : {}),
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });

@@ -13,6 +13,7 @@ import { checks } from './checks/registry.js';
 import type { Exchange, Intent } from './exchange.js';
 import { describeResponse } from './exchange.js';
 import type { Failure, ReplayableRequest } from './failures.js';
+import type { TlsOptions } from './http/bounded-client.js';
 import { defaultMaxResponseBytes, type FetchFunction, Transport } from './http/transport.js';
 import { contextFor, describeIntent } from './judge.js';
 import type { ConformanceReport } from './report/report.js';
@@ -107,6 +108,7 @@ export async function replayFailures(options: {
   readonly maxResponseBytes?: number;
   readonly scrub?: (text: string) => string;
   readonly fetch?: FetchFunction;
+  readonly tls?: TlsOptions;
 }): Promise<ReplayResult[]> {
   const all = failuresOf(options.report);
   const chosen = options.failures ?? all.map((_, index) => index + 1);
@@ -117,6 +119,7 @@ export async function replayFailures(options: {
     maxResponseBytes: options.maxResponseBytes ?? defaultMaxResponseBytes,
     ...(options.scrub ? { scrub: options.scrub } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
   });
   const results: ReplayResult[] = [];
   try {

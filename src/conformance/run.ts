@@ -18,6 +18,7 @@ import type { Check, ProbeName } from './checks/check.js';
 import { maxResponseTime } from './checks/generic-checks.js';
 import { selectChecks, UnknownCheckError } from './checks/registry.js';
 import type { Exchange, Intent } from './exchange.js';
+import type { TlsOptions } from './http/bounded-client.js';
 import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
 import { Judging, verdictsOn } from './judge.js';
@@ -106,6 +107,8 @@ export interface ConformanceOptions {
   readonly maxFailures?: number;
   /** How many identical creates the stateful phase sends at once (concurrent_duplicates_one_job). Default 5. */
   readonly concurrency?: number;
+  /** How an https target's certificate is checked: `ca` (PEM text) trusted instead of Node's roots (--ca), or `insecure` (--insecure). */
+  readonly tls?: TlsOptions;
   /** Replaces node:http, e.g. to reach an in-process server. */
   readonly fetch?: FetchFunction;
   /**
@@ -267,6 +270,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     // Credentials leave each answer as it arrives, before any excerpt could cut one in two.
     ...(scrubber.active ? { scrub: (text: string) => scrubber.scrub(text) } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
     ...(options.rate === undefined ? {} : { rate: options.rate }),
     // A burst of identical creates goes out on that many connections at once.
     maxSockets: Math.max(4, concurrency),

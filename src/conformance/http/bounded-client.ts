@@ -131,15 +131,28 @@ export class CappedBuffer {
 /** How much of an answer that is not whole is kept (to show how it began). */
 const incompleteHeadBytes = 8 * 1024;
 
+/** How an https target's certificate is checked (--ca, --insecure). */
+export interface TlsOptions {
+  /** PEM certificates trusted in place of Node's bundled roots (a private CA, a self-signed server). */
+  readonly ca?: string;
+  /** Accept any certificate: the connection is encrypted, but the server is not authenticated. */
+  readonly insecure?: boolean;
+}
+
 /** node:http with one keep-alive agent per protocol; `close()` ends every socket it opened. */
 export class BoundedNodeClient {
   private readonly agents: { readonly 'http:': http.Agent; readonly 'https:': https.Agent };
 
-  constructor(options: { maxSockets?: number } = {}) {
+  constructor(options: { maxSockets?: number; tls?: TlsOptions } = {}) {
     const maxSockets = options.maxSockets ?? 4;
     this.agents = {
       'http:': new http.Agent({ keepAlive: true, maxSockets }),
-      'https:': new https.Agent({ keepAlive: true, maxSockets }),
+      'https:': new https.Agent({
+        keepAlive: true,
+        maxSockets,
+        ...(options.tls?.ca === undefined ? {} : { ca: options.tls.ca }),
+        ...(options.tls?.insecure ? { rejectUnauthorized: false } : {}),
+      }),
     };
   }
 

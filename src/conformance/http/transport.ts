@@ -8,7 +8,7 @@
  * request's one deadline: following them never buys a server more time than --timeout.
  */
 import type { IncompleteBody, ReceivedResponse, SentRequest } from '../exchange.js';
-import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome } from './bounded-client.js';
+import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome, type TlsOptions } from './bounded-client.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 export type { FetchFunction } from './bounded-client.js';
@@ -16,6 +16,8 @@ export type { FetchFunction } from './bounded-client.js';
 export interface TransportOptions {
   /** The target's base URL; contract paths are appended to it. */
   readonly baseUrl: string;
+  /** How an https target's certificate is checked (node:http only). */
+  readonly tls?: TlsOptions;
   /** Default: node:http. */
   readonly fetch?: FetchFunction;
   /** Per-request deadline, headers and body included. */
@@ -191,7 +193,9 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     this.limiter = createRateLimiter(options.rate === undefined ? {} : { perSecond: options.rate });
-    this.client = options.fetch ? undefined : new BoundedNodeClient({ maxSockets: options.maxSockets ?? 4 });
+    this.client = options.fetch
+      ? undefined
+      : new BoundedNodeClient({ maxSockets: options.maxSockets ?? 4, ...(options.tls ? { tls: options.tls } : {}) });
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
   }
