@@ -40,6 +40,11 @@ export interface ReplayableRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
+  /**
+   * Where a body too long to keep in the report was written (beside the reports, as for its curl
+   * line); `conformance replay` reads it from there.
+   */
+  readonly bodyFile?: string;
   /** The exchange's intent, as the check judged it (plain data). */
   readonly intent: unknown;
 }

@@ -7,6 +7,7 @@
  * sent alone and is said to be so; `--rerun-failed REPORT.json` reruns those checks instead.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { ContractDocument } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { checks } from './checks/registry.js';
@@ -32,8 +33,12 @@ const standalone = new Set<Intent['kind']>([
   'undeclared-path',
 ]);
 
-/** The largest request body a failure keeps for replay (an oversized-body probe's fits). */
-export const replayBodyLimit = 4 * 1024 * 1024;
+/**
+ * The largest request body a failure keeps in the report for replay; a longer one (an
+ * oversized-body probe's 2 MiB) is read from the body file its curl line uses, so that a report
+ * stays small whatever was sent.
+ */
+export const replayBodyLimit = 64 * 1024;
 
 /** Whether an exchange's request can be sent again on its own, judged the same way. */
 export function isStandalone(intent: Intent): boolean {
@@ -47,18 +52,21 @@ export function replayableRequest(options: {
   exchange: Exchange;
   baseUrl: string;
   credentialHeaders: readonly string[];
+  /** The file a long body was written to (for its curl line), if it was. */
+  bodyFile?: string | undefined;
 }): ReplayableRequest | undefined {
   const { exchange } = options;
   if (!isStandalone(exchange.intent)) return undefined;
   if (!exchange.request.url.startsWith(options.baseUrl)) return undefined;
-  if ((exchange.request.body?.length ?? 0) > replayBodyLimit) return undefined;
+  const long = (exchange.request.body?.length ?? 0) > replayBodyLimit;
+  if (long && options.bodyFile === undefined) return undefined;
   const secret = new Set(options.credentialHeaders.map((name) => name.toLowerCase()));
   return {
     caller: exchange.caller,
     method: exchange.request.method,
     path: exchange.request.url.slice(options.baseUrl.length),
     headers: Object.fromEntries(Object.entries(exchange.request.headers).filter(([name]) => !secret.has(name.toLowerCase()))),
-    ...(exchange.request.body === undefined ? {} : { body: exchange.request.body }),
+    ...(exchange.request.body === undefined ? {} : long ? { bodyFile: options.bodyFile! } : { body: exchange.request.body }),
     intent: exchange.intent,
   };
 }
@@ -139,12 +147,26 @@ export async function replayFailures(options: {
         continue;
       }
       const replay = failure.replay;
+      let body = replay.body;
+      if (replay.bodyFile !== undefined) {
+        try {
+          body = readFileSync(replay.bodyFile, 'utf8');
+        } catch (error) {
+          results.push({
+            index,
+            failure,
+            outcome: 'not-replayable',
+            detail: `its body was written to ${replay.bodyFile}, which cannot be read now (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          });
+          continue;
+        }
+      }
       const caller = replay.caller === 2 ? (options.secondCallerHeaders ?? {}) : (options.headers ?? {});
       const sent = await transport.send({
         method: replay.method,
         path: replay.path,
         headers: { ...caller, ...freshKeys(replay.headers) },
-        ...(replay.body === undefined ? {} : { body: replay.body }),
+        ...(body === undefined ? {} : { body }),
       });
       const operation = options.contract.operations.find((candidate) => candidate.operationId === failure.operation);
       const exchange: Exchange = {

@@ -278,6 +278,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   let bodyDirectoryMade = false;
   /** Set once a body file could not be written: later long bodies stay out of curl lines too. */
   let bodyFilesFailed = false;
+  /** The body file each exchange's curl line reads, by exchange id: its replay reads the same. */
+  const bodyFiles = new Map<number, string>();
   const reproduce = (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => {
     const body = exchange.request.body;
     let bodyFile: string | undefined;
@@ -287,6 +289,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         bodyDirectoryMade = true;
         bodyFile = join(options.bodyDirectory, `exchange-${exchange.id}.json`);
         writeFileSync(bodyFile, body);
+        bodyFiles.set(exchange.id, bodyFile);
       } catch (error) {
         // A folder we cannot write must not abort the run: the reproduction says where the body is missing.
         bodyFilesFailed = true;
@@ -298,7 +301,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     }
     return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
   };
-  const replayable = (exchange: Exchange) => replayableRequest({ exchange, baseUrl: transport.baseUrl, credentialHeaders: secretHeaders });
+  const replayable = (exchange: Exchange) =>
+    replayableRequest({ exchange, baseUrl: transport.baseUrl, credentialHeaders: secretHeaders, bodyFile: bodyFiles.get(exchange.id) });
   const setting = { contract, validator, checks, reproduce, replayable, maxResponseTimeMs };
   const judging = new Judging(setting);
   const needed = neededProbes(checks);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { replayableRequest } from '../../src/conformance/replay.js';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
@@ -146,4 +147,32 @@ it('--help explains replay and --rerun-failed, with their Schemathesis names', a
   expect(stdout).toContain('Usage: evidence-harness conformance replay REPORT.json [options]');
   expect(stdout).toMatch(/--failure N +only failure N, as the summary numbers them/);
   expect(stdout).toMatch(/--rerun-failed REPORT.json +run only the checks that failed .*\n.*Schemathesis: --rerun-failed-checks/);
+});
+
+it('keeps a long body out of the report: its replay reads the body file its curl line uses', () => {
+  const exchange = {
+    id: 7,
+    caller: 1 as const,
+    intent: { kind: 'oversized-body' as const, bytes: 3_000_000, expected: { status: 413, because: 'over the limit' } },
+    request: {
+      method: 'POST',
+      url: 'http://target.test/v0/evaluations',
+      headers: { authorization: 'Bearer x' },
+      body: 'x'.repeat(3_000_000),
+    },
+    notes: [],
+    rateLimited: false,
+    durationMs: 1,
+  };
+  const kept = replayableRequest({
+    exchange,
+    baseUrl: 'http://target.test',
+    credentialHeaders: ['authorization'],
+    bodyFile: '/tmp/exchange-7.json',
+  });
+  expect(kept).toMatchObject({ path: '/v0/evaluations', bodyFile: '/tmp/exchange-7.json' });
+  expect(kept).not.toHaveProperty('body');
+  expect(kept?.headers).toEqual({});
+  // Without a file to point at (no --report folder), it is not replayable rather than inlined.
+  expect(replayableRequest({ exchange, baseUrl: 'http://target.test', credentialHeaders: ['authorization'] })).toBeUndefined();
 });
