@@ -9,13 +9,14 @@
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
 import { Transport } from '../conformance/http/transport.js';
 import {
   type BaseUrlCredentials,
   CassetteRecorder,
+  type ConformanceHooks,
   type ConformanceReport,
   checks,
   conformanceDefaults,
@@ -23,8 +24,10 @@ import {
   credentialsFromBaseUrl,
   formatDuration,
   HeaderLineError,
+  HookError,
   headersFromLines,
   isRunId,
+  loadHooks,
   parseReportTarget,
   ReportSpecError,
   type ReportTarget,
@@ -127,6 +130,11 @@ Options:
                                --report-har-path (--cassette-path)
   --rerun-failed REPORT.json   run only the checks that failed in that JSON report (with --checks,
                                those of them); Schemathesis: --rerun-failed-checks
+  --hooks FILE.mjs             a module exporting any of beforeRequest(request) (may change its
+                               headers and body, e.g. refresh a token), afterResponse(exchange), and
+                               checks: extra checks ({ name, description, severity, judge(exchange,
+                               context) }) selected and reported like the built-in ones.
+                               Schemathesis: --hooks / SCHEMATHESIS_HOOKS; Dredd: --hookfiles
   --quiet                      no progress lines on stderr
   -h, --help                   show this help
 
@@ -481,6 +489,7 @@ export const conformanceCommand: Command = {
           report: { type: 'string', multiple: true },
           record: { type: 'string' },
           'rerun-failed': { type: 'string' },
+          hooks: { type: 'string' },
           quiet: { type: 'boolean', default: false },
         },
       }),
@@ -559,6 +568,13 @@ export const conformanceCommand: Command = {
       interrupt.abort(signal);
     };
     const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
+    let hooks: ConformanceHooks | undefined;
+    try {
+      hooks = values.hooks === undefined ? undefined : await loadHooks(resolve(values.hooks));
+    } catch (error) {
+      if (error instanceof HookError) throw new UsageError(`--hooks ${error.message}`);
+      throw error;
+    }
     if (values.spec !== undefined && !isHttpUrl(values.spec)) {
       // A missing file is a mistake in the command line, not a broken document: say which.
       const problem = specFileProblem(values.spec);
@@ -611,6 +627,7 @@ export const conformanceCommand: Command = {
         bodyDirectory,
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),
+        ...(hooks ? { hooks } : {}),
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
@@ -626,6 +643,10 @@ export const conformanceCommand: Command = {
       if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
       if (error instanceof InvalidSpecError) {
         io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
+        return exitCodes.usage;
+      }
+      if (error instanceof HookError) {
+        io.stderr(diagnostic(`conformance: --hooks ${values.hooks}: ${error.message}`));
         return exitCodes.usage;
       }
       if (error instanceof UnreachableTargetError) {

@@ -8,6 +8,7 @@ export type { Check, CheckContext, ProbeName } from './checks/check.js';
 export { checks, selectChecks, UnknownCheckError } from './checks/registry.js';
 export type { Exchange, Intent } from './exchange.js';
 export type { Failure, ReplayableRequest, Severity, Verdict } from './failures.js';
+export { type ConformanceHooks, HookError, type HookRequest, loadHooks } from './hooks.js';
 export { credentialVariable, redactHeaders, toCurl } from './http/curl.js';
 export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
 export type { FetchFunction } from './http/transport.js';

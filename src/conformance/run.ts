@@ -18,6 +18,7 @@ import type { Check, ProbeName } from './checks/check.js';
 import { maxResponseTime } from './checks/generic-checks.js';
 import { selectChecks, UnknownCheckError } from './checks/registry.js';
 import type { Exchange, Intent } from './exchange.js';
+import { type ConformanceHooks, HookError, type HookRequest } from './hooks.js';
 import type { TlsOptions } from './http/bounded-client.js';
 import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
@@ -109,6 +110,8 @@ export interface ConformanceOptions {
   readonly concurrency?: number;
   /** How an https target's certificate is checked: `ca` (PEM text) trusted instead of Node's roots (--ca), or `insecure` (--insecure). */
   readonly tls?: TlsOptions;
+  /** beforeRequest, afterResponse and extra checks (--hooks FILE.mjs, loaded by loadHooks). */
+  readonly hooks?: ConformanceHooks;
   /** Replaces node:http, e.g. to reach an in-process server. */
   readonly fetch?: FetchFunction;
   /**
@@ -215,9 +218,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   // max_response_time has nothing to judge by without a limit: it is selected only with one.
   if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
     throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
-  const checks = selectChecks({ include: options.checks ?? [], exclude: options.excludeChecks ?? [] }).filter(
-    (check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name,
-  );
+  const checks = selectChecks({
+    include: options.checks ?? [],
+    exclude: options.excludeChecks ?? [],
+    ...(options.hooks?.checks ? { extra: options.hooks.checks } : {}),
+  }).filter((check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name);
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
@@ -397,6 +402,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     return undefined;
   }
 
+  /** Runs a hook; one that throws stops the run (HookError), since what it was for did not happen. */
+  async function callHook<T>(name: string, call: () => T | Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw new HookError(`the ${name} hook threw: ${scrubber.scrub(String((error as Error)?.message ?? error)).slice(0, 400)}`);
+    }
+  }
+
   /** Exchanges recorded per probe, so a check that judged none of its probes' can say they were sent. */
   const recorded = new Map<ProbeName, number>();
 
@@ -447,13 +461,22 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     const id = sequence;
     inFlight += 1;
     const startedAt = Date.now();
-    const result = await transport.send(
-      {
+    let headers: Record<string, string> = request.withoutCredentials ? { ...request.headers } : { ...callers[caller], ...request.headers };
+    let body = request.body;
+    if (options.hooks?.beforeRequest) {
+      const hooked: HookRequest = {
         method: request.method,
-        path: request.path,
-        headers: request.withoutCredentials ? { ...request.headers } : { ...callers[caller], ...request.headers },
-        ...(request.body === undefined ? {} : { body: request.body }),
-      },
+        url: transport.urlOf(request.path),
+        headers,
+        ...(body === undefined ? {} : { body }),
+      };
+      const returned = await callHook('beforeRequest', () => options.hooks?.beforeRequest?.(hooked));
+      const final = returned ?? hooked;
+      headers = { ...final.headers };
+      body = final.body;
+    }
+    const result = await transport.send(
+      { method: request.method, path: request.path, headers, ...(body === undefined ? {} : { body }) },
       { timeoutMs, runDeadline: deadline },
     );
     inFlight -= 1;
@@ -484,6 +507,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       durationMs: result.durationMs,
     };
     options.cassette?.add(exchange, { startedAt });
+    if (options.hooks?.afterResponse) await callHook('afterResponse', () => options.hooks?.afterResponse?.(exchange));
     if (sendOptions.record !== false) record(exchange, request.operation?.operationId);
     return exchange;
   }

@@ -35,6 +35,32 @@ export type ProbeName =
   | 'refused-then-valid'
   | 'ignored-auth';
 
+/** Every probe: what a check from --hooks needs, since it may judge any exchange. */
+export const allProbes: readonly ProbeName[] = [
+  'positive',
+  'negative',
+  'missing-header',
+  'malformed-json',
+  'media-type',
+  'lifecycle',
+  'replay',
+  'reserialized-replay',
+  'conflict',
+  'isolation',
+  'unknown-job',
+  'verification',
+  'oversized-body',
+  'undeclared-method',
+  'undeclared-path',
+  'distinct-keys',
+  'conflict-at-depth',
+  'replay-after-final',
+  'key-scope',
+  'concurrent-duplicates',
+  'refused-then-valid',
+  'ignored-auth',
+];
+
 export interface CheckContext {
   readonly contract: ContractDocument;
   readonly validator: ResponseValidator;

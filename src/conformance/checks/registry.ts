@@ -89,14 +89,20 @@ export class UnknownCheckError extends Error {
 }
 
 /** The checks to run: `include` (default all) minus `exclude`; unknown names throw. */
-export function selectChecks(options: { include?: readonly string[]; exclude?: readonly string[] }): Check[] {
-  const names = new Set(checks.map((check) => check.name));
+export function selectChecks(options: {
+  include?: readonly string[];
+  exclude?: readonly string[];
+  /** Checks from --hooks, after the built-in ones, selected the same way. */
+  extra?: readonly Check[];
+}): Check[] {
+  const all = [...checks, ...(options.extra ?? [])];
+  const names = new Set(all.map((check) => check.name));
   for (const name of [...(options.include ?? []), ...(options.exclude ?? [])]) {
     if (!names.has(name)) throw new UnknownCheckError(`no check named '${name}'; the checks are: ${[...names].join(', ')}`);
   }
   const include = options.include && options.include.length > 0 ? new Set(options.include) : undefined;
   const exclude = new Set(options.exclude ?? []);
-  const selected = checks.filter((check) => (include ? include.has(check.name) : true) && !exclude.has(check.name));
+  const selected = all.filter((check) => (include ? include.has(check.name) : true) && !exclude.has(check.name));
   // A run that checks nothing would still say PASSED.
   if (selected.length === 0) throw new UnknownCheckError('--checks and --exclude-checks leave no check to run; select at least one');
   return selected;
