@@ -42,6 +42,7 @@ import {
 import { replayFailures } from '../conformance/replay.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
+import { collectGarbageThrottled } from '../server/memory-release.js';
 import {
   type Command,
   type CommandIo,
@@ -624,6 +625,9 @@ export const conformanceCommand: Command = {
         },
         strict: values.strict,
         signal: interrupt.signal,
+        // This process is the runner alone: collect at once after an answer of megabytes, so a
+        // server answering megabytes to every request cannot push peak memory up (issue 11).
+        afterLargeAnswer: collectGarbageThrottled(),
         bodyDirectory,
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),

@@ -123,6 +123,8 @@ export interface ConformanceOptions {
   readonly bodyDirectory?: string;
   /** Further credentials to scrub from everything reported (a base URL's password). */
   readonly secrets?: readonly string[];
+  /** Called after each answer over 1 MiB (the CLI collects garbage there: Transport's afterLargeAnswer). */
+  readonly afterLargeAnswer?: () => void;
   /** Receives progress lines while the run goes on. */
   readonly onProgress?: (message: string) => void;
   /** Receives every exchange as it is recorded (for logs, or a second opinion such as Prism's). */
@@ -277,6 +279,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.rate === undefined ? {} : { rate: options.rate }),
+    ...(options.afterLargeAnswer ? { afterLargeAnswer: options.afterLargeAnswer } : {}),
     // A burst of identical creates goes out on that many connections at once.
     maxSockets: Math.max(4, concurrency),
   });

@@ -39,7 +39,16 @@ export interface TransportOptions {
    * scrub of the report no longer recognises.
    */
   readonly scrub?: (text: string) => string;
+  /**
+   * Called after an answer whose body was over 1 MiB has been read and parsed. A server that
+   * answers megabytes to every request makes garbage faster than V8 collects it by default; the
+   * CLI passes a collection here, so that peak memory follows what is kept, not what went by.
+   */
+  readonly afterLargeAnswer?: () => void;
 }
+
+/** The body size past which `afterLargeAnswer` is called: ten times the contract's largest valid answers. */
+const largeAnswerBytes = 1024 * 1024;
 
 /** A request to send: a path under the base URL (already filled and encoded). */
 export interface OutgoingRequest {
@@ -313,6 +322,7 @@ export class Transport {
       ...(this.options.signal ? { signal: this.options.signal } : {}),
     };
     const outcome = this.client ? await this.client.request(request, limits) : await boundedFetch(this.options.fetch!, request, limits);
+    if ((outcome.answer?.body.length ?? 0) > largeAnswerBytes) this.options.afterLargeAnswer?.();
     return {
       ...(outcome.answer ? { response: toReceived(outcome.answer, this.options.scrub) } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
