@@ -8,16 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { commands, main } from '../../src/cli/main.js';
+import { commands } from '../../src/cli/main.js';
 import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
 import { startMockServer } from '../../src/server/index.js';
+import { runMain } from '../support/run-main.js';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 const version = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version;
 

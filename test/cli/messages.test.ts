@@ -5,18 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { scratchFolder } from '../package/scratch.js';
+import { runMain } from '../support/run-main.js';
 
 const scratch = scratchFolder('eh-messages-');
 afterAll(() => scratch.remove());
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 function file(name: string, text: string): string {
   const path = join(scratch.path, name);

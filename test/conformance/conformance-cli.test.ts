@@ -8,19 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { durationOption } from '../../src/cli/command.js';
-import { main } from '../../src/cli/main.js';
 import { checks } from '../../src/conformance/checks/registry.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { faults } from '../fixtures/fault-zoo/faults.js';
+import { runMain } from '../support/run-main.js';
 import { freePort } from './prism-support.js';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 let mock: RunningMockServer;
 let faulty: RunningFaultServer;

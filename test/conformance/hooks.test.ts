@@ -7,17 +7,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler } from '../fixtures/fault-zoo/faults.js';
+import { runMain } from '../support/run-main.js';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 const folder = mkdtempSync(join(tmpdir(), 'eh-hooks-'));
 /** The X-Request-Token each request reached the server with. */

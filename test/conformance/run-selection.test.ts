@@ -13,17 +13,12 @@ import { CassetteRecorder } from '../../src/conformance/report/cassette.js';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
+import { runMain } from '../support/run-main.js';
 
 /** Both callers, so that no check waits for a second caller's credentials. */
 const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
 
-async function run(...argv: string[]) {
-  argv.push(...callers);
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runMain(...argv, ...callers);
 
 /** What reached a server: "METHOD /path" per request. */
 const seen: string[] = [];

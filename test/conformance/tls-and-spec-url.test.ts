@@ -3,55 +3,29 @@
  * certificate (made with openssl for the test) is refused by default, reached with --ca or
  * --insecure, and the spec can be read from an http URL.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler } from '../fixtures/fault-zoo/faults.js';
+import { runMain } from '../support/run-main.js';
+import { makeTestCertificate } from '../support/test-certificate.js';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-  return { code, stdout, stderr };
-}
+const run = runMain;
 
 const folder = mkdtempSync(join(tmpdir(), 'eh-tls-'));
-const certFile = join(folder, 'cert.pem');
+const certificate = makeTestCertificate();
+const certFile = certificate.certFile;
 let secure: RunningFaultServer;
 let specServer: Server;
 let specUrl: string;
 const quick = ['--seed', '3', '--quiet', '--checks', 'status_code_documented,idempotency_conflict', '--max-examples', '2'];
 
 beforeAll(async () => {
-  const keyFile = join(folder, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'ignore' },
-  );
-  secure = await startFaultServer(cleanHandler(), { tls: { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') } });
+  secure = await startFaultServer(cleanHandler(), { tls: { key: certificate.key, cert: certificate.cert } });
   const spec = readFileSync('spec/openapi.yaml', 'utf8');
   specServer = createServer((request, response) => {
     if (request.url === '/openapi.yaml') response.writeHead(200, { 'content-type': 'application/yaml' }).end(spec);
@@ -61,6 +35,7 @@ beforeAll(async () => {
   specUrl = `http://127.0.0.1:${(specServer.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  certificate.remove();
   await secure.close();
   await new Promise((resolve) => specServer.close(resolve));
 });
