@@ -16,10 +16,12 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { checks as registry } from '../conformance/checks/registry.js';
 import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
 import type { Severity } from '../conformance/failures.js';
+import { toReceived as toReceivedAnswer } from '../conformance/http/transport.js';
 import { verdictsOn } from '../conformance/judge.js';
 import { buildHar, type CassetteEntry, scrubCredentials } from '../conformance/report/har.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
 import { bodyLimits } from '../contract/index.js';
+import { callerFingerprint } from '../engine/caller.js';
 import { FaultInjector } from '../engine/faults.js';
 import { createRandom } from '../engine/random.js';
 import { errorAnswer } from '../engine/responses.js';
@@ -32,7 +34,7 @@ import { createControlGuard } from '../server/control-guard.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
 import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
-import { callerOf, TrafficState } from './traffic-state.js';
+import { TrafficState } from './traffic-state.js';
 
 export interface ProxyServerOptions {
   /** The implementation to forward to, e.g. http://127.0.0.1:8080 (a base path is kept). */
@@ -149,14 +151,8 @@ function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxB
     const message = `the answer's Content-Encoding '${String(headers['content-encoding']).slice(0, 40)}' could not be decoded within ${maxBytes} bytes (${(error as Error).message.slice(0, 80)})`;
     return { status, headers, contentType, bodyText: '', json: undefined, incomplete: { reason: 'undecodable', bytes: 0, message } };
   }
-  const bodyText = body.toString('utf8');
-  let json: unknown;
-  try {
-    json = bodyText === '' ? undefined : JSON.parse(bodyText);
-  } catch {
-    json = undefined;
-  }
-  return { status, headers, contentType, bodyText, json };
+  // The runner's own reading: the same bounds on nesting and on the number of values.
+  return toReceivedAnswer({ status, headers, body });
 }
 
 function decoded(body: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
@@ -292,7 +288,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       return;
     }
     const authorization = incoming.headers.authorization;
-    const caller = callerOf(Array.isArray(authorization) ? authorization.join(', ') : authorization);
+    // The mock's own caller identity (A-10), so a caller means the same thing in mock and proxy.
+    const caller = await callerFingerprint(Array.isArray(authorization) ? authorization.join(', ') : (authorization ?? null));
     const hasBody = method !== 'GET' && method !== 'HEAD';
 
     if (scenario) {

@@ -6,7 +6,7 @@
  * `request_body_schema` is the input `negative_data_rejection` expects a 400 for.
  */
 import type { OperationDescription } from '../openapi/document.js';
-import type { ResponseValidator } from '../openapi/response-validator.js';
+import { essence, type ResponseValidator } from '../openapi/response-validator.js';
 
 export interface RequestViolation {
   readonly check: RequestRuleName;
@@ -122,8 +122,7 @@ export function judgeRequest(options: {
   const schema = content['application/json'];
   if (!operation.requestBody) return { operation, violations };
   const contentType = headerValue(request.headers, 'content-type');
-  const essence = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (essence !== 'application/json')
+  if (essence(contentType ?? null) !== 'application/json')
     violations.push({
       check: 'request_media_type',
       message:

@@ -21,11 +21,6 @@ interface JobRecord {
   readonly history: JobObservation[];
 }
 
-/** A caller as the proxy tells them apart: a fingerprint of the Authorization header, never the header. */
-export function callerOf(authorization: string | undefined): string {
-  return authorization === undefined ? 'anonymous' : `sha256:${createHash('sha256').update(authorization).digest('hex').slice(0, 32)}`;
-}
-
 /** Jobs and keys remembered, each; the oldest go first. */
 const defaultCapacity = 10_000;
 /** Observations kept per job: enough to see a status move back, never a history of millions. */

@@ -294,3 +294,15 @@ function rawGet(
     }).on('error', reject);
   });
 }
+
+it('reads an answer as the runner does: one nested past the runner’s bound is reported, never parsed', async () => {
+  const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+  const upstream = await startFaultServer(async () => new Response(deep, { headers: { 'content-type': 'application/json' } }));
+  running.push(upstream);
+  const proxy = await proxyTo(upstream.url);
+  const answer = await fetch(`${proxy.url}/health`);
+  expect((await answer.text()).length).toBe(deep.length);
+  const violations = proxy.report().violations;
+  expect(violations.length).toBeGreaterThan(0);
+  expect(violations.map((violation) => violation.message).join('\n')).toMatch(/nested deeper than 64 levels/);
+});

@@ -162,7 +162,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function toReceived(answer: NonNullable<RawOutcome['answer']>, scrub?: (text: string) => string): ReceivedResponse {
+/**
+ * An answer as the checks judge it: its body as text (scrubbed), parsed as JSON unless it is
+ * nested or numerous past the runner's bounds. The proxy builds its judged answers here too.
+ */
+export function toReceived(answer: NonNullable<RawOutcome['answer']>, scrub?: (text: string) => string): ReceivedResponse {
   const bodyText = scrub ? scrub(answer.body.toString('utf8')) : answer.body.toString('utf8');
   const headers = scrub ? Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, scrub(value)])) : answer.headers;
   const refused = answer.incomplete ? undefined : jsonTooComplex(bodyText);
