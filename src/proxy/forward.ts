@@ -93,6 +93,8 @@ export interface ForwardOptions {
    * without forwarding it, with --errors); otherwise it is streamed from `incoming`.
    */
   readonly bufferedBody?: Buffer;
+  /** Aborted when the client has gone: the upstream request is cut at once. */
+  readonly signal?: AbortSignal;
 }
 
 /** Sends the client's request to the upstream and reads its answer, within the limits. */
@@ -187,6 +189,9 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
       response.on('error', () => failed('closed', 'the upstream closed the connection mid-answer'));
     });
     incoming.on('aborted', () => failed('client-left', 'the client left before its request was whole'));
+    const leave = () => failed('client-left', 'the client left before its answer');
+    if (options.signal?.aborted) leave();
+    else options.signal?.addEventListener('abort', leave, { once: true });
     if (options.bufferedBody !== undefined) {
       keep(options.bufferedBody);
       upstreamRequest.end(options.bufferedBody);

@@ -12,6 +12,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { checks as registry } from '../conformance/checks/registry.js';
 import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
@@ -31,6 +32,7 @@ import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { createControlGuard } from '../server/control-guard.js';
+import { clientErrorAnswer, rawErrorResponse } from '../server/early-answers.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
 import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
@@ -395,7 +397,19 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       }
     }
 
-    const outcome = await forward({ incoming, upstream, limits, agents, ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}) });
+    // A client that leaves before its answer ends the upstream request too.
+    const left = new AbortController();
+    outgoing.once('close', () => {
+      if (!outgoing.writableEnded) left.abort();
+    });
+    const outcome = await forward({
+      incoming,
+      upstream,
+      limits,
+      agents,
+      signal: left.signal,
+      ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
+    });
     const judged = judgeOf(outcome.request.body, outcome.request.bytes);
     // Every request is judged by every request rule that applies to it.
     tally('request_operation_known');
@@ -508,15 +522,31 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     options.log?.(logLine({ method, path, status, found, ms: performance.now() - started }));
   }
 
-  const server = http.createServer({ requireHostHeader: false }, (incoming, outgoing) => {
-    handle(incoming, outgoing).catch((error: unknown) => {
-      if (outgoing.headersSent) return outgoing.destroy();
-      const body = errorBody(
-        'internal_error',
-        `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
-      );
-      outgoing.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    });
+  // The mock's limits against slow clients (src/server/mock-server.ts): Node's defaults would let
+  // one hold a connection for minutes, and check them only every 30 s.
+  const server = http.createServer(
+    {
+      requireHostHeader: false,
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      keepAliveTimeout: 5_000,
+      connectionsCheckingInterval: 1_000,
+    },
+    (incoming, outgoing) => {
+      handle(incoming, outgoing).catch((error: unknown) => {
+        if (outgoing.headersSent) return outgoing.destroy();
+        const body = errorBody(
+          'internal_error',
+          `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+        );
+        outgoing.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      });
+    },
+  );
+  // Node answers malformed requests and timeouts with a bare status line; answer with an Error body, as the mock does.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return socket.destroy();
+    socket.end(rawErrorResponse(clientErrorAnswer(error)));
   });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -5,7 +5,8 @@
  * names it, on the response side; a client's invalid request is reported on the request side,
  * and with `errors` answered 400 without reaching the upstream.
  */
-import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { createServer, get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { parseScenario } from '../../src/engine/index.js';
@@ -305,4 +306,23 @@ it('reads an answer as the runner does: one nested past the runner’s bound is 
   const violations = proxy.report().violations;
   expect(violations.length).toBeGreaterThan(0);
   expect(violations.map((violation) => violation.message).join('\n')).toMatch(/nested deeper than 64 levels/);
+});
+
+it('cuts the upstream request when its client leaves, instead of waiting out the timeout', async () => {
+  let upstreamClosed = false;
+  const silent = createServer((incoming) => {
+    // Never answers: only the client leaving can end this request before --timeout.
+    incoming.socket.once('close', () => {
+      upstreamClosed = true;
+    });
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxy = await proxyTo(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
+    await expect(fetch(`${proxy.url}/health`, { signal: AbortSignal.timeout(300) })).rejects.toThrow();
+    await expect.poll(() => upstreamClosed, { timeout: 5000 }).toBe(true);
+  } finally {
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  }
 });
