@@ -8,8 +8,8 @@
  * up to `maxResponseBytes`, within `timeoutMs`, so that it can be judged before the client gets
  * it — which is what lets the proxy add a Contract-Violations header, or answer 502 instead.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { type UpstreamClient, UpstreamError } from './upstream-client.js';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const hopByHop = new Set([
@@ -24,18 +24,30 @@ const hopByHop = new Set([
   'upgrade',
 ]);
 
-/** The message's own headers: hop-by-hop ones and those the Connection header lists removed. */
-export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const listed = new Set(
-    String(headers.connection ?? '')
+/** The names a message's Connection header lists: hop-by-hop for that message too. */
+function connectionListed(connection: string | string[] | undefined): Set<string> | undefined {
+  if (connection === undefined) return undefined;
+  return new Set(
+    String(connection)
       .split(',')
       .map((name) => name.trim().toLowerCase())
       .filter(Boolean),
   );
-  const kept: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || hopByHop.has(name) || listed.has(name)) continue;
-    kept[name] = value;
+}
+
+/**
+ * The request's end-to-end header lines for the upstream, names and repeats as the client sent
+ * them: hop-by-hop ones, those its Connection header lists, Host and Content-Length dropped (the
+ * upstream client sets Host to the upstream's and frames the body itself).
+ */
+export function endToEndRequestHeaders(rawHeaders: readonly string[], connection: string | string[] | undefined): [string, string][] {
+  const listed = connectionListed(connection);
+  const kept: [string, string][] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index]!;
+    const lower = name.toLowerCase();
+    if (hopByHop.has(lower) || lower === 'host' || lower === 'content-length' || listed?.has(lower)) continue;
+    kept.push([name, rawHeaders[index + 1]!]);
   }
   return kept;
 }
@@ -86,15 +98,15 @@ export interface ForwardOptions {
   /** The upstream's origin and base path, e.g. http://staging.internal:8080/api. */
   readonly upstream: URL;
   readonly limits: ForwardLimits;
-  /** Keep-alive agents for http and https upstreams. */
-  readonly agents: { readonly http: http.Agent; readonly https: https.Agent };
+  /** Keep-alive connections to the upstream (its answers bounded by `limits.maxResponseBytes`). */
+  readonly client: UpstreamClient;
   /**
    * The request body already read whole (the proxy reads it first when it may refuse the request
    * without forwarding it, with --errors); otherwise it is streamed from `incoming`.
    */
   readonly bufferedBody?: Buffer;
-  /** Aborted when the client has gone: the upstream request is cut at once. */
-  readonly signal?: AbortSignal;
+  /** Registers what to do when the client has gone: the upstream request is cut at once. */
+  readonly onClientLeft?: (leave: () => void) => void;
 }
 
 /** Sends the client's request to the upstream and reads its answer, within the limits. */
@@ -102,28 +114,33 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
   const { incoming, upstream, limits } = options;
   const started = performance.now();
   const target = incoming.url ?? '/';
-  const secure = upstream.protocol === 'https:';
-  const basePath = upstream.pathname.replace(/\/+$/, '');
-  const headers = endToEndHeaders(incoming.headers);
-  headers.host = upstream.host;
+  const method = incoming.method ?? 'GET';
+  const basePath = upstream.pathname.length > 1 ? upstream.pathname.replace(/\/+$/, '') : '';
   const captured: Buffer[] = [];
   let capturedBytes = 0;
   let bytes = 0;
   const keep = (chunk: Buffer) => {
     bytes += chunk.length;
     if (capturedBytes >= limits.maxCapturedRequestBytes) return;
-    const part = chunk.subarray(0, limits.maxCapturedRequestBytes - capturedBytes);
+    const part =
+      chunk.length <= limits.maxCapturedRequestBytes - capturedBytes
+        ? chunk
+        : chunk.subarray(0, limits.maxCapturedRequestBytes - capturedBytes);
     captured.push(part);
     capturedBytes += part.length;
   };
   const forwarded = (): ForwardedRequest => ({
-    method: incoming.method ?? 'GET',
+    method,
     target,
     headers: incoming.headers,
-    body: Buffer.concat(captured),
+    body: captured.length === 1 ? captured[0]! : Buffer.concat(captured, capturedBytes),
     bodyCut: bytes > capturedBytes,
     bytes,
   });
+  const declaredLength = incoming.headers['content-length'];
+  const streamed =
+    options.bufferedBody === undefined && (declaredLength !== undefined || incoming.headers['transfer-encoding'] !== undefined);
+  if (options.bufferedBody !== undefined) keep(options.bufferedBody);
 
   return new Promise((resolve) => {
     let settled = false;
@@ -134,70 +151,47 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
       resolve(outcome);
     };
     const failed = (cause: Extract<ForwardOutcome, { kind: 'failed' }>['cause'], reason: string) => {
-      upstreamRequest.destroy();
+      if (settled) return;
+      call.abort();
       finish({ kind: 'failed', request: forwarded(), cause, reason, durationMs: performance.now() - started });
     };
-    const upstreamRequest = (secure ? https : http).request({
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      port: upstream.port || (secure ? 443 : 80),
-      method: incoming.method,
+    const call = options.client.request({
+      method,
       path: `${basePath}${target}`,
-      headers,
-      agent: secure ? options.agents.https : options.agents.http,
+      headers: endToEndRequestHeaders(incoming.rawHeaders, incoming.headers.connection),
+      ...(options.bufferedBody !== undefined
+        ? { body: options.bufferedBody }
+        : streamed
+          ? { body: { stream: true, ...(declaredLength === undefined ? {} : { length: Number(declaredLength) }) } }
+          : {}),
     });
     const deadline = setTimeout(
       () => failed('timeout', `the upstream did not answer within ${limits.timeoutMs} ms (--timeout)`),
       limits.timeoutMs,
     );
-    upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
-      if (settled) return;
-      const unreachable = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH';
-      failed(
-        unreachable ? 'unreachable' : 'closed',
-        unreachable
-          ? `the upstream ${upstream.origin} cannot be reached (${error.code})`
-          : 'the upstream closed the connection before its answer was whole',
-      );
-    });
-    upstreamRequest.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        if (received > limits.maxResponseBytes) {
-          response.destroy();
-          failed('too-large', `the upstream's answer is larger than ${limits.maxResponseBytes} bytes (--max-response-bytes)`);
-          return;
+    call.answer.then(
+      (answer) => finish({ kind: 'answered', request: forwarded(), answer, durationMs: performance.now() - started }),
+      (error: unknown) => {
+        if (settled) return;
+        const failure = error instanceof UpstreamError ? error : new UpstreamError('closed', String(error));
+        if (failure.kind === 'unreachable') failed('unreachable', `the upstream ${upstream.origin} cannot be reached (${failure.code})`);
+        else failed(failure.kind === 'too-large' ? 'too-large' : 'closed', failure.message);
+      },
+    );
+    options.onClientLeft?.(() => failed('client-left', 'the client left before its answer'));
+    if (streamed) {
+      incoming.on('data', (chunk: Buffer) => {
+        keep(chunk);
+        if (!call.write(chunk)) {
+          incoming.pause();
+          call.onDrain(() => incoming.resume());
         }
-        chunks.push(chunk);
       });
-      response.on('end', () =>
-        finish({
-          kind: 'answered',
-          request: forwarded(),
-          answer: {
-            status: response.statusCode ?? 502,
-            headers: response.headers,
-            rawHeaders: response.rawHeaders,
-            body: Buffer.concat(chunks),
-          },
-          durationMs: performance.now() - started,
-        }),
-      );
-      response.on('aborted', () => failed('closed', 'the upstream closed the connection mid-answer'));
-      response.on('error', () => failed('closed', 'the upstream closed the connection mid-answer'));
-    });
-    incoming.on('aborted', () => failed('client-left', 'the client left before its request was whole'));
-    const leave = () => failed('client-left', 'the client left before its answer');
-    if (options.signal?.aborted) leave();
-    else options.signal?.addEventListener('abort', leave, { once: true });
-    if (options.bufferedBody !== undefined) {
-      keep(options.bufferedBody);
-      upstreamRequest.end(options.bufferedBody);
-    } else {
-      incoming.on('data', keep);
-      incoming.pipe(upstreamRequest);
+      incoming.on('end', () => call.end());
+      incoming.on('aborted', () => failed('client-left', 'the client left before its request was whole'));
+    } else if (options.bufferedBody === undefined) {
+      // No body announced: whatever else arrives is not forwarded, and the stream must end for the connection to be reused.
+      incoming.resume();
     }
   });
 }
@@ -208,18 +202,13 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
  * is set again from the body passed on.
  */
 export function answerHeadersForClient(answer: UpstreamAnswer, options: { method: string }): [string, string][] {
-  const listed = new Set(
-    String(answer.headers.connection ?? '')
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const listed = connectionListed(answer.headers.connection);
   const keepsStatedLength = options.method.toUpperCase() === 'HEAD' || answer.status === 304;
   const pairs: [string, string][] = [];
   for (let index = 0; index + 1 < answer.rawHeaders.length; index += 2) {
     const name = answer.rawHeaders[index]!;
     const lower = name.toLowerCase();
-    if (hopByHop.has(lower) || listed.has(lower)) continue;
+    if (hopByHop.has(lower) || listed?.has(lower)) continue;
     // A HEAD or 304 answer's length is the one the upstream stated for the body it did not send.
     if (lower === 'content-length' && !keepsStatedLength) continue;
     pairs.push([name, answer.rawHeaders[index + 1]!]);

@@ -10,7 +10,6 @@
  * 400 without reaching the upstream, and an answer that breaks it is replaced by a 502.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
@@ -37,6 +36,7 @@ import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forwar
 import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
 import { TrafficState } from './traffic-state.js';
+import { UpstreamClient } from './upstream-client.js';
 
 export interface ProxyServerOptions {
   /** The implementation to forward to, e.g. http://127.0.0.1:8080 (a base path is kept). */
@@ -225,7 +225,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const validator = new ResponseValidator(contract, { allErrors: false });
   const setting = { contract, validator, checks: registry };
   const limits: ForwardLimits = { ...proxyDefaults, ...options.limits };
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  const client = new UpstreamClient(upstream, { maxBodyBytes: limits.maxResponseBytes });
   const state = new TrafficState();
   const violations: Violation[] = [];
   const recent: ProxyExchangeRecord[] = [];
@@ -397,17 +397,16 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       }
     }
 
-    // A client that leaves before its answer ends the upstream request too.
-    const left = new AbortController();
-    outgoing.once('close', () => {
-      if (!outgoing.writableEnded) left.abort();
-    });
     const outcome = await forward({
       incoming,
       upstream,
       limits,
-      agents,
-      signal: left.signal,
+      client,
+      // A client that leaves before its answer ends the upstream request too.
+      onClientLeft: (leave) =>
+        outgoing.once('close', () => {
+          if (!outgoing.writableEnded) leave();
+        }),
       ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
     });
     const judged = judgeOf(outcome.request.body, outcome.request.bytes);
@@ -575,8 +574,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          agents.http.destroy();
-          agents.https.destroy();
+          client.destroy();
           resolve();
         });
         server.closeIdleConnections();

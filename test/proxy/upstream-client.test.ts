@@ -1,0 +1,183 @@
+/**
+ * The proxy's own HTTP/1.1 client to its upstream (src/proxy/upstream-client.ts): the answer
+ * parser frames bodies as RFC 9112 says, whichever way the bytes are split, refuses what is
+ * malformed or too large, and tells whether the connection can carry another exchange; the
+ * client reuses its sockets, sends a body it does not know the length of chunked, and sends a
+ * bodiless GET again once when a reused socket turns out closed.
+ */
+
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { AnswerReader, UpstreamClient, UpstreamError } from '../../src/proxy/upstream-client.js';
+
+const limits = { maxHeaderBytes: 1024, maxBodyBytes: 64 };
+
+/** Feeds `text` to a reader in pieces of `step` bytes; the answer, once whole. */
+function read(text: string, options: { method?: string; step?: number } = {}) {
+  const reader = new AnswerReader(options.method ?? 'GET', limits);
+  const bytes = Buffer.from(text, 'latin1');
+  const step = options.step ?? bytes.length;
+  for (let offset = 0; offset < bytes.length; offset += step) {
+    const done = reader.feed(bytes.subarray(offset, offset + step));
+    if (done) return { ...done, reader };
+  }
+  return { answer: undefined, extra: false, reader };
+}
+
+it('reads a Content-Length answer split anywhere, keeping raw header names and merging repeats as node:http does', () => {
+  const text =
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-type: text/plain\r\nSet-Cookie: a=1\r\nSet-Cookie: b=2\r\nVary: a\r\nVary: b\r\nContent-Length: 11\r\n\r\n{"ok":true}';
+  for (const step of [1, 3, 1000]) {
+    const { answer, extra, reader } = read(text, { step });
+    expect(answer?.status).toBe(200);
+    expect(answer?.body.toString()).toBe('{"ok":true}');
+    expect(answer?.headers['content-type']).toBe('application/json');
+    expect(answer?.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(answer?.headers.vary).toBe('a, b');
+    expect(answer?.rawHeaders.slice(0, 4)).toEqual(['Content-Type', 'application/json', 'content-type', 'text/plain']);
+    expect(extra).toBe(false);
+    expect(reader.keepAlive).toBe(true);
+  }
+});
+
+it('reads a chunked answer with extensions and trailers, split anywhere', () => {
+  const text = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n';
+  for (const step of [1, 2, 7, 1000]) {
+    const { answer, reader } = read(text, { step });
+    expect(answer?.body.toString()).toBe('hello world');
+    expect(reader.keepAlive).toBe(true);
+  }
+});
+
+it('reads no body for HEAD, 204 and 304, skips interim 1xx answers, and reads to the close when nothing frames the body', () => {
+  expect(read('HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n', { method: 'HEAD' }).answer?.headers['content-length']).toBe('42');
+  expect(read('HTTP/1.1 204 No Content\r\n\r\n').answer?.body.length).toBe(0);
+  expect(read('HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n').answer?.status).toBe(304);
+  const interim = read(
+    'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}',
+    {
+      step: 5,
+    },
+  );
+  expect(interim.answer?.status).toBe(201);
+  expect(interim.answer?.rawHeaders).toEqual(['Content-Length', '2']);
+
+  const untilClose = new AnswerReader('GET', limits);
+  expect(untilClose.feed(Buffer.from('HTTP/1.1 200 OK\r\n\r\nsome '))).toBeUndefined();
+  expect(untilClose.feed(Buffer.from('text'))).toBeUndefined();
+  expect(untilClose.keepAlive).toBe(false);
+  expect(untilClose.end().body.toString()).toBe('some text');
+});
+
+it('says when the connection cannot be reused: Connection: close, HTTP/1.0, bytes past the answer', () => {
+  expect(read('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n').reader.keepAlive).toBe(false);
+  expect(read('HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n').reader.keepAlive).toBe(false);
+  expect(read('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n').reader.keepAlive).toBe(true);
+  expect(read('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}HTTP/1.1 200 OK').extra).toBe(true);
+});
+
+it('refuses a malformed or oversized answer with the reason', () => {
+  const refusal = (text: string, method = 'GET') => {
+    try {
+      read(text, { method });
+    } catch (error) {
+      expect(error).toBeInstanceOf(UpstreamError);
+      return `${(error as UpstreamError).kind}: ${(error as Error).message}`;
+    }
+    return 'accepted';
+  };
+  expect(refusal('HTTP/2 200 OK\r\n\r\n')).toMatch(/^malformed: .*status line/);
+  expect(refusal('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}')).toMatch(/^malformed: .*Content-Length/);
+  expect(refusal('HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n')).toMatch(/^malformed/);
+  expect(refusal('HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n')).toMatch(/^malformed: .*header line/);
+  expect(refusal('HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\n\r\n')).toMatch(/^malformed/);
+  expect(refusal('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')).toMatch(/^malformed: .*chunk size/);
+  expect(refusal('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n')).toMatch(/^malformed: .*101/);
+  expect(refusal(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(2000)}\r\n\r\n`)).toMatch(/^too-large: .*head/);
+  expect(refusal('HTTP/1.1 200 OK\r\nContent-Length: 65\r\n\r\n')).toMatch(/^too-large: .*--max-response-bytes/);
+  expect(refusal(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n41\r\n${'a'.repeat(65)}\r\n0\r\n\r\n`)).toMatch(/^too-large/);
+  const cut = new AnswerReader('GET', limits);
+  cut.feed(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'));
+  expect(() => cut.end()).toThrow(/mid-answer/);
+});
+
+const servers: Server[] = [];
+const clients: UpstreamClient[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A raw TCP server answering each request head with `answer(head, socket)`; it records every request it read. */
+async function rawServer(
+  answer: (request: string, socket: Socket, index: number) => void,
+): Promise<{ url: URL; requests: string[]; connections: number }> {
+  const state = { url: new URL('http://127.0.0.1'), requests: [] as string[], connections: 0 };
+  const server = createServer((socket) => {
+    state.connections += 1;
+    let buffered = '';
+    socket.on('data', (chunk) => {
+      buffered += chunk.toString('latin1');
+      // A request is whole at its blank line, plus a chunked body's last chunk or a declared length.
+      const headEnd = buffered.indexOf('\r\n\r\n');
+      if (headEnd < 0) return;
+      const head = buffered.slice(0, headEnd);
+      const length = /content-length: (\d+)/i.exec(head);
+      const body = buffered.slice(headEnd + 4);
+      if (/transfer-encoding: chunked/i.test(head) ? !body.endsWith('0\r\n\r\n') : body.length < Number(length?.[1] ?? 0)) return;
+      state.requests.push(buffered);
+      buffered = '';
+      answer(head, socket, state.requests.length - 1);
+    });
+    socket.on('error', () => undefined);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+  return state;
+}
+
+it('keeps its socket for the next exchange, writes Host and the framing itself, and sends a body of unknown length chunked', async () => {
+  const upstream = await rawServer((_head, socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'));
+  const client = new UpstreamClient(upstream.url, { maxBodyBytes: 1024 });
+  clients.push(client);
+  const first = await client.request({ method: 'GET', path: '/api/health', headers: [['X-Trace', 'a']] }).answer;
+  expect(first.body.toString()).toBe('{}');
+  await client.request({ method: 'POST', path: '/api/v0/evaluations', headers: [], body: Buffer.from('{"a":1}') }).answer;
+  const streamed = client.request({ method: 'POST', path: '/api/x', headers: [], body: { stream: true } });
+  streamed.write(Buffer.from('hello'));
+  streamed.end();
+  await streamed.answer;
+  expect(upstream.connections).toBe(1);
+  expect(upstream.requests[0]).toBe(`GET /api/health HTTP/1.1\r\nHost: ${upstream.url.host}\r\nX-Trace: a\r\n\r\n`);
+  expect(upstream.requests[1]).toContain('Content-Length: 7\r\n\r\n{"a":1}');
+  expect(upstream.requests[2]).toContain('Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+});
+
+it('sends a bodiless GET again, once, on a new socket when the reused one turns out closed; never a POST', async () => {
+  const upstream = await rawServer((_head, socket, index) => {
+    // The first exchange is answered, then the server drops the connection without a word, as an idle timeout does.
+    if (index === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+    else if (index === 1) socket.destroy();
+    else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]');
+  });
+  const client = new UpstreamClient(upstream.url, { maxBodyBytes: 1024 });
+  clients.push(client);
+  await client.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  const again = await client.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  expect(again.body.toString()).toBe('[]');
+  expect(upstream.connections).toBe(2);
+
+  const dropping = await rawServer((_head, socket, index) => {
+    if (index === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+    else socket.destroy();
+  });
+  const other = new UpstreamClient(dropping.url, { maxBodyBytes: 1024 });
+  clients.push(other);
+  await other.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  await expect(other.request({ method: 'POST', path: '/api/a', headers: [], body: Buffer.from('{}') }).answer).rejects.toThrow(
+    /closed the connection/,
+  );
+  expect(dropping.requests).toHaveLength(2);
+});
