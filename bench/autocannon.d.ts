@@ -10,6 +10,8 @@ declare module 'autocannon' {
     body?: string;
     /** Called before each request is sent; returns the request to send. */
     setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
+    /** Called with each answer; `context` is the connection's, kept across its requests. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
   }
   export interface AutocannonOptions {
     url: string;
@@ -41,6 +43,8 @@ declare module 'autocannon' {
     errors: number;
     timeouts: number;
     non2xx: number;
+    /** Answers counted by status code. */
+    statusCodeStats?: Record<string, { count: number }>;
     duration: number;
     '2xx': number;
   }

@@ -18,11 +18,15 @@ export interface LoadResult {
   readonly non2xx: number;
   readonly errors: number;
   readonly timeouts: number;
+  /** Answers counted by status code. */
+  readonly statuses: Readonly<Record<string, number>>;
 }
 
 export interface LoadOptions {
   readonly baseUrl: string;
   readonly workload: Workload;
+  /** A sequence of requests each connection sends in turn, instead of `workload`'s one request. */
+  readonly requests?: readonly AutocannonRequest[];
   readonly connections: number;
   readonly durationS: number;
   /** Stop after this many requests instead of after `durationS` (smoke runs: autocannon rounds durations up to whole seconds). */
@@ -51,7 +55,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     ...(options.amount === undefined ? { duration: options.durationS } : { amount: options.amount }),
     pipelining: 1,
     timeout: 10,
-    requests: [requestOf(options.workload)],
+    requests: options.requests ? [...options.requests] : [requestOf(options.workload)],
   });
   return {
     // Total over elapsed time: exact even for runs shorter than autocannon's 1-s sampling.
@@ -63,5 +67,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stats]) => [status, stats.count])),
   };
 }

@@ -59,6 +59,11 @@ it('runs every group in smoke mode and writes their tables', { timeout: 110_000 
   // Prism is left out of smoke runs, so its targets say so rather than inventing a figure.
   expect(markdown).toMatch(/\| createEvaluation ≥ 6× Prism \(50 connections\) \| not measured \| not measured \|/);
   expect(markdown).toMatch(/\| evidence-harness mock \| \d+ \|/);
-  // The proxy's rows: direct and through the proxy, with their ratio; prism proxy not in smoke runs.
-  expect(markdown).toMatch(/\| getJob \| [\d,]+ \(p50 [\d.]+ ms\) \| [\d,]+ \(p50 [\d.]+ ms\) \| — \| \d+% \| — \| -?[\d.]+ ms \|/);
+  // The proxy's rows: direct and through the proxy, with their ratio, and the latency it adds; prism proxy not in smoke runs.
+  expect(markdown).toMatch(
+    /\| getJob \| [\d,]+ \(p50 [\d.]+ \/ p99 [\d.]+ ms\) \| [\d,]+ \(p50 [\d.]+ \/ p99 [\d.]+ ms\) \| — \| \d+% \| — \|/,
+  );
+  expect(markdown).toMatch(/\| mixed( ⚠)? \| [\d,]+ \(p50/);
+  expect(markdown).toMatch(/\| getJob \| [\d,]+ \/ [\d,]+ \| [\d,]+ \/ [\d,]+ \| — \| -?[\d.]+ ms \| — \|/);
+  expect(markdown).toMatch(/\| latency added at p50 ≤ 1 ms \(one request at a time, loopback\) \| -?[\d.]+ ms at most/);
 });
