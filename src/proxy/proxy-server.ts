@@ -21,7 +21,7 @@ import { verdictsOn } from '../conformance/judge.js';
 import { buildHar, type CassetteEntry, scrubCredentials } from '../conformance/report/har.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
 import { bodyLimits } from '../contract/index.js';
-import { callerFingerprint } from '../engine/caller.js';
+import { anonymousCaller, callerFingerprint } from '../engine/caller.js';
 import { FaultInjector } from '../engine/faults.js';
 import { createRandom } from '../engine/random.js';
 import { errorAnswer } from '../engine/responses.js';
@@ -158,6 +158,7 @@ function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxB
 }
 
 function decoded(body: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
+  if (contentEncoding === undefined || contentEncoding === '') return body;
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
@@ -235,8 +236,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   /** Body bytes the cassette holds: bounded, the oldest entries dropped first. */
   let recordedBytes = 0;
   const bodyBytes = (entry: CassetteEntry) => (entry.request.body?.length ?? 0) + (entry.response?.body.length ?? 0);
-  const record = (entry: CassetteEntry) => {
+  /** Keeps an exchange for the cassette; the entry is built only when recording. */
+  const record = (entryOf: () => CassetteEntry) => {
     if (!options.record) return;
+    const entry = entryOf();
     const cut = (text: string | undefined) =>
       text === undefined || text.length <= maxRecordedBody
         ? text
@@ -291,7 +294,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     }
     const authorization = incoming.headers.authorization;
     // The mock's own caller identity (A-10), so a caller means the same thing in mock and proxy.
-    const caller = await callerFingerprint(Array.isArray(authorization) ? authorization.join(', ') : (authorization ?? null));
+    // Anonymous callers (no Authorization) skip the hash and its await.
+    const caller = authorization
+      ? await callerFingerprint(Array.isArray(authorization) ? authorization.join(', ') : authorization)
+      : anonymousCaller;
     const hasBody = method !== 'GET' && method !== 'HEAD';
 
     if (scenario) {
@@ -321,13 +327,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
           },
           [],
         );
-        record({
+        record(() => ({
           startedAt: Date.now() - (performance.now() - started),
           durationMs: performance.now() - started,
           request: { method, url: upstreamUrl(target), headers: incoming.headers },
           response: { status: answer.status, headers: answer.headers, body: answer.body ?? '' },
           comment: `${note}; not sent upstream`,
-        });
+        }));
         options.log?.(logLine({ method, path, status: answer.status, found: [], note, ms: performance.now() - started }));
         return;
       }
@@ -385,13 +391,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
           },
           found,
         );
-        record({
+        record(() => ({
           startedAt: Date.now() - (performance.now() - started),
           durationMs: performance.now() - started,
           request: { method, url: upstreamUrl(target), headers: incoming.headers, body: buffered.body.toString('utf8') },
           response: { status: 400, headers: { 'content-type': 'application/json' }, body },
           comment: `answered by the proxy (--errors), not sent upstream: ${found.map((violation) => violation.check).join(', ')}`,
-        });
+        }));
         options.log?.(logLine({ method, path, status: 400, found, note: 'blocked: not sent upstream', ms: performance.now() - started }));
         return;
       }
@@ -431,12 +437,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       if (!outgoing.headersSent)
         outgoing.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       keep({ id, method, path, ...operationIdOf(operation), status, violations: [], durationMs: outcome.durationMs }, found);
-      record({
+      record(() => ({
         startedAt: Date.now() - outcome.durationMs,
         durationMs: outcome.durationMs,
         request: { method, url: upstreamUrl(target), headers: incoming.headers, body: outcome.request.body.toString('utf8') },
         comment: outcome.reason,
-      });
+      }));
       options.log?.(logLine({ method, path, status, found, note: outcome.reason, ms: outcome.durationMs }));
       return;
     }
@@ -503,21 +509,24 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         ...operationIdOf(operation),
         upstreamStatus: response.status,
         status,
-        // A copy of its start, not a slice: a slice would keep the whole answer alive.
-        upstreamBody: scrubCredentials(Buffer.from(response.bodyText.slice(0, 4096)).toString('utf8'), incoming.headers),
+        // A short answer as it is; a longer one, a copy of its start (a slice would keep the whole answer alive).
+        upstreamBody: scrubCredentials(
+          response.bodyText.length <= 4096 ? response.bodyText : Buffer.from(response.bodyText.slice(0, 4096)).toString('utf8'),
+          incoming.headers,
+        ),
         violations: names,
         ...(status === 502 && response.status !== 502 ? { blocked: 'response' as const } : {}),
         durationMs: performance.now() - started,
       },
       found,
     );
-    record({
+    record(() => ({
       startedAt: Date.now() - outcome.durationMs,
       durationMs: outcome.durationMs,
       request: { method, url: upstreamUrl(target), headers: incoming.headers, body: outcome.request.body.toString('utf8') },
       response: { status: response.status, headers: outcome.answer.headers, body: response.bodyText },
       ...(names.length > 0 ? { comment: `Contract-Violations: ${names.join(', ')}` } : {}),
-    });
+    }));
     options.log?.(logLine({ method, path, status, found, ms: performance.now() - started }));
   }
 

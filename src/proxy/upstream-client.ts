@@ -62,7 +62,8 @@ const firstOnly = new Set([
   'expires',
 ]);
 
-const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** `name: value`, the name a token, the value without CR, LF or NUL; leading blanks of the value skipped (trailing ones are trimmed after: no backtracking). */
+const headerLine = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*([^\r\n\0]*)$/;
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const hexSize = /^[0-9A-Fa-f]{1,15}$/;
 const crlfcrlf = Buffer.from('\r\n\r\n');
@@ -220,12 +221,12 @@ export class AnswerReader {
     let transferEncoding = '';
     let connection = '';
     for (let index = 1; index < lines.length; index += 1) {
-      const line = lines[index]!;
-      const colon = line.indexOf(':');
-      const name = colon < 0 ? '' : line.slice(0, colon);
-      if (!token.test(name) || /[\r\n\0]/.test(line))
-        throw new UpstreamError('malformed', `the upstream's answer has a malformed header line`);
-      const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+      const field = headerLine.exec(lines[index]!);
+      if (!field) throw new UpstreamError('malformed', `the upstream's answer has a malformed header line`);
+      const name = field[1]!;
+      let valueEnd = field[2]!.length;
+      while (valueEnd > 0 && (field[2]!.charCodeAt(valueEnd - 1) === 32 || field[2]!.charCodeAt(valueEnd - 1) === 9)) valueEnd -= 1;
+      const value = valueEnd === field[2]!.length ? field[2]! : field[2]!.slice(0, valueEnd);
       const lower = name.toLowerCase();
       raw.push(name, value);
       if (lower === 'content-length') lengths.push(...value.split(','));
