@@ -148,6 +148,8 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
+      if (streamed && !incoming.complete) incoming.resume();
       resolve(outcome);
     };
     const failed = (cause: Extract<ForwardOutcome, { kind: 'failed' }>['cause'], reason: string) => {

@@ -250,7 +250,8 @@ export class AnswerReader {
     const said = (word: string) => tokens.some((part) => part.trim() === word);
     this.keepAlive = minor === '1' ? !said('close') : said('keep-alive');
     const framing = this.framing(code, transferEncoding, lengths);
-    if (framing.kind === 'close') this.keepAlive = false;
+    // Read to the close, or framed both ways (RFC 9112 §6.3: the connection is closed after such an answer).
+    if (framing.kind === 'close' || (transferEncoding !== '' && lengths.length > 0)) this.keepAlive = false;
     if (framing.kind === 'none') this.state = 'done';
     else if (framing.kind === 'length') {
       this.chunkLeft = framing.remaining;
@@ -478,6 +479,7 @@ export class UpstreamClient {
     for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
       if (!connection.socket.destroyed && now - connection.idleSince < this.idleTimeoutMs) {
         connection.served += 1;
+        connection.socket.ref();
         return connection;
       }
       connection.socket.destroy();
@@ -495,6 +497,7 @@ export class UpstreamClient {
         })
       : net.connect({ host: this.host, port: this.port });
     socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000);
     const connection: Connection = { socket, current: undefined, served: 0, idleSince: 0 };
     this.all.add(connection);
     // The socket's listeners are added once, for every exchange it carries.
@@ -563,6 +566,8 @@ export class UpstreamClient {
       return;
     }
     connection.idleSince = performance.now();
+    // An idle socket does not keep the process alive, as node:http's Agent does not.
+    connection.socket.unref();
     this.idle.push(connection);
   }
 
