@@ -88,8 +88,19 @@ function jobIdOf(job: unknown): string | undefined {
   return typeof jobId === 'string' && jobId.length <= 128 ? jobId : undefined;
 }
 
+/**
+ * Stores `value` as the newest entry; past `capacity`, the oldest tenth is forgotten at once. One
+ * at a time would cost a scan per insert: a Map's iterator steps over the slots its deletions
+ * left at the front until the table is rebuilt, thousands of them at a 10,000 bound.
+ */
 function remember<V>(map: Map<string, V>, key: string, value: V, capacity: number): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > capacity) map.delete(map.keys().next().value as string);
+  if (map.size <= capacity) return;
+  let excess = map.size - Math.floor(capacity * 0.9);
+  for (const oldest of map.keys()) {
+    if (excess <= 0) break;
+    map.delete(oldest);
+    excess -= 1;
+  }
 }
