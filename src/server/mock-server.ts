@@ -217,6 +217,7 @@ async function openStore(options: MockServerOptions): Promise<SharedState | unde
     ...store,
     ...(options.engineOptions?.limits ? { limits: options.engineOptions.limits } : {}),
     ...(options.engineOptions?.journalCapacity ? { journalCapacity: options.engineOptions.journalCapacity } : {}),
+    ...(options.engineOptions?.clock ? { clock: options.engineOptions.clock } : {}),
     ...(options.log ? { log: options.log } : {}),
   });
 }

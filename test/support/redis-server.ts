@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const redisAvailable = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
+// CI installs it (.ci/run): there a missing server is a failure, not a reason to skip.
+if (!redisAvailable && process.env.CI) throw new Error('redis-server is not installed; .ci/run installs it (apt-get install redis-server)');
 
 export interface TestRedis {
   readonly url: string;

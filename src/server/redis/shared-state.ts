@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  type Clock,
   ControlError,
   defaultLimits,
   type EngineLimits,
@@ -30,6 +31,8 @@ export interface SharedStateOptions {
   /** How many journal entries the shared stream keeps (about: Redis trims in whole nodes). Default 1000. */
   readonly journalCapacity?: number;
   readonly commandTimeoutMs?: number;
+  /** The engine's clock, on which jobs and keys expire (a virtual one in tests). Default: real time. */
+  readonly clock?: Clock;
   /** Told when the store is lost and found again. */
   readonly log?: (line: string) => void;
 }
@@ -100,6 +103,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     name: 'jobs',
     maxEntries: limits.maxJobs,
     ttlMs: limits.jobTtlMs,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const idempotencyKeys: KeyValueStore<IdempotencyRecord> = new RedisStore<IdempotencyRecord>({
     connection,
@@ -107,6 +111,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     name: 'idempotency-keys',
     maxEntries: limits.maxIdempotencyKeys,
     ttlMs: limits.idempotencyKeyTtlMs,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: options.journalCapacity ?? 1000 });
 
