@@ -23,6 +23,7 @@ import { clientErrorAnswer, connectRefused, expectationRefused, hostHeaderProble
 import { createMemoryRelease } from './memory-release.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 import type { SharedState } from './redis/shared-state.js';
+import { isRedisUrl } from './redis/store-url.js';
 
 export interface MockServerOptions {
   /** The engine to serve; default: a new one from `engineOptions`. */
@@ -63,6 +64,12 @@ export interface MockServerOptions {
    * Not with `engine` (an engine brings its own stores).
    */
   readonly store?: string | { readonly url: string; readonly namespace?: string; readonly commandTimeoutMs?: number };
+  /**
+   * A shared store already opened with `openSharedState`, whose `engineOptions` built `engine`:
+   * the server serves its journal and closes it when it closes (how `evidence-harness mock
+   * --store` runs, having made the engine itself).
+   */
+  readonly sharedState?: SharedState;
   /** Receives one line per request; default: none. */
   readonly log?: (line: string) => void;
   readonly timeouts?: {
@@ -206,10 +213,13 @@ function formatLine(options: { method: string; path: string; status: number | 'a
 
 /** Opens the shared store `options.store` names, or none. */
 async function openStore(options: MockServerOptions): Promise<SharedState | undefined> {
+  if (options.sharedState) {
+    if (options.store !== undefined) throw new TypeError('startMockServer: give either store or sharedState, not both');
+    return options.sharedState;
+  }
   if (options.store === undefined) return undefined;
   if (options.engine) throw new TypeError('startMockServer: give either engine or store, not both (an engine has its own stores)');
   const store = typeof options.store === 'string' ? { url: options.store } : options.store;
-  const { isRedisUrl } = await import('./redis/redis-connection.js');
   if (!isRedisUrl(store.url)) throw new TypeError('startMockServer: store must be a redis:// or rediss:// URL');
   // Loaded only here: a mock in memory never loads the Redis client.
   const { openSharedState } = await import('./redis/shared-state.js');
@@ -225,7 +235,7 @@ async function openStore(options: MockServerOptions): Promise<SharedState | unde
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const shared = await openStore(options);
   const engine = options.engine ?? createMockEngine({ ...options.engineOptions, ...shared?.engineOptions });
-  if (shared) {
+  if (shared && !options.sharedState) {
     try {
       // Adopt the scenario state the other replicas share before answering anyone.
       await engine.control.synced();

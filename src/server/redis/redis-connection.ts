@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { StoreUnavailableError } from '../../engine/index.js';
+import { redactedUrl } from './store-url.js';
 
 export type RedisReply = string | number | null | RedisReply[];
 
@@ -41,22 +42,6 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
-/** The URL with any password replaced, for messages and logs (a URL is no place for a secret to be echoed). */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unreadable store URL)';
-  }
-}
-
-/** True when `url` names a Redis server (redis:// or rediss://). */
-export function isRedisUrl(url: string): boolean {
-  return /^rediss?:\/\//i.test(url);
-}
-
 type RedisClient = {
   connect(): Promise<unknown>;
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
@@ -72,6 +57,12 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   const commandTimeout = options.commandTimeoutMs ?? 1000;
   const connectTimeout = options.connectTimeoutMs ?? 1000;
   const where = redactedUrl(options.url);
+  const password = passwordOf(options.url);
+  // Whatever a client or server error says, the password is not repeated (it may quote the URL).
+  const messageOf = (error: unknown) => {
+    const message = describe(error);
+    return password ? message.split(password).join('***') : message;
+  };
   // Loaded here, not at the top: the engine, the MSW handlers and a mock without --store never load it.
   const { createClient } = (await import('@redis/client')) as unknown as {
     createClient(options: unknown): RedisClient;
@@ -88,7 +79,10 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   });
   let ready = false;
   let sent = 0;
+  /** The last connection error, to say why a first connection failed (refused, unknown host…). */
+  let lastError = '';
   client.on('error', (error: unknown) => {
+    lastError = messageOf(error);
     // An 'error' event nobody listens to would end the process; the state is told through onEvent.
     if (ready) {
       ready = false;
@@ -104,7 +98,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     await withDeadline(client.connect(), { ms: connectTimeout * 3, what: `connecting to ${where}` });
   } catch (error) {
     client.destroy();
-    throw new StoreUnavailableError(`The shared store at ${where} cannot be reached: ${messageOf(error)}`);
+    throw new StoreUnavailableError(`The shared store at ${where} cannot be reached: ${lastError || messageOf(error)}`);
   }
   ready = true;
 
@@ -153,7 +147,15 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   };
 }
 
-function messageOf(error: unknown): string {
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
+function describe(error: unknown): string {
   const message = String((error as Error)?.message ?? error);
   return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }

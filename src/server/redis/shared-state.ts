@@ -18,9 +18,10 @@ import {
   type MockEngineOptions,
   pageLimits,
 } from '../../engine/index.js';
-import { openRedisConnection, type RedisConnection, redactedUrl } from './redis-connection.js';
+import { openRedisConnection, type RedisConnection } from './redis-connection.js';
 import { createRedisLink } from './redis-link.js';
 import { RedisStore } from './redis-store.js';
+import { redactedUrl } from './store-url.js';
 
 export interface SharedStateOptions {
   /** redis://HOST:PORT[/DB] (a password in it is never echoed). */
