@@ -21,6 +21,10 @@ export interface TestRedis {
   stop(options?: { hard?: boolean }): Promise<void>;
   /** Starts it again on the same port and directory (it reloads its append-only file). */
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): it accepts nothing and answers nothing, like a hung host. */
+  pause(): void;
+  /** Lets a frozen server go on (SIGCONT). */
+  resume(): void;
   /** Stops it and removes its directory. */
   close(): Promise<void>;
 }
@@ -100,6 +104,8 @@ export async function startTestRedis(options: { persistence?: boolean } = {}): P
     port,
     stop,
     start,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     async close() {
       await stop({ hard: true });
       rmSync(directory, { recursive: true, force: true });

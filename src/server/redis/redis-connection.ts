@@ -71,6 +71,8 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     url: options.url,
     // No offline queue: while Redis is away, a command fails at once (503) instead of waiting.
     disableOfflineQueue: true,
+    // A hung server (up but not answering) fills the queue: past this, commands fail at once.
+    commandsQueueMaxLength: 10_000,
     socket: {
       connectTimeout,
       // Reconnect forever, every 100 ms at first and at most every second.
@@ -108,7 +110,12 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   async function command(args: readonly (string | number)[]): Promise<RedisReply> {
     sent += 1;
     try {
-      return (await client.sendCommand(args.map(String), { timeout: commandTimeout })) as RedisReply;
+      // The client's own `timeout` covers only the wait to be written, not the wait for the
+      // answer: a hung server would hold the request for ever. The deadline covers both.
+      return (await withDeadline(client.sendCommand(args.map(String), { timeout: commandTimeout }), {
+        ms: commandTimeout,
+        what: `${String(args[0]).slice(0, 12)} on the shared store`,
+      })) as RedisReply;
     } catch (error) {
       // A script's own error (a bug) is not an outage.
       if (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)) throw error;
