@@ -39,6 +39,8 @@ export interface RedisConnection {
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** Commands sent since the connection opened (the benchmark's round-trip figure). */
   readonly commandsSent: number;
+  /** The same, by command name (EVALSHA: the stores' scripts; XADD: the journal's batched appends). */
+  commandCounts(): Readonly<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -107,8 +109,11 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   const unavailable = (error: unknown) =>
     new StoreUnavailableError(`The mock's shared store cannot be reached now (${messageOf(error)}); try again shortly.`);
 
+  const counts: Record<string, number> = {};
   async function command(args: readonly (string | number)[]): Promise<RedisReply> {
     sent += 1;
+    const name = String(args[0]);
+    counts[name] = (counts[name] ?? 0) + 1;
     try {
       // The client's own `timeout` covers only the wait to be written, not the wait for the
       // answer: a hung server would hold the request for ever. The deadline covers both.
@@ -144,6 +149,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     get commandsSent() {
       return sent;
     },
+    commandCounts: () => ({ ...counts }),
     async close() {
       try {
         await withDeadline(client.close ? client.close() : (client.quit?.() ?? Promise.resolve()), { ms: 500, what: 'closing' });

@@ -49,6 +49,8 @@ export interface SharedState {
   readonly journal: SharedJournal;
   /** Redis commands sent so far by this replica (benchmarks report them per operation). */
   readonly commandsSent: () => number;
+  /** The same, by command name. */
+  readonly commandCounts: () => Readonly<Record<string, number>>;
   /** The URL without its password, for messages. */
   readonly where: string;
   close(): Promise<void>;
@@ -120,6 +122,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     engineOptions: { stores: { jobs, idempotencyKeys }, replicaLink: link, onJournalEntry: journal.append },
     journal,
     commandsSent: () => connection.commandsSent,
+    commandCounts: () => connection.commandCounts(),
     where,
     async close() {
       await journal.flush();
