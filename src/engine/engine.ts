@@ -14,7 +14,7 @@ import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
 import { Journal, type JournalEntry, type JournalPage } from './journal.js';
 import { LatencyWaits } from './latency.js';
-import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
+import type { IdempotencyRecord, OperationContext, OperationResult, ReadQueues } from './operations.js';
 import * as operations from './operations.js';
 import { createRandom } from './random.js';
 import type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
@@ -312,6 +312,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const latency = new LatencyWaits(clock);
   /** Creates in progress by caller-scoped Idempotency-Key (operations.ts, oneAtATime). */
   const creating = new Map<string, Promise<unknown>>();
+  /** Reads of each job waiting their batch (operations.ts, queueRead). */
+  const reading: ReadQueues = new Map();
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -406,6 +408,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       idempotencyKeys,
       issuerKeys,
       creating,
+      reading,
     };
     const result = await handlers[route.operationId](context);
     return { result, entry: { ...base, forced: false } };
