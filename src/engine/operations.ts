@@ -228,7 +228,7 @@ async function drainReads(options: { context: OperationContext; jobId: string })
   for (let batch = waiting.splice(0); batch.length > 0; batch = waiting.splice(0)) {
     try {
       const results = await applyReads({ context, jobId, callers: batch.map((read) => read.caller) });
-      batch.forEach((read, index) => read.resolve(results[index]!));
+      for (const [index, read] of batch.entries()) read.resolve(results[index]!);
     } catch (error) {
       for (const read of batch) read.reject(error);
     }
