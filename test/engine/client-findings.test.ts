@@ -196,3 +196,16 @@ it('waitForJob, the project client, gets no finding through a 429 and a slow job
   expect(engine.control.journal().length).toBeGreaterThan(6);
   expect(engine.control.coverage().clientFindings).toEqual([]);
 });
+
+it('poll_too_fast: a job created after a reset, with an id the seeded mock gave out before, is polled afresh', async () => {
+  const { engine, clock } = setup();
+  const first = (await (await create(engine, { key: 'k' })).json()).jobId;
+  await poll(engine, first);
+  await engine.control.reset();
+  const again = (await (await create(engine, { key: 'k' })).json()).jobId;
+  expect(again).toBe(first);
+  await poll(engine, again);
+  clock.advance(100);
+  await poll(engine, again);
+  expect(rulesFound(engine)).toEqual([]);
+});

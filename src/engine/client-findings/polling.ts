@@ -3,6 +3,7 @@
  * Rules about polling a job: not faster than the minimum interval, and slower each time until
  * the ceiling the project's own waitForJob uses (docs/assumptions.md A-25).
  */
+import { jobIdOfPath } from '../coverage.js';
 import type { Observation } from '../observation.js';
 import { RecentMap } from './recent-map.js';
 import { type ClientRule, rememberedKeys } from './rule.js';
@@ -21,8 +22,16 @@ function isPoll(observation: Observation): boolean {
   return observation.operationId === 'getJob' && (method === 'GET' || method === 'HEAD');
 }
 
-/** Caller and path: another caller polling the same job is another client. */
-const pollKey = (observation: Observation) => `${observation.caller}\n${observation.path}`;
+/** Caller and job: another caller polling the same job is another client. */
+const pollKey = (observation: Observation, jobId = jobIdOfPath(observation.path)) => `${observation.caller}\n${jobId}`;
+
+/**
+ * A 202 starts a job's polling afresh: job ids repeat after a reset of a seeded mock, and the
+ * first poll of a new job may follow the last poll of the old one at once.
+ */
+function isNewJob(observation: Observation): string | undefined {
+  return observation.operationId === 'createEvaluation' && observation.status === 202 ? observation.job?.jobId : undefined;
+}
 
 export const pollTooFast: ClientRule = {
   name: 'poll_too_fast',
@@ -30,6 +39,8 @@ export const pollTooFast: ClientRule = {
   create() {
     const last = new RecentMap<string, number>({ maxEntries: rememberedKeys });
     return (observation) => {
+      const created = isNewJob(observation);
+      if (created !== undefined) last.delete(pollKey(observation, created));
       if (!isPoll(observation)) return undefined;
       const key = pollKey(observation);
       const before = last.get(key);
@@ -59,6 +70,8 @@ export const pollWithoutBackoff: ClientRule = {
   create() {
     const paces = new RecentMap<string, PollPace>({ maxEntries: rememberedKeys });
     return (observation) => {
+      const created = isNewJob(observation);
+      if (created !== undefined) paces.delete(pollKey(observation, created));
       if (!isPoll(observation)) return undefined;
       const key = pollKey(observation);
       const before = paces.get(key);
