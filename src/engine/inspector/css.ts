@@ -21,11 +21,15 @@ button { cursor: pointer; background: #eef2fb; }
 button:focus-visible, select:focus-visible, input:focus-visible, summary:focus-visible { outline: 3px solid var(--accent); outline-offset: 1px; }
 #status { margin: 6px 0 0; min-height: 1.4em; color: var(--muted); }
 #status.error { color: var(--bad); }
-table { border-collapse: collapse; width: 100%; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
 th, td { border-bottom: 1px solid var(--line); padding: 3px 6px; text-align: left; vertical-align: top; }
 th { font-weight: 600; background: #f6f7f9; }
-td.path, td.message { word-break: break-all; }
-.behaviours { margin: 0; padding-left: 18px; }
+td { overflow-wrap: anywhere; }
+#findings th:nth-child(1) { width: 26%; } #findings th:nth-child(2) { width: 9%; } #findings th:nth-child(4) { width: 27%; }
+#jobs th:nth-child(1) { width: 24%; } #jobs th:nth-child(2) { width: 16%; } #jobs th:nth-child(4) { width: 7%; } #jobs th:nth-child(5) { width: 10%; } #jobs th:nth-child(6) { width: 30%; }
+#journal th:nth-child(1) { width: 5%; } #journal th:nth-child(2) { width: 11%; } #journal th:nth-child(3) { width: 7%; } #journal th:nth-child(4) { width: 33%; } #journal th:nth-child(5) { width: 7%; }
+.behaviours { margin: 0; padding: 4px 4px 4px 22px; max-height: 260px; overflow: auto; border: 1px solid var(--line); border-radius: 4px; }
+.behaviours:focus-visible { outline: 3px solid var(--accent); }
 .behaviours code { font-size: 13px; }
 .missing { color: var(--bad); }
 .covered { color: var(--good); }

@@ -35,10 +35,10 @@ export const inspectorHtml = `<!doctype html>
     <h2 id="coverage-title">Coverage</h2>
     <p id="coverage-summary"></p>
     <h3>Missing</h3>
-    <ul id="coverage-missing" class="behaviours"></ul>
+    <ul id="coverage-missing" class="behaviours" tabindex="0" aria-label="Missing behaviours"></ul>
     <details>
       <summary>Covered</summary>
-      <ul id="coverage-covered" class="behaviours"></ul>
+      <ul id="coverage-covered" class="behaviours" tabindex="0" aria-label="Covered behaviours"></ul>
     </details>
   </section>
   <section aria-labelledby="findings-title">
