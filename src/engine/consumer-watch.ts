@@ -116,6 +116,7 @@ export class ConsumerWatch {
       status: entry.status,
       ...(entry.code === undefined ? {} : { code: entry.code }),
       forced: entry.forced,
+      ...(entry.forced && /\bcode\s*=/i.test(call.header('prefer') ?? '') ? { asked: true } : {}),
       caller,
       ...(key === null ? {} : { idempotencyKey: truncate(key, 128) }),
       ...(contentType === null ? {} : { contentType: truncate(contentType, 100) }),
@@ -135,6 +136,16 @@ export class ConsumerWatch {
       total: behaviours.length,
       clientFindings: this.judge.findings(),
     };
+  }
+
+  /**
+   * After a reset of the mock: coverage and findings stay (A-25), but what was remembered about
+   * jobs and recent requests goes with the jobs, so a seeded mock giving the same job ids again
+   * is not taken for replays, other callers' jobs or fast polls.
+   */
+  afterReset(): void {
+    this.coverage.forgetJobs();
+    this.judge.forgetRequests();
   }
 
   clear(): void {

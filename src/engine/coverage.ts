@@ -112,8 +112,8 @@ const rememberedJobs = 10_000;
 
 export class CoverageRecorder {
   private readonly counts = new Map<string, number>();
-  /** jobId → owner fingerprint of jobs this engine created, newest kept. */
-  private readonly owners = new RecentMap<string, string>({ maxEntries: rememberedJobs });
+  /** jobId → owner fingerprint and Idempotency-Key of the jobs this engine created, newest kept. */
+  private readonly created = new RecentMap<string, { owner: string; key: string | undefined }>({ maxEntries: rememberedJobs });
 
   observe(observation: Observation): void {
     for (const id of this.idsOf(observation)) this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
@@ -131,15 +131,16 @@ export class CoverageRecorder {
       if (job.evaluation) ids.push(`evaluation ${job.evaluation}`);
     }
     if (operationId === 'createEvaluation' && status === 202 && job) {
-      // A 202 naming a job this engine already gave out is a replay of its key.
-      if (this.owners.get(job.jobId) === undefined) this.owners.set(job.jobId, caller);
-      else ids.push('idempotency replay');
+      // A 202 naming a job this engine already gave out for the same caller and key is a replay.
+      const before = this.created.get(job.jobId);
+      if (before && before.owner === caller && before.key === observation.idempotencyKey) ids.push('idempotency replay');
+      else this.created.set(job.jobId, { owner: caller, key: observation.idempotencyKey });
     }
     if (operationId === 'createEvaluation' && status === 409 && !forced && code === 'idempotency_key_conflict') {
       ids.push('idempotency conflict');
     }
     if (operationId === 'getJob' && status === 404 && !forced) {
-      const owner = this.owners.get(jobIdOfPath(observation.path));
+      const owner = this.created.get(jobIdOfPath(observation.path))?.owner;
       if (owner !== undefined && owner !== caller) ids.push('getJob other caller');
     }
     return ids.filter(isBehaviourId);
@@ -153,9 +154,14 @@ export class CoverageRecorder {
     });
   }
 
+  /** Forgets the jobs seen (a reset of the mock emptied its store) but keeps the counts. */
+  forgetJobs(): void {
+    this.created.clear();
+  }
+
   clear(): void {
     this.counts.clear();
-    this.owners.clear();
+    this.created.clear();
   }
 }
 

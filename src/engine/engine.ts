@@ -457,6 +457,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       await jobs.clear();
       await idempotencyKeys.clear();
       journal.clear();
+      watch.afterReset();
       registry.reset();
       random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
       faults = new FaultInjector(random);

@@ -25,6 +25,11 @@ export interface Observation {
   readonly code?: string;
   /** True when a scenario fault or `Prefer: code=` forced the answer. */
   readonly forced: boolean;
+  /**
+   * True when the request itself asked for the error it got (`Prefer: code=`): a test provoking
+   * an error on purpose, which the rules about reacting to errors do not hold against it.
+   */
+  readonly asked?: boolean;
   /** The caller's fingerprint (`sha256:…` or `anonymous`), never its credential. */
   readonly caller: string;
   /** The Idempotency-Key sent, cut to the contract's 128 characters. */

@@ -209,3 +209,10 @@ it('poll_too_fast: a job created after a reset, with an id the seeded mock gave 
   await poll(engine, again);
   expect(rulesFound(engine)).toEqual([]);
 });
+
+it('retry rules do not hold against a client the errors it asked for itself with Prefer: code=', async () => {
+  const { engine } = setup();
+  await create(engine, { key: 'first', headers: { prefer: 'code=503' } });
+  await create(engine, { key: 'second' });
+  expect(rulesFound(engine)).toEqual([]);
+});

@@ -124,3 +124,15 @@ it('keeps no credential and no unbounded text from hostile requests', async () =
   expect(findings.map((finding) => finding.rule)).toEqual(expect.arrayContaining(['poll_too_fast', 'content_type_not_json']));
   for (const finding of findings) expect(finding.example.caller).toMatch(/^sha256:[0-9a-f]{32}$/);
 });
+
+it('takes a job id a seeded mock gives again after a reset for a new job, not a replay or another caller’s', async () => {
+  const { engine } = engineOn();
+  const first = (await (await create(engine, { key: 'k', auth: 'Bearer alice' })).json()).jobId;
+  await engine.control.reset();
+  const again = (await (await create(engine, { key: 'other', auth: 'Bearer bob' })).json()).jobId;
+  expect(again).toBe(first);
+  await engine.handle(new Request(`${base}/v0/jobs/${again}`, { headers: { authorization: 'Bearer bob' } }));
+  expect(covered(engine)).not.toContain('idempotency replay');
+  await engine.handle(new Request(`${base}/v0/jobs/${again}`, { headers: { authorization: 'Bearer alice' } }));
+  expect(covered(engine)).toContain('getJob other caller');
+});

@@ -49,9 +49,17 @@ export class ClientJudge {
     });
   }
 
+  /**
+   * Forgets what the rules remembered between requests (a reset of the mock emptied its
+   * store, and a seeded mock gives the same job ids again) but keeps the findings.
+   */
+  forgetRequests(): void {
+    this.judges = this.rules.map((rule) => ({ rule, judge: rule.create() }));
+  }
+
   /** Forgets the findings and everything the rules remembered. */
   clear(): void {
     this.found.clear();
-    this.judges = this.rules.map((rule) => ({ rule, judge: rule.create() }));
+    this.forgetRequests();
   }
 }

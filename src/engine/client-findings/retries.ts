@@ -23,7 +23,8 @@ export const retryAfterIgnored: ClientRule = {
       const wait = waits.get(key);
       waits.delete(key);
       const { retryAfterSeconds, status } = observation;
-      if (retryAfterSeconds !== undefined && (status === 429 || status === 503)) {
+      // An error the request asked for (Prefer: code=) is a test's doing, not the service's.
+      if (retryAfterSeconds !== undefined && (status === 429 || status === 503) && !observation.asked) {
         waits.set(key, { notBefore: observation.endTime + retryAfterSeconds * 1000, status, seconds: retryAfterSeconds });
       }
       if (!wait || observation.time >= wait.notBefore - slackMs) return undefined;
@@ -40,6 +41,7 @@ interface CreateSeen {
   readonly time: number;
   readonly endTime: number;
   readonly status: number;
+  readonly asked: boolean;
   readonly bodyDigest?: string;
 }
 
@@ -56,6 +58,7 @@ export const newKeyAfterFailure: ClientRule = {
         time: observation.time,
         endTime: observation.endTime,
         status: observation.status,
+        asked: observation.asked === true,
         ...(observation.bodyDigest === undefined ? {} : { bodyDigest: observation.bodyDigest }),
       });
       if (!previous || previous.key === observation.idempotencyKey) return undefined;
@@ -63,7 +66,7 @@ export const newKeyAfterFailure: ClientRule = {
         previous.bodyDigest !== undefined && observation.bodyDigest !== undefined
           ? previous.bodyDigest === observation.bodyDigest
           : undefined;
-      const failed = previous.status >= 500 || previous.status === 408;
+      const failed = (previous.status >= 500 || previous.status === 408) && !previous.asked;
       // A forced 5xx is answered without reading the body, so an unknown body counts as the same.
       const retriedAfterFailure =
         failed && observation.time >= previous.endTime && observation.time - previous.endTime <= retryWindowMs && sameBody !== false;
