@@ -91,7 +91,9 @@ it('poll_without_backoff: five polls a steady 200 ms apart are found; doubling w
     await poll(steady.engine, jobId);
     steady.clock.advance(200);
   }
-  expect(finding(steady.engine, 'poll_without_backoff')?.message).toMatch(/without waiting longer \(last wait 200 ms\)/);
+  expect(finding(steady.engine, 'poll_without_backoff')?.message).toMatch(
+    /at a steady pace, the wait not growing \(waits: 200, 200, 200, 200, 200 ms\)/,
+  );
 
   const doubling = setup(slow);
   const other = (await (await create(doubling.engine, { key: 'k' })).json()).jobId;

@@ -60,6 +60,8 @@ interface PollPace {
   /** The wait before the last poll; undefined after the first poll or after a Retry-After. */
   readonly wait?: number;
   readonly flat: number;
+  /** The waits of the current run, the one before it first (at most flatWaitsAllowed + 2). */
+  readonly run: readonly number[];
   /** The rule speaks once per job. */
   readonly reported: boolean;
 }
@@ -78,7 +80,7 @@ export const pollWithoutBackoff: ClientRule = {
       // A Retry-After sets the next wait itself: the pace is measured again from there.
       const afterRetryAfter = observation.retryAfterSeconds !== undefined;
       if (!before) {
-        paces.set(key, { time: observation.time, flat: 0, reported: false });
+        paces.set(key, { time: observation.time, flat: 0, run: [], reported: false });
         return undefined;
       }
       const wait = observation.time - before.time;
@@ -86,15 +88,17 @@ export const pollWithoutBackoff: ClientRule = {
       const counts = wait >= minPollIntervalMs && wait < backoffCeilingMs && before.wait !== undefined;
       const flat = counts && wait < (before.wait ?? 0) * growth ? before.flat + 1 : counts ? 0 : before.flat;
       const speaks = !before.reported && flat >= flatWaitsAllowed + 1;
+      const run = flat === 0 ? [wait] : [...before.run, wait].slice(-(flatWaitsAllowed + 2));
       paces.set(key, {
         time: observation.time,
         ...(afterRetryAfter ? {} : { wait }),
         flat: afterRetryAfter ? 0 : flat,
+        run: afterRetryAfter ? [] : run,
         reported: before.reported || speaks,
       });
       if (!speaks) return undefined;
       return {
-        message: `polled ${observation.path.slice(0, 120)} ${flat + 1} times in a row without waiting longer (last wait ${wait} ms); back off, doubling the wait up to about ${backoffCeilingMs} ms, as waitForJob does`,
+        message: `polled ${observation.path.slice(0, 120)} at a steady pace, the wait not growing (waits: ${run.join(', ')} ms); back off, doubling the wait up to about ${backoffCeilingMs} ms, as waitForJob does`,
       };
     };
   },
