@@ -258,3 +258,25 @@ it.skipIf(skip)('labels every control and lets the keyboard reach and use them (
   await expect.poll(async () => (await controlGet('/scenarios')).current, poll).toBe('slow-pass');
   expect(pageErrors).toEqual([]);
 });
+
+it.skipIf(skip)('with a control token in force, opens without it, says it is needed, and works once it is typed', async () => {
+  const guarded = await startMockServer({ port: 0, host: '127.0.0.1', controlToken: 'ui-secret-token' });
+  const tokenPage = await (browser as Browser).newPage({ viewport });
+  try {
+    await fetch(`${guarded.url}/health`);
+    await tokenPage.goto(`${guarded.url}/__mock/ui`);
+    await expect.poll(() => tokenPage.textContent('#status'), poll).toContain('needs the token');
+    expect(await tokenPage.locator('#journal tbody tr').count()).toBe(0);
+    await tokenPage.locator('#token').fill('ui-secret-token');
+    await tokenPage.locator('#token').press('Enter');
+    await tokenPage.locator('#token').blur();
+    await expect.poll(() => tokenPage.locator('#journal tbody tr').count(), poll).toBe(1);
+    await expect.poll(() => tokenPage.textContent('#status'), poll).toBe('');
+    // The token never ends up in the page's text or its address.
+    expect(await tokenPage.content()).not.toContain('ui-secret-token');
+    expect(tokenPage.url()).not.toContain('ui-secret-token');
+  } finally {
+    await tokenPage.close();
+    await guarded.close({ graceMs: 100 });
+  }
+});

@@ -43,6 +43,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'advanceJob',
       'clearJournal',
       'inspectJob',
+      'inspectorIcon',
       'inspectorPage',
       'inspectorScript',
       'inspectorStyles',

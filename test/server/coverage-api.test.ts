@@ -85,6 +85,8 @@ it('serves the inspector page and its files without the token, under a strict Co
   expect(page.headers.get('access-control-allow-origin')).toBeNull();
   const script = await control('inspectorScript', '/__mock/ui/inspector.js', { token: null });
   const styles = await control('inspectorStyles', '/__mock/ui/inspector.css', { token: null });
+  const icon = await control('inspectorIcon', '/__mock/ui/favicon.svg', { token: null });
+  expect(icon.bodyText).toMatch(/^<svg /);
   expect(script.bodyText).not.toContain('innerHTML');
   expect(page.bodyText.length + script.bodyText.length + styles.bodyText.length).toBeLessThan(100 * 1024);
 });

@@ -12,6 +12,7 @@ export const inspectorHtml = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>evidence-harness inspector</title>
 <link rel="stylesheet" href="/__mock/ui/inspector.css">
+<link rel="icon" href="/__mock/ui/favicon.svg">
 <script src="/__mock/ui/inspector.js" defer></script>
 </head>
 <body>

@@ -10,6 +10,9 @@ import { inspectorScript } from './script.js';
 
 export const inspectorPath = '/ui';
 
+const favicon =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>';
+
 const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
@@ -35,6 +38,9 @@ const files: Readonly<Record<string, { readonly body: string; readonly type: str
   [`${inspectorPath}/`]: { body: inspectorHtml, type: 'text/html; charset=utf-8' },
   [`${inspectorPath}/inspector.js`]: { body: inspectorScript, type: 'text/javascript; charset=utf-8' },
   [`${inspectorPath}/inspector.css`]: { body: inspectorCss, type: 'text/css; charset=utf-8' },
+  // Without an icon of its own the browser asks for /favicon.ico, which the contract's 404
+  // answers and the journal records: noise in the very journal the page shows.
+  [`${inspectorPath}/favicon.svg`]: { body: favicon, type: 'image/svg+xml' },
 };
 
 /** The file at `path` (under /__mock) with its headers, or undefined when the page has none there. */
