@@ -144,6 +144,40 @@ it('new_key_after_failure: a new create after a 202 is a new request, not a retr
   expect(rulesFound(engine)).toEqual([]);
 });
 
+it('new_key_after_failure: the same body sent under a new key while the first create was unanswered (a timeout) is found', async () => {
+  // A clock whose waits end only when the test says: the first create sits in the scenario's
+  // latency while the client, tired of waiting, sends it again under a new key.
+  let now = Date.UTC(2026, 10, 23);
+  const waiting: (() => void)[] = [];
+  const clock = { now: () => now, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
+  const first = create(engine, { key: 'before-timeout' });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  now += 2000;
+  const retried = await create(engine, { key: 'after-timeout', headers: { prefer: 'scenario=default' } });
+  expect(retried.status).toBe(202);
+  now += 3000;
+  for (const release of waiting) release();
+  expect((await first).status).toBe(202);
+  const found = finding(engine, 'new_key_after_failure');
+  expect(found?.message).toMatch(/while the first was still unanswered/);
+  expect(found?.example.idempotencyKey).toBe('before-timeout');
+});
+
+it('new_key_after_failure: two different bodies in flight at once are two requests, not a retry', async () => {
+  let now = Date.UTC(2026, 10, 23);
+  const waiting: (() => void)[] = [];
+  const clock = { now: () => now, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
+  const first = create(engine, { key: 'one' });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  now += 2000;
+  await create(engine, { key: 'two', body: evaluationRequest({ operationId: 'op-2026-0777' }), headers: { prefer: 'scenario=default' } });
+  for (const release of waiting) release();
+  await first;
+  expect(rulesFound(engine)).toEqual([]);
+});
+
 it('key_reused_with_other_body: a real 409 is found, a forced one is not', async () => {
   const { engine } = setup();
   await create(engine, { key: 'k', headers: { prefer: 'code=409' } });
