@@ -139,7 +139,7 @@ export class ConsumerWatch {
   }
 
   /**
-   * After a reset of the mock: coverage and findings stay (A-25), but what was remembered about
+   * After a reset of the mock: coverage and findings stay (A-26), but what was remembered about
    * jobs and recent requests goes with the jobs, so a seeded mock giving the same job ids again
    * is not taken for replays, other callers' jobs or fast polls.
    */

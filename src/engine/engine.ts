@@ -131,7 +131,7 @@ export interface MockControl {
   clearJournal(): void;
   /**
    * Which behaviours of the contract the answers so far have shown the client, and the client
-   * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-25).
+   * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
    */
   coverage(): ConsumerReport;
   /** Forgets the coverage and the client findings. */

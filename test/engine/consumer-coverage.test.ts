@@ -93,7 +93,7 @@ it('covers Retry-After and the codes of forced 429 and 503 answers', async () =>
   expect(covered(engine)).not.toContain('createEvaluation Retry-After');
 });
 
-it('keeps coverage across reset (A-25) and forgets it on resetCoverage', async () => {
+it('keeps coverage across reset (A-26) and forgets it on resetCoverage', async () => {
   const { engine } = engineOn();
   await engine.handle(new Request(`${base}/health`));
   await engine.control.reset();

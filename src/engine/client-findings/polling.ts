@@ -1,14 +1,14 @@
 /**
  * @module engine/client-findings/polling
  * Rules about polling a job: not faster than the minimum interval, and slower each time until
- * the ceiling the project's own waitForJob uses (docs/assumptions.md A-25).
+ * the ceiling the project's own waitForJob uses (docs/assumptions.md A-26).
  */
 import { jobIdOfPath } from '../coverage.js';
 import type { Observation } from '../observation.js';
 import { RecentMap } from './recent-map.js';
 import { type ClientRule, rememberedKeys } from './rule.js';
 
-/** The shortest wait between two polls of one job the judge accepts. */
+/** The shortest wait between two polls of one job the judge accepts. */
 export const minPollIntervalMs = 100;
 /** Waits this long or longer need not grow: waitForJob stops doubling at 5 s. */
 export const backoffCeilingMs = 5000;
