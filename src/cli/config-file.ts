@@ -40,6 +40,14 @@ const mockOptions = z
     'max-key-bytes': size,
     'max-journal-bytes': size,
     'max-scenario-bytes': size,
+    store: z
+      .string()
+      .regex(/^rediss?:\/\//)
+      .describe('keep the mock state in Redis (redis://HOST:PORT[/DB]), shared by replicas; default in memory'),
+    'store-namespace': z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .describe('keep this mock apart from others on the same Redis (default evidence-harness)'),
   })
   .partial()
   .strict();

@@ -11,6 +11,7 @@ import { ControlError, type MockEngine } from './engine.js';
 import { inspectorFile } from './inspector/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
+import { StoreUnavailableError } from './store.js';
 
 export const controlPrefix = '/__mock';
 
@@ -85,6 +86,14 @@ export interface ControlApiOptions {
   readonly engine: MockEngine;
   /** When set, calls without `X-Mock-Token: <token>` are refused with 401. */
   readonly token?: string;
+  /**
+   * Where `/__mock/journal` reads and clears, when not the engine's own journal: replicas on a
+   * shared store read the journal they all write (src/server/redis). Default: the engine's.
+   */
+  readonly journal?: {
+    page(options: { limit?: number; cursor?: string }): Promise<{ entries: readonly unknown[]; nextCursor?: string }>;
+    clear(): Promise<void>;
+  };
 }
 
 /** Answers a /__mock/ request. */
@@ -121,6 +130,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
           : control.useScenario(
               await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }),
             );
+      // Answered once every replica sharing the store can see it (at once for a lone mock).
+      await control.synced();
       return json(200, { current: scenario.name });
     }
     if (path === '/reset' && method === 'POST') {
@@ -151,9 +162,12 @@ export async function handleControl(request: Request, options: ControlApiOptions
       control.resetCoverage();
       return json(200, control.coverage());
     }
-    if (path === '/journal' && method === 'GET') return json(200, control.journalPage(pageQuery(url)));
+    if (path === '/journal' && method === 'GET') {
+      return json(200, options.journal ? await options.journal.page(pageQuery(url)) : control.journalPage(pageQuery(url)));
+    }
     if (path === '/journal' && method === 'DELETE') {
       control.clearJournal();
+      await options.journal?.clear();
       return json(200, { entries: [] });
     }
     return problem(
@@ -165,6 +179,10 @@ export async function handleControl(request: Request, options: ControlApiOptions
     if (error instanceof ControlError)
       return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);
     if (error instanceof ScenarioError) return problem(400, 'invalid_scenario', error.message);
+    if (error instanceof StoreUnavailableError) {
+      const answer = errorAnswer({ status: 503, code: 'service_unavailable', message: error.message, headers: { 'retry-after': '1' } });
+      return answerToResponse(answer);
+    }
     throw error;
   }
 }

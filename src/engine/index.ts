@@ -27,9 +27,10 @@ export {
   pageLimits,
 } from './engine.js';
 export type { JobRecord, TimelineStep } from './jobs.js';
-export type { JournalEntry, JournalPage } from './journal.js';
+export { type JournalEntry, type JournalPage, journalPathLength } from './journal.js';
 export type { ExampleRequest, Observation } from './observation.js';
 export type { IdempotencyRecord } from './operations.js';
+export type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 export { type ControlErrorCode, type EngineError, errorAnswer, quote, truncate } from './responses.js';
 export {
   checkScenario,
@@ -41,6 +42,13 @@ export {
   scenarioLimits,
   scenarioSchema,
 } from './scenario.js';
-export { type KeyValueStore, MemoryStore, type MemoryStoreOptions, type StoreEntry, type StorePage } from './store.js';
+export {
+  type KeyValueStore,
+  MemoryStore,
+  type MemoryStoreOptions,
+  type StoreEntry,
+  type StorePage,
+  StoreUnavailableError,
+} from './store.js';
 export { type IssuerKeySet, mintArtifact, verifyArtifact } from './verification/artifact-profile.js';
 export { testKeySet } from './verification/test-keys.js';

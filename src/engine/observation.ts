@@ -40,7 +40,7 @@ export interface Observation {
   readonly retryAfterSeconds?: number;
   /** The job an answer of createEvaluation or getJob carried. */
   readonly job?: { readonly jobId: string; readonly status: JobStatus; readonly evaluation?: Evaluation };
-  /** SHA-266 of the body bytes, when the engine read the body whole; absent when it did not. */
+  /** SHA-256 of the body bytes, when the engine read the body whole; absent when it did not. */
   readonly bodyDigest?: string;
 }
 

@@ -8,6 +8,7 @@
  * inside this module's own).
  */
 
+// biome-ignore lint/complexity/noUselessStringRaw: a backslash added to the script later must reach the browser as written
 export const inspectorScript = String.raw`'use strict';
 (function () {
   var api = '/__mock';
