@@ -69,6 +69,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   const { createClient } = (await import('@redis/client')) as unknown as {
     createClient(options: unknown): RedisClient;
   };
+  let connected = false;
   const client = createClient({
     url: options.url,
     // No offline queue: while Redis is away, a command fails at once (503) instead of waiting.
@@ -77,8 +78,9 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     commandsQueueMaxLength: 10_000,
     socket: {
       connectTimeout,
-      // Reconnect forever, every 100 ms at first and at most every second.
-      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1000),
+      // Once connected, reconnect forever, every 100 ms at first and at most every second; the
+      // first connection gets three tries, so a wrong URL fails the start-up in a moment.
+      reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(100 * 2 ** retries, 1000) : retries >= 2 ? cause : 100),
     },
   });
   let ready = false;
@@ -105,6 +107,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     throw new StoreUnavailableError(`The shared store at ${where} cannot be reached: ${lastError || messageOf(error)}`);
   }
   ready = true;
+  connected = true;
 
   const unavailable = (error: unknown) =>
     new StoreUnavailableError(`The mock's shared store cannot be reached now (${messageOf(error)}); try again shortly.`);
