@@ -115,3 +115,14 @@ it('fails on findings when asked to, naming the rule and an example request', as
     expectCoverage(mock.control, { mustSee: [], forbidFindings: ['retry_after_ignored'] }).clientFindings.map((finding) => finding.rule),
   ).toEqual(['poll_too_fast']);
 });
+
+it('serves the coverage document and the inspector page through MSW too, from the same engine', async () => {
+  const report = await (await fetch(`${new URL(baseUrl).origin}/__mock/coverage?covered=true`)).json();
+  expect(report).toEqual({
+    ...mock.control.coverage(),
+    behaviours: mock.control.coverage().behaviours.filter((behaviour) => behaviour.covered),
+  });
+  const page = await fetch(`${new URL(baseUrl).origin}/__mock/ui`);
+  expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  expect(await page.text()).toContain('<title>evidence-harness inspector</title>');
+});
