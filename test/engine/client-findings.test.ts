@@ -252,3 +252,19 @@ it('retry rules do not hold against a client the errors it asked for itself with
   await create(engine, { key: 'second' });
   expect(rulesFound(engine)).toEqual([]);
 });
+
+it('remembers at most 1,000 callers and jobs per rule: a flood of new ones pushes the oldest out', async () => {
+  const { engine, clock } = setup();
+  await engine.handle(new Request(`${base}/v0/jobs/job-first`, { headers: { authorization: 'Bearer first' } }));
+  for (let caller = 0; caller < 1000; caller += 1) {
+    await engine.handle(new Request(`${base}/v0/jobs/job-${caller}`, { headers: { authorization: `Bearer flood-${caller}` } }));
+  }
+  clock.advance(1);
+  // Polled again 1 ms later, but its first poll has been forgotten: nothing to compare with.
+  await engine.handle(new Request(`${base}/v0/jobs/job-first`, { headers: { authorization: 'Bearer first' } }));
+  expect(rulesFound(engine)).toEqual([]);
+  // The newest are still remembered.
+  await engine.handle(new Request(`${base}/v0/jobs/job-999`, { headers: { authorization: 'Bearer flood-999' } }));
+  expect(finding(engine, 'poll_too_fast')?.count).toBe(1);
+  expect(JSON.stringify(engine.control.coverage()).length).toBeLessThan(20_000);
+});
