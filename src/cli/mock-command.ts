@@ -23,6 +23,7 @@ import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
+import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
@@ -63,7 +64,10 @@ Options:
                        EVIDENCE_HARNESS_STORE
   --store-namespace NS keep this mock's keys apart from other mocks on the same Redis
                        (default evidence-harness)
-  --quiet              no per-request log lines (they are written in batches, about 10 ms apart)
+  --coverage-report F=FILE  when the mock stops, write its consumer coverage and client findings
+                       to FILE as json or html (json=coverage.json, html=coverage.html); repeatable
+  --quiet              no per-request log lines (they are written in batches, about 10 ms apart),
+                       and no coverage summary when the mock stops
   -h, --help           show this help
 
 Memory bounds, oldest entries evicted first (SIZE: bytes, or with a unit: 512KiB, 64MiB, 1GiB):
@@ -84,7 +88,8 @@ status with 'Prefer: code=503'.
 
 Control API (spec/control-api.yaml): GET /__mock/scenarios, PUT /__mock/scenario,
 POST /__mock/reset, GET /__mock/jobs, POST /__mock/jobs/{id}/advance,
-PUT /__mock/jobs/{id}/state, GET /__mock/journal.
+PUT /__mock/jobs/{id}/state, GET /__mock/journal, GET /__mock/coverage. The inspector page:
+/__mock/ui. Coverage and client findings: docs/coverage.md, docs/client-findings.md.
 
 Examples:
   evidence-harness mock
@@ -112,7 +117,7 @@ export const mockCommand: Command = {
     const args = withConfigArguments({
       config: config?.mockArguments ?? [],
       commandLine: withNegativeValues(argv),
-      listOptions: ['control-origin'],
+      listOptions: ['control-origin', 'coverage-report'],
     });
     const { values } = parseCommandLine(() =>
       parseArgs({
@@ -126,6 +131,7 @@ export const mockCommand: Command = {
           'base-path': { type: 'string' },
           'control-token': { type: 'string' },
           'control-origin': { type: 'string', multiple: true },
+          'coverage-report': { type: 'string', multiple: true },
           'max-jobs': { type: 'string' },
           'max-job-bytes': { type: 'string' },
           'max-key-bytes': { type: 'string' },
@@ -163,6 +169,7 @@ export const mockCommand: Command = {
       }
     });
     const limits = limitsOf(values);
+    const coverageTargets = (values['coverage-report'] ?? []).map(parseCoverageReportOption);
     const choice = values.scenario ?? 'default';
     if (values.watch && !isScenarioPath(choice))
       throw new UsageError(
@@ -259,6 +266,7 @@ export const mockCommand: Command = {
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
         ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
         `try: curl -s ${base}/health`,
+        `inspector: ${server.url}/__mock/ui`,
         'press Ctrl+C to stop',
         '',
       ].join('\n'),
@@ -274,6 +282,16 @@ export const mockCommand: Command = {
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
+    const report = engine.control.coverage();
+    if (!values.quiet) io.stdout(coverageSummary(report));
+    try {
+      for (const path of await writeCoverageReports({ report, targets: coverageTargets, cwd: process.cwd() }))
+        io.stdout(`coverage report written: ${path}\n`);
+    } catch (error) {
+      io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
+      stopListening();
+      return exitCodes.failed;
+    }
     stopListening();
     return exitCodes.ok;
   },

@@ -6,7 +6,9 @@
  * loopback every call must carry the control token (X-Mock-Token).
  */
 import { answerToResponse, callFromRequest } from './call.js';
+import type { ConsumerReport } from './consumer-watch.js';
 import { ControlError, type MockEngine } from './engine.js';
+import { inspectorFile } from './inspector/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
 import { StoreUnavailableError } from './store.js';
@@ -56,6 +58,18 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * The coverage document, with only the covered or only the missing behaviours when
+ * `?covered=true|false` asks (the counts stay the whole catalogue's).
+ */
+function coverageListing(report: ConsumerReport, url: URL): ConsumerReport {
+  const covered = url.searchParams.get('covered');
+  if (covered === null) return report;
+  if (covered !== 'true' && covered !== 'false')
+    throw new ControlError(`covered must be true or false, got ${quote(covered, 20)}`, 'invalid');
+  return { ...report, behaviours: report.behaviours.filter((behaviour) => behaviour.covered === (covered === 'true')) };
+}
+
 function field(body: unknown, name: string): unknown {
   return body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
 }
@@ -85,12 +99,16 @@ export interface ControlApiOptions {
 /** Answers a /__mock/ request. */
 export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
   const { control } = options.engine;
-  if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
-    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
-  }
   const url = new URL(request.url);
   const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();
+  // The inspector's files hold no data (the page fetches it, with the token the user types), so a
+  // browser, which cannot add X-Mock-Token to a navigation, can open the page beyond loopback.
+  const page = method === 'GET' || method === 'HEAD' ? inspectorFile(path) : undefined;
+  if (page) return new Response(method === 'HEAD' ? null : page.body, { status: 200, headers: page.headers });
+  if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
+    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
+  }
   const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
   try {
     if (path === '/scenarios' && method === 'GET') {
@@ -138,6 +156,11 @@ export async function handleControl(request: Request, options: ControlApiOptions
         const body = await readJson(request);
         return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
       }
+    }
+    if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
+    if (path === '/coverage/reset' && method === 'POST') {
+      control.resetCoverage();
+      return json(200, control.coverage());
     }
     if (path === '/journal' && method === 'GET') {
       return json(200, options.journal ? await options.journal.page(pageQuery(url)) : control.journalPage(pageQuery(url)));

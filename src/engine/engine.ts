@@ -10,6 +10,7 @@ import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall }
 import { callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
+import { type ConsumerReport, ConsumerWatch } from './consumer-watch.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
 import { Journal, type JournalEntry, type JournalPage } from './journal.js';
@@ -143,6 +144,13 @@ export interface MockControl {
    * store cannot be reached. The control API waits for it before answering a change.
    */
   synced(): Promise<void>;
+  /**
+   * Which behaviours of the contract the answers so far have shown the client, and the client
+   * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
+   */
+  coverage(): ConsumerReport;
+  /** Forgets the coverage and the client findings. */
+  resetCoverage(): void;
 }
 
 export interface MockEngine {
@@ -314,6 +322,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const creating = new Map<string, Promise<unknown>>();
   /** Reads of each job waiting their batch (operations.ts, queueRead). */
   const reading: ReadQueues = new Map();
+  const watch = new ConsumerWatch();
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -417,8 +426,9 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   async function answerCall(call: EngineCall): Promise<EngineAnswer> {
     const started = clock.now();
     let outcome: Awaited<ReturnType<typeof pipeline>>;
+    const watched = watch.begin(call);
     try {
-      outcome = await pipeline(call);
+      outcome = await pipeline(watched.call);
     } catch (error) {
       // A bug in the mock must still answer as the contract allows, without a stack trace; a
       // shared store out of reach is the service being unavailable, for a while (A-25).
@@ -432,7 +442,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
             };
       outcome = { result: { answer: errorAnswer(failure), code: failure.code }, entry: { scenario: scenario.name, forced: false } };
     }
-    const recorded = journal.record({
+    const entry = {
       time: started,
       method: call.method,
       path: call.pathname,
@@ -441,8 +451,10 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       ...outcome.entry,
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
-    });
+    };
+    const recorded = journal.record(entry);
     if (recorded) options.onJournalEntry?.(recorded);
+    await watched.end({ entry, answer: outcome.result.answer });
     // HEAD answers, errors included, carry the headers of the GET answer and no body.
     if (call.method.toUpperCase() === 'HEAD') return { ...outcome.result.answer, body: null };
     return outcome.result.answer;
@@ -473,6 +485,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   /** Forgets what a reset forgets but the stores, which the replica that reset has cleared. */
   function resetLocalState(): void {
     journal.clear();
+    watch.afterReset();
     registry.reset();
     random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
     scenario = initialScenario;
@@ -681,6 +694,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };
     },
     clearJournal: () => journal.clear(),
+    coverage: () => watch.report(),
+    resetCoverage: () => watch.clear(),
   };
 
   return { handle, answerCall, control, clock, close: () => latency.close() };
