@@ -8,8 +8,8 @@ import { parseArgs } from 'node:util';
 import type { TargetName } from './servers.js';
 import { type WorkloadName, workloadNames } from './workloads.js';
 
-export type GroupName = 'throughput' | 'logs' | 'startup' | 'msw' | 'conformance' | 'memory' | 'proxy';
-export const groupNames: readonly GroupName[] = ['throughput', 'logs', 'startup', 'msw', 'conformance', 'memory', 'proxy'];
+export type GroupName = 'throughput' | 'logs' | 'startup' | 'msw' | 'conformance' | 'memory' | 'proxy' | 'store';
+export const groupNames: readonly GroupName[] = ['throughput', 'logs', 'startup', 'msw', 'conformance', 'memory', 'proxy', 'store'];
 
 export interface BenchConfig {
   readonly smoke: boolean;

@@ -8,6 +8,7 @@ import { type BenchConfig, rowCommand } from './bench-config.js';
 import type { ConformanceResult } from './groups/conformance.js';
 import { median } from './groups/logs.js';
 import { type ProxyResult, proxyPathLabels } from './groups/proxy.js';
+import { type StoreResult, type StoreRow, storeSetupLabels } from './groups/store.js';
 import type { ThroughputRow } from './groups/throughput.js';
 import { code, fixed, integer, percent, ratio, table } from './markdown.js';
 import { launchFor, launchMockLogged, targetLabels } from './servers.js';
@@ -31,6 +32,7 @@ export interface Report extends Measurements {
   readonly machine: Machine;
   readonly conformance?: ConformanceResult;
   readonly proxy?: ProxyResult;
+  readonly store?: StoreResult;
   readonly notes: string;
   /** An earlier run's figures (BENCH_JSON output) to compare with: the code before the performance work. */
   readonly baseline?: Baseline;
@@ -393,6 +395,64 @@ const proxyNotes = [
   "- **What bounds the throughput ratio is the machine.** On two cores the load generator, the mock and the proxy share the CPU, and a proxy does twice the socket work of the server behind it (it reads and writes on both sides; `writev` and `writeLatin1String`, the kernel's loopback writes, are the largest items of its profile). Through any proxy the rate is therefore about (load generator + mock) ÷ (load generator + mock + proxy) of the direct rate: health, where the mock does least, is the hardest row. The proxy's remaining cost over a bare raw-socket proxy is node:http's server side (the mock pays it too) and the judging above.",
 ].join('\n');
 
+function storeSection(report: Report): string {
+  const result = report.store!;
+  if (!result.available) return '## Shared store: in memory and on Redis\n\nNot measured: redis-server is not installed here.';
+  const workloads = [...new Set(result.rows.map((row) => row.workload))];
+  const rowOf = (setup: string, workload: string) => result.rows.find((row) => row.setup === setup && row.workload === workload);
+  const cell = (row: StoreRow | undefined) =>
+    row ? `${integer(row.rps)} (p99 ${fixed(row.p99Ms, 1)} ms)${row.failures > 0 ? ' ⚠' : ''}` : '—';
+  const body = workloads.map((workload) => {
+    const memory = rowOf('memory', workload);
+    const single = rowOf('redis-1', workload);
+    const pair = rowOf('redis-2', workload);
+    return [
+      workload,
+      cell(memory),
+      cell(single),
+      cell(pair),
+      memory && single ? percent(single.rps, memory.rps) : '—',
+      memory && pair ? percent(pair.rps, memory.rps) : '—',
+    ];
+  });
+  const commandRows = Object.entries(result.commandsPerRequest).map(([operation, counts]) => [
+    operation,
+    fixed(counts.EVALSHA ?? 0, 2),
+    fixed(counts.XADD ?? 0, 2),
+    Object.entries(counts)
+      .filter(([name]) => name !== 'EVALSHA' && name !== 'XADD')
+      .map(([name, count]) => `${name} ${fixed(count, 2)}`)
+      .join(', ') || '—',
+  ]);
+  return [
+    '## Shared store: in memory and on Redis',
+    '',
+    `The same workload at ${result.rows[0]?.connections ?? 10} connections against one replica in memory, one replica on Redis${result.redisVersion ? ` ${result.redisVersion}` : ''} (\`mock --store redis://…\`), and two replicas on one Redis with the load split between them, taking turns. Requests per second (p99); the Redis server shares the machine's two cores with the mocks and the load generator. Issue 15's target: Redis-backed getJob ≥ 40% of in memory.`,
+    '',
+    table(
+      [
+        'Request',
+        storeSetupLabels.memory,
+        storeSetupLabels['redis-1'],
+        storeSetupLabels['redis-2'],
+        '1 on Redis ÷ memory',
+        '2 on Redis ÷ memory',
+      ],
+      body,
+    ),
+    '',
+    `Redis commands per request, counted by the client over ${result.sampled} sequential requests of each operation (targets: ≤ 2 round trips for getJob, ≤ 3 for createEvaluation). EVALSHA is a store script, one round trip each, awaited by the request; XADD is the journal's append, sent in batches every 5 ms and never awaited.`,
+    '',
+    table(['Operation', 'EVALSHA (awaited)', 'XADD (batched)', 'Other'], commandRows),
+    '',
+    result.bytesPer100kJobs === undefined
+      ? ''
+      : `Redis memory per 100,000 jobs with their idempotency keys: ${fixed(result.bytesPer100kJobs / 2 ** 20, 1)} MiB (used_memory growth over ${integer(result.jobsMeasured)} creates, scaled).`,
+    '',
+    `Reproduce: ${code(result.command)}`,
+  ].join('\n');
+}
+
 function memorySection(report: Report): string {
   const memory = report.memory!;
   return [
@@ -557,6 +617,7 @@ export function renderReport(report: Report): string {
   if (report.conformance) sections.push('', conformanceSection(report));
   if (report.memory) sections.push('', memorySection(report));
   if (report.proxy) sections.push('', proxySection(report));
+  if (report.store) sections.push('', storeSection(report));
   const comparison = comparisonSection(report);
   sections.push('', method, '', report.notes.trim());
   if (comparison) sections.push('', comparison);

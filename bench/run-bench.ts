@@ -18,6 +18,7 @@ import { runMemory } from './groups/memory.js';
 import { runMsw } from './groups/msw.js';
 import { runProxy } from './groups/proxy.js';
 import { runStartup } from './groups/startup.js';
+import { runStore } from './groups/store.js';
 import { runThroughput } from './groups/throughput.js';
 import { type Baseline, type Report, renderReport } from './report.js';
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
   const conformance = has('conformance') ? await runConformance(config, progress) : undefined;
   const memory = has('memory') ? await runMemory(config, progress) : undefined;
   const proxy = has('proxy') ? await runProxy(config, progress) : undefined;
+  const store = has('store') ? await runStore(config, progress) : undefined;
 
   const report: Report = {
     config,
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
     ...(conformance ? { conformance } : {}),
     ...(memory ? { memory } : {}),
     ...(proxy ? { proxy } : {}),
+    ...(store ? { store } : {}),
     notes: readFileSync(resolve(packageRoot(), 'bench/performance-notes.md'), 'utf8'),
     baseline: readBaseline(),
   };

@@ -4,4 +4,6 @@
  * setupWorker (browser). `evidence-harness/msw/node` and `evidence-harness/msw/browser` add
  * the ready-made server and worker.
  */
+
+export { CoverageError, type CoverageExpectation, type CoverageSource, expectCoverage } from './coverage.js';
 export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';

@@ -16,10 +16,12 @@ export interface MockServiceNode extends MockHandlers {
  * beforeAll(() => mock.server.listen({ onUnhandledRequest: 'error' }));
  * afterEach(() => mock.control.reset());
  * afterAll(() => mock.server.close());
+ * afterAll(() => expectCoverage(mock.control, { mustSee: ['createEvaluation 409', 'job FAILED'] }));
  */
 export function setupMockService(options: CreateHandlersOptions = {}): MockServiceNode {
   const mock = createHandlers(options);
   return { ...mock, server: setupServer(...mock.handlers) };
 }
 
+export { CoverageError, type CoverageExpectation, type CoverageSource, expectCoverage } from './coverage.js';
 export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';

@@ -28,6 +28,9 @@ const mockOptions = z
     'base-path': z.string().describe('serve the contract under a prefix, e.g. /api'),
     'control-token': z.string().min(1).describe('token for the control API (/__mock/)'),
     'control-origin': z.array(z.string().min(1)).describe('origins whose web pages may call the control API'),
+    'coverage-report': z
+      .array(z.string().regex(/^(json|html)=.+$/))
+      .describe('json=FILE or html=FILE: where to write the consumer coverage when the mock stops (relative to this file)'),
     quiet: z.boolean().describe('no per-request log lines'),
     watch: z.boolean().describe('reload the scenario file when it changes'),
     'tls-cert': z.string().min(1).describe('certificate (PEM) to serve HTTPS with (relative to this file)'),
@@ -37,6 +40,14 @@ const mockOptions = z
     'max-key-bytes': size,
     'max-journal-bytes': size,
     'max-scenario-bytes': size,
+    store: z
+      .string()
+      .regex(/^rediss?:\/\//)
+      .describe('keep the mock state in Redis (redis://HOST:PORT[/DB]), shared by replicas; default in memory'),
+    'store-namespace': z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/)
+      .describe('keep this mock apart from others on the same Redis (default evidence-harness)'),
   })
   .partial()
   .strict();
@@ -118,6 +129,9 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
       let text = String(item);
       const isPath = pathOptions.has(name) || (name === 'scenario' && looksLikePath(text));
       if (isPath && !isAbsolute(text)) text = resolve(folder, text);
+      // json=FILE: the file, not the format, is relative to this file's folder.
+      const report = name === 'coverage-report' ? /^(json|html)=(.+)$/.exec(text) : null;
+      if (report && !isAbsolute(report[2]!)) text = `${report[1]}=${resolve(folder, report[2]!)}`;
       mockArguments.push(`--${name}=${text}`);
     }
   }

@@ -5,14 +5,25 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createMockEngine, defaultLimits, type EngineLimits, normalizeBasePath, ScenarioError } from '../engine/index.js';
+import {
+  createMockEngine,
+  defaultLimits,
+  type EngineLimits,
+  normalizeBasePath,
+  ScenarioError,
+  StoreUnavailableError,
+} from '../engine/index.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
+import type { SharedState } from '../server/redis/shared-state.js';
+// The URL helpers only: the Redis client itself is loaded when --store is given.
+import { isRedisUrl, redactedUrl } from '../server/redis/store-url.js';
 import { isScenarioPath, loadScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
 import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
+import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
@@ -47,7 +58,16 @@ Options:
   --tls-key FILE       mock without mixed-content errors; give both
   --config FILE        read options from FILE (default: ${configFileNames.join(', ')}
                        in the working folder, if there); flags given here win
-  --quiet              no per-request log lines (they are written in batches, about 10 ms apart)
+  --store URL          keep jobs, idempotency keys, scenarios and the journal in Redis
+                       (redis://HOST:PORT[/DB]), so several replicas serve one mock and a restart
+                       loses nothing (docs/scale-out.md); default: in memory. Also read from
+                       EVIDENCE_HARNESS_STORE
+  --store-namespace NS keep this mock's keys apart from other mocks on the same Redis
+                       (default evidence-harness)
+  --coverage-report F=FILE  when the mock stops, write its consumer coverage and client findings
+                       to FILE as json or html (json=coverage.json, html=coverage.html); repeatable
+  --quiet              no per-request log lines (they are written in batches, about 10 ms apart),
+                       and no coverage summary when the mock stops
   -h, --help           show this help
 
 Memory bounds, oldest entries evicted first (SIZE: bytes, or with a unit: 512KiB, 64MiB, 1GiB):
@@ -68,7 +88,8 @@ status with 'Prefer: code=503'.
 
 Control API (spec/control-api.yaml): GET /__mock/scenarios, PUT /__mock/scenario,
 POST /__mock/reset, GET /__mock/jobs, POST /__mock/jobs/{id}/advance,
-PUT /__mock/jobs/{id}/state, GET /__mock/journal.
+PUT /__mock/jobs/{id}/state, GET /__mock/journal, GET /__mock/coverage. The inspector page:
+/__mock/ui. Coverage and client findings: docs/coverage.md, docs/client-findings.md.
 
 Examples:
   evidence-harness mock
@@ -76,6 +97,7 @@ Examples:
   evidence-harness mock --scenario ./my-scenario.yaml --seed 42
   evidence-harness mock --scenario ./my-scenario.yaml --watch
   evidence-harness mock --tls-cert ./localhost.pem --tls-key ./localhost-key.pem
+  evidence-harness mock --store redis://127.0.0.1:6379 --port 4011   # one of several replicas
   curl -s localhost:4010/health
 
 Config file (evidence-harness.config.yaml; JSON Schema: evidence-harness.config.schema.json):
@@ -95,7 +117,7 @@ export const mockCommand: Command = {
     const args = withConfigArguments({
       config: config?.mockArguments ?? [],
       commandLine: withNegativeValues(argv),
-      listOptions: ['control-origin'],
+      listOptions: ['control-origin', 'coverage-report'],
     });
     const { values } = parseCommandLine(() =>
       parseArgs({
@@ -109,6 +131,7 @@ export const mockCommand: Command = {
           'base-path': { type: 'string' },
           'control-token': { type: 'string' },
           'control-origin': { type: 'string', multiple: true },
+          'coverage-report': { type: 'string', multiple: true },
           'max-jobs': { type: 'string' },
           'max-job-bytes': { type: 'string' },
           'max-key-bytes': { type: 'string' },
@@ -119,6 +142,8 @@ export const mockCommand: Command = {
           'tls-cert': { type: 'string' },
           'tls-key': { type: 'string' },
           config: { type: 'string' },
+          store: { type: 'string' },
+          'store-namespace': { type: 'string' },
         },
       }),
     );
@@ -144,22 +169,42 @@ export const mockCommand: Command = {
       }
     });
     const limits = limitsOf(values);
+    const coverageTargets = (values['coverage-report'] ?? []).map(parseCoverageReportOption);
     const choice = values.scenario ?? 'default';
     if (values.watch && !isScenarioPath(choice))
       throw new UsageError(
         `--watch reloads a scenario file, and --scenario is ${values.scenario === undefined ? 'not given' : `the shipped scenario '${choice}'`}. Pass --scenario ./your-scenario.yaml with --watch.`,
       );
     const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
+    const storeUrl = storeOption(values.store ?? (process.env.EVIDENCE_HARNESS_STORE || undefined));
+    if (values['store-namespace'] !== undefined && storeUrl === undefined)
+      throw new UsageError('--store-namespace names keys in a shared store; give --store redis://HOST:PORT as well.');
+    // Request lines go out in batches; every other message flushes them first, to keep the order.
+    const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
+    const say = (text: string) => {
+      lines?.flush();
+      io.stdout(text);
+    };
     let engine: ReturnType<typeof createMockEngine>;
+    let shared: SharedState | undefined;
     try {
       const scenario = isScenarioPath(choice) ? await loadScenarioFile(choice) : choice;
+      if (storeUrl !== undefined) shared = await openStore({ url: storeUrl, namespace: values['store-namespace'], limits, say });
       engine = createMockEngine({
         scenario,
         ...(seed === undefined ? {} : { seed }),
         ...(basePath ? { basePath } : {}),
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
+        ...shared?.engineOptions,
       });
+      // A replica adopts the scenario the others have in force before it answers anyone.
+      await engine.control.synced();
     } catch (error) {
+      await shared?.close();
+      if (error instanceof StoreUnavailableError) {
+        io.stderr(diagnostic(`mock: --store: ${error.message}. Start Redis, or check the URL.`));
+        return exitCodes.failed;
+      }
       if (error instanceof ScenarioFileError) {
         io.stderr(diagnostic(`mock: --scenario: ${error.message}`));
         return exitCodes.usage;
@@ -175,12 +220,6 @@ export const mockCommand: Command = {
       if ((error as Error).name === 'ControlError') throw new UsageError(`--scenario: ${(error as Error).message}.`);
       throw error;
     }
-    // Request lines go out in batches; every other message flushes them first, to keep the order.
-    const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
-    const say = (text: string) => {
-      lines?.flush();
-      io.stdout(text);
-    };
     let server: Awaited<ReturnType<typeof startMockServer>>;
     try {
       server = await startMockServer({
@@ -195,8 +234,10 @@ export const mockCommand: Command = {
         ...(controlOrigins.length > 0 ? { controlOrigins } : {}),
         ...(lines ? { log: lines.add } : {}),
         ...(tls ? { tls } : {}),
+        ...(shared ? { sharedState: shared } : {}),
       });
     } catch (error) {
+      await shared?.close();
       const code = (error as NodeJS.ErrnoException).code;
       const reason = code === 'EADDRINUSE' ? `port ${port} is already in use (try --port 0 or another port)` : (error as Error).message;
       io.stderr(diagnostic(`mock: cannot listen: ${reason}.`));
@@ -221,9 +262,11 @@ export const mockCommand: Command = {
       [
         ...(config ? [`options from ${config.file} (flags given on the command line win)`] : []),
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
+        ...(shared ? [`state shared in ${shared.where} (namespace ${values['store-namespace'] ?? 'evidence-harness'})`] : []),
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
         ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
         `try: curl -s ${base}/health`,
+        `inspector: ${server.url}/__mock/ui`,
         'press Ctrl+C to stop',
         '',
       ].join('\n'),
@@ -239,10 +282,53 @@ export const mockCommand: Command = {
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
+    const report = engine.control.coverage();
+    if (!values.quiet) io.stdout(coverageSummary(report));
+    try {
+      for (const path of await writeCoverageReports({ report, targets: coverageTargets, cwd: process.cwd() }))
+        io.stdout(`coverage report written: ${path}\n`);
+    } catch (error) {
+      io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
+      stopListening();
+      return exitCodes.failed;
+    }
     stopListening();
     return exitCodes.ok;
   },
 };
+
+/** `--store`'s URL, checked; a password in it is never repeated in a message. */
+function storeOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isRedisUrl(value)) {
+    throw new UsageError(
+      `--store takes a Redis URL such as redis://127.0.0.1:6379 or rediss://user:password@host:6380/0; got ${redactedUrl(value).startsWith('(') ? 'something else' : `'${redactedUrl(value).slice(0, 100)}'`}.`,
+    );
+  }
+  return value;
+}
+
+async function openStore(options: {
+  url: string;
+  namespace: string | undefined;
+  limits: EngineLimits;
+  say: (text: string) => void;
+}): Promise<SharedState> {
+  const { openSharedState, checkNamespace } = await import('../server/redis/shared-state.js');
+  if (options.namespace !== undefined) {
+    try {
+      checkNamespace(options.namespace);
+    } catch (error) {
+      throw new UsageError(`--store-namespace: ${(error as Error).message}.`);
+    }
+  }
+  return openSharedState({
+    url: options.url,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+    ...(Object.keys(options.limits).length > 0 ? { limits: options.limits } : {}),
+    log: (line) => options.say(`${line}\n`),
+  });
+}
 
 /** `--config FILE` (or `--config=FILE`) from the command line, read before the rest is parsed. */
 function explicitConfig(argv: readonly string[]): { explicit?: string } {

@@ -6,9 +6,12 @@
  * loopback every call must carry the control token (X-Mock-Token).
  */
 import { answerToResponse, callFromRequest } from './call.js';
+import type { ConsumerReport } from './consumer-watch.js';
 import { ControlError, type MockEngine } from './engine.js';
+import { inspectorFile } from './inspector/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
+import { StoreUnavailableError } from './store.js';
 
 export const controlPrefix = '/__mock';
 
@@ -55,6 +58,18 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * The coverage document, with only the covered or only the missing behaviours when
+ * `?covered=true|false` asks (the counts stay the whole catalogue's).
+ */
+function coverageListing(report: ConsumerReport, url: URL): ConsumerReport {
+  const covered = url.searchParams.get('covered');
+  if (covered === null) return report;
+  if (covered !== 'true' && covered !== 'false')
+    throw new ControlError(`covered must be true or false, got ${quote(covered, 20)}`, 'invalid');
+  return { ...report, behaviours: report.behaviours.filter((behaviour) => behaviour.covered === (covered === 'true')) };
+}
+
 function field(body: unknown, name: string): unknown {
   return body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
 }
@@ -71,17 +86,29 @@ export interface ControlApiOptions {
   readonly engine: MockEngine;
   /** When set, calls without `X-Mock-Token: <token>` are refused with 401. */
   readonly token?: string;
+  /**
+   * Where `/__mock/journal` reads and clears, when not the engine's own journal: replicas on a
+   * shared store read the journal they all write (src/server/redis). Default: the engine's.
+   */
+  readonly journal?: {
+    page(options: { limit?: number; cursor?: string }): Promise<{ entries: readonly unknown[]; nextCursor?: string }>;
+    clear(): Promise<void>;
+  };
 }
 
 /** Answers a /__mock/ request. */
 export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
   const { control } = options.engine;
-  if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
-    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
-  }
   const url = new URL(request.url);
   const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();
+  // The inspector's files hold no data (the page fetches it, with the token the user types), so a
+  // browser, which cannot add X-Mock-Token to a navigation, can open the page beyond loopback.
+  const page = method === 'GET' || method === 'HEAD' ? inspectorFile(path) : undefined;
+  if (page) return new Response(method === 'HEAD' ? null : page.body, { status: 200, headers: page.headers });
+  if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
+    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
+  }
   const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
   try {
     if (path === '/scenarios' && method === 'GET') {
@@ -103,6 +130,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
           : control.useScenario(
               await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }),
             );
+      // Answered once every replica sharing the store can see it (at once for a lone mock).
+      await control.synced();
       return json(200, { current: scenario.name });
     }
     if (path === '/reset' && method === 'POST') {
@@ -128,9 +157,17 @@ export async function handleControl(request: Request, options: ControlApiOptions
         return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
       }
     }
-    if (path === '/journal' && method === 'GET') return json(200, control.journalPage(pageQuery(url)));
+    if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
+    if (path === '/coverage/reset' && method === 'POST') {
+      control.resetCoverage();
+      return json(200, control.coverage());
+    }
+    if (path === '/journal' && method === 'GET') {
+      return json(200, options.journal ? await options.journal.page(pageQuery(url)) : control.journalPage(pageQuery(url)));
+    }
     if (path === '/journal' && method === 'DELETE') {
       control.clearJournal();
+      await options.journal?.clear();
       return json(200, { entries: [] });
     }
     return problem(
@@ -142,6 +179,10 @@ export async function handleControl(request: Request, options: ControlApiOptions
     if (error instanceof ControlError)
       return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);
     if (error instanceof ScenarioError) return problem(400, 'invalid_scenario', error.message);
+    if (error instanceof StoreUnavailableError) {
+      const answer = errorAnswer({ status: 503, code: 'service_unavailable', message: error.message, headers: { 'retry-after': '1' } });
+      return answerToResponse(answer);
+    }
     throw error;
   }
 }

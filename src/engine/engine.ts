@@ -10,19 +10,21 @@ import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall }
 import { callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
+import { type ConsumerReport, ConsumerWatch } from './consumer-watch.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
 import { Journal, type JournalEntry, type JournalPage } from './journal.js';
 import { LatencyWaits } from './latency.js';
-import type { IdempotencyRecord, OperationContext, OperationResult } from './operations.js';
+import type { IdempotencyRecord, OperationContext, OperationResult, ReadQueues } from './operations.js';
 import * as operations from './operations.js';
 import { createRandom } from './random.js';
+import type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 import { type EngineError, errorAnswer, quote, truncate } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
 import { forcibleStatuses, isForcible, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
 import { ScenarioRegistry } from './scenario-registry.js';
 import { idempotencyRecordBytes, jobRecordBytes } from './sizes.js';
-import { type KeyValueStore, MemoryStore } from './store.js';
+import { type KeyValueStore, MemoryStore, StoreUnavailableError } from './store.js';
 import { describeDiagnostics, diagnose } from './validation.js';
 import type { IssuerKeySet } from './verification/artifact-profile.js';
 import { testKeySet } from './verification/test-keys.js';
@@ -74,6 +76,14 @@ export interface MockEngineOptions {
   readonly issuerKeys?: IssuerKeySet;
   /** How many journal entries to keep. Default 1000. */
   readonly journalCapacity?: number;
+  /**
+   * Engines sharing networked `stores` (replicas behind a load balancer) share the scenario
+   * in force, run-time scenarios, resets and counted faults through this link (A-25). With a
+   * link, job ids are never drawn from `seed`: replicas with one seed would draw the same ids.
+   */
+  readonly replicaLink?: ReplicaLink;
+  /** Called with every journal entry as it is recorded (to keep a journal shared by replicas). */
+  readonly onJournalEntry?: (entry: JournalEntry) => void;
 }
 
 /** A job as the control surface shows it: the contract's view plus the mock's bookkeeping. */
@@ -128,6 +138,19 @@ export interface MockControl {
   /** One page of the journal, oldest first, after `cursor` (an entry's `seq`, as `nextCursor` gives it). */
   journalPage(options?: { limit?: number; cursor?: string }): { entries: readonly JournalEntry[]; nextCursor?: string };
   clearJournal(): void;
+  /**
+   * Resolves once every scenario change made so far is visible to every replica sharing the
+   * store (at once without a replica link); rejects with StoreUnavailableError when the
+   * store cannot be reached. The control API waits for it before answering a change.
+   */
+  synced(): Promise<void>;
+  /**
+   * Which behaviours of the contract the answers so far have shown the client, and the client
+   * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
+   */
+  coverage(): ConsumerReport;
+  /** Forgets the coverage and the client findings. */
+  resetCoverage(): void;
 }
 
 export interface MockEngine {
@@ -283,13 +306,23 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       sizeOf: idempotencyRecordBytes,
     });
   let random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
-  let faults = new FaultInjector(random);
+  const link = options.replicaLink;
+  /** Numbers scenario changes; with a link, the shared number, so counted faults restart together. */
+  let epoch = 0;
+  const newFaults = () => new FaultInjector({ random, epoch, ...(link ? { counter: (key: string) => link.countFault(key) } : {}) });
+  let faults = newFaults();
+  /** Job ids: the seeded draw alone, or fresh random bytes for replicas, which would share a seed. */
+  const jobIdRandom = () => (link ? unseededRandom : random);
+  const unseededRandom = createRandom();
   const journal = new Journal({ capacity: options.journalCapacity ?? 1000, maxBytes: limits.maxJournalBytes });
   const issuerKeys = options.issuerKeys ?? testKeySet;
   const basePath = normalizeBasePath(options.basePath);
   const latency = new LatencyWaits(clock);
   /** Creates in progress by caller-scoped Idempotency-Key (operations.ts, oneAtATime). */
   const creating = new Map<string, Promise<unknown>>();
+  /** Reads of each job waiting their batch (operations.ts, queueRead). */
+  const reading: ReadQueues = new Map();
+  const watch = new ConsumerWatch();
 
   const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
     health: operations.health,
@@ -324,7 +357,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   }
 
   /** The forced answer for this call: a `Prefer: code=` first, then the scenario's faults. */
-  function forcedAnswer(operationId: OperationId, active: Scenario, preferences: Preferences): ForcedAnswer | undefined {
+  async function forcedAnswer(operationId: OperationId, active: Scenario, preferences: Preferences): Promise<ForcedAnswer | undefined> {
     if (preferences.code !== undefined) {
       const status = Number(preferences.code);
       return {
@@ -337,7 +370,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         latencyMs: 0,
       };
     }
-    return faults.decide({ scenario: active, operationId });
+    return await faults.decide({ scenario: active, operationId });
   }
 
   async function pipeline(call: EngineCall): Promise<{
@@ -366,7 +399,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     }
     const active = (preferences.scenario && registry.get(preferences.scenario)) || scenario;
     const base = { operationId: route.operationId, scenario: active.name };
-    const forced = forcedAnswer(route.operationId, active, preferences);
+    const forced = await forcedAnswer(route.operationId, active, preferences);
     if (forced) {
       call.discardBody();
       await latency.wait(forced.latencyMs + active.latencyMs);
@@ -379,11 +412,12 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       caller: await callerFingerprint(call.header('authorization')),
       scenario: active,
       clock,
-      random,
+      random: jobIdRandom(),
       jobs,
       idempotencyKeys,
       issuerKeys,
       creating,
+      reading,
     };
     const result = await handlers[route.operationId](context);
     return { result, entry: { ...base, forced: false } };
@@ -392,18 +426,23 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   async function answerCall(call: EngineCall): Promise<EngineAnswer> {
     const started = clock.now();
     let outcome: Awaited<ReturnType<typeof pipeline>>;
+    const watched = watch.begin(call);
     try {
-      outcome = await pipeline(call);
+      outcome = await pipeline(watched.call);
     } catch (error) {
-      // A bug in the mock must still answer as the contract allows, without a stack trace.
-      const failure: EngineError = {
-        status: 500,
-        code: 'internal_error',
-        message: `The mock failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
-      };
+      // A bug in the mock must still answer as the contract allows, without a stack trace; a
+      // shared store out of reach is the service being unavailable, for a while (A-25).
+      const failure: EngineError =
+        error instanceof StoreUnavailableError
+          ? { status: 503, code: 'service_unavailable', message: error.message, headers: { 'retry-after': '1' } }
+          : {
+              status: 500,
+              code: 'internal_error',
+              message: `The mock failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+            };
       outcome = { result: { answer: errorAnswer(failure), code: failure.code }, entry: { scenario: scenario.name, forced: false } };
     }
-    journal.record({
+    const entry = {
       time: started,
       method: call.method,
       path: call.pathname,
@@ -412,7 +451,10 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       ...outcome.entry,
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
-    });
+    };
+    const recorded = journal.record(entry);
+    if (recorded) options.onJournalEntry?.(recorded);
+    await watched.end({ entry, answer: outcome.result.answer });
     // HEAD answers, errors included, carry the headers of the GET answer and no body.
     if (call.method.toUpperCase() === 'HEAD') return { ...outcome.result.answer, body: null };
     return outcome.result.answer;
@@ -440,25 +482,107 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     throw new ControlError(`job ${quote(jobId, 140)} kept changing; try again`, 'invalid');
   }
 
+  /** Forgets what a reset forgets but the stores, which the replica that reset has cleared. */
+  function resetLocalState(): void {
+    journal.clear();
+    watch.afterReset();
+    registry.reset();
+    random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
+    scenario = initialScenario;
+    faults = newFaults();
+  }
+
+  function putInForce(choice: string | ScenarioInput): Scenario {
+    scenario = typeof choice === 'string' ? named(choice) : register(choice);
+    faults = newFaults();
+    return scenario;
+  }
+
+  /** Shares not yet confirmed, each settled to its failure or to nothing (never an unhandled rejection). */
+  let unconfirmed: Array<Promise<unknown>> = [];
+
+  /** Shares a change with the other replicas; synced() reports whether it got through. */
+  function share(change: ReplicaChange): void {
+    if (!link) return;
+    unconfirmed.push(
+      link.publish(change).then(
+        (shared) => {
+          epoch = shared;
+          faults = newFaults();
+          return undefined;
+        },
+        (error: unknown) => error,
+      ),
+    );
+    // A program that changes scenarios in a loop and never asks synced() keeps one entry, not thousands.
+    if (unconfirmed.length > 64) {
+      const waiting = unconfirmed;
+      unconfirmed = [Promise.all(waiting).then((outcomes) => outcomes.find((outcome) => outcome !== undefined))];
+    }
+  }
+
+  /** Adopts the shared state: at start, and after the link was lost (changes may have been missed). */
+  function adopt(state: SharedScenarioState | undefined): void {
+    if (!state) return;
+    registry.reset();
+    for (const input of state.registered) {
+      try {
+        register(input);
+      } catch {
+        // A scenario this replica cannot take (another version's schema) is left out, not fatal.
+      }
+    }
+    scenario = (state.inForce === undefined ? undefined : registry.get(state.inForce)) ?? initialScenario;
+    epoch = state.epoch;
+    faults = newFaults();
+  }
+
+  /** Applies a change another replica made. */
+  function apply(change: DeliveredChange): void {
+    try {
+      if (change.kind === 'reset') resetLocalState();
+      else if (change.kind === 'register') register(change.scenario);
+      else if (typeof change.scenario !== 'string' || registry.has(change.scenario)) putInForce(change.scenario);
+    } catch {
+      // A change this replica cannot apply leaves its state as it was; the next resync repairs it.
+    }
+    epoch = change.epoch;
+    faults = newFaults();
+  }
+
+  if (link) {
+    link.subscribe({ change: apply, resync: adopt });
+    unconfirmed.push(link.load().then(adopt, (error: unknown) => error));
+  }
+
   const control: MockControl = {
     async reset() {
       await jobs.clear();
       await idempotencyKeys.clear();
-      journal.clear();
-      registry.reset();
-      random = createRandom(options.seed === undefined ? {} : { seed: options.seed });
-      faults = new FaultInjector(random);
-      scenario = initialScenario;
+      resetLocalState();
+      share({ kind: 'reset' });
+      await control.synced();
     },
     get scenario() {
       return scenario.name;
     },
     useScenario(choice) {
-      scenario = typeof choice === 'string' ? named(choice) : register(choice);
-      faults = new FaultInjector(random);
-      return scenario;
+      const chosen = putInForce(choice);
+      // A scenario object is shared whole, so replicas that never saw it can put it in force.
+      share({ kind: 'use', scenario: choice });
+      return chosen;
     },
-    registerScenario: register,
+    registerScenario(input) {
+      const registered = register(input);
+      share({ kind: 'register', scenario: input });
+      return registered;
+    },
+    async synced() {
+      const waiting = unconfirmed;
+      unconfirmed = [];
+      const failures = (await Promise.all(waiting)).filter((outcome) => outcome !== undefined);
+      if (failures.length > 0) throw failures[0];
+    },
     reloadStartingScenario(input, reloadOptions) {
       const parsed = parse(input);
       const previous = initialScenario;
@@ -469,7 +593,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       const inForce = scenario === previous;
       if (inForce) {
         scenario = parsed;
-        faults = new FaultInjector(random);
+        faults = newFaults();
       }
       journal.record({
         time: clock.now(),
@@ -570,6 +694,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };
     },
     clearJournal: () => journal.clear(),
+    coverage: () => watch.report(),
+    resetCoverage: () => watch.clear(),
   };
 
   return { handle, answerCall, control, clock, close: () => latency.close() };

@@ -44,25 +44,30 @@ export function forcedError(options: {
   };
 }
 
-export class FaultInjector {
-  /** Calls left per fault, for faults with `times`; keyed by the fault object itself. */
-  private readonly remaining = new WeakMap<Fault, number>();
+/** Counts firings of a scenario's counted (`times`) faults; shared by replicas on a networked store. */
+export type FaultCounter = (key: string) => Promise<number>;
 
-  constructor(private readonly random: Random) {}
+export class FaultInjector {
+  /** Firings so far per fault, for faults with `times`, when no shared counter is given. */
+  private readonly fired = new WeakMap<Fault, number>();
+
+  /**
+   * `epoch` names this injector's life (a new one starts at every scenario change or reset), so
+   * a shared counter's keys start from zero with it.
+   */
+  constructor(private readonly options: { readonly random: Random; readonly counter?: FaultCounter; readonly epoch?: number }) {}
 
   /** The fault to answer with for this call, if any (health never gets one: A-8). */
-  decide(options: { scenario: Scenario; operationId: OperationId }): ForcedAnswer | undefined {
+  async decide(options: { scenario: Scenario; operationId: OperationId }): Promise<ForcedAnswer | undefined> {
     const { scenario, operationId } = options;
     if (operationId === 'health') return undefined;
-    for (const fault of scenario.faults) {
+    for (const [index, fault] of scenario.faults.entries()) {
       if (fault.operation !== '*' && fault.operation !== operationId) continue;
       // A '*' fault skips the operations whose contract has no room for its status.
       if (!isForcible(operationId, fault.status)) continue;
       if (fault.times !== undefined) {
-        const left = this.remaining.get(fault) ?? fault.times;
-        if (left <= 0) continue;
-        this.remaining.set(fault, left - 1);
-      } else if (fault.fraction !== undefined && this.random.next() >= fault.fraction) {
+        if (!(await this.take({ fault, key: `${this.options.epoch ?? 0}:${scenario.name}:${index}` }))) continue;
+      } else if (fault.fraction !== undefined && this.options.random.next() >= fault.fraction) {
         continue;
       }
       return {
@@ -77,5 +82,16 @@ export class FaultInjector {
       };
     }
     return undefined;
+  }
+
+  /** Whether a counted fault still fires: one more firing counted, at most `times` of them. */
+  private async take(options: { fault: Fault; key: string }): Promise<boolean> {
+    const { fault, key } = options;
+    const times = fault.times ?? 0;
+    if (this.options.counter) return (await this.options.counter(key)) <= times;
+    const fired = this.fired.get(fault) ?? 0;
+    if (fired >= times) return false;
+    this.fired.set(fault, fired + 1);
+    return true;
   }
 }

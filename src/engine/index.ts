@@ -7,8 +7,13 @@
 export { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall, joinChunks } from './call.js';
 export { anonymousCaller, callerFingerprint } from './caller.js';
 export { canonicalJson, requestDigest } from './canonical-json.js';
+export type { ClientFinding } from './client-findings/judge.js';
+export { clientRules } from './client-findings/registry.js';
+export type { ClientRule, RuleHit } from './client-findings/rule.js';
 export { type Clock, systemClock, VirtualClock } from './clock.js';
+export type { ConsumerReport } from './consumer-watch.js';
 export { type ControlApiOptions, controlPrefix, handleControl, isControlPath } from './control-api.js';
+export { type Behaviour, type BehaviourCoverage, behaviours, isBehaviourId } from './coverage.js';
 export {
   ControlError,
   createMockEngine,
@@ -22,8 +27,10 @@ export {
   pageLimits,
 } from './engine.js';
 export type { JobRecord, TimelineStep } from './jobs.js';
-export type { JournalEntry, JournalPage } from './journal.js';
+export { type JournalEntry, type JournalPage, journalPathLength } from './journal.js';
+export type { ExampleRequest, Observation } from './observation.js';
 export type { IdempotencyRecord } from './operations.js';
+export type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 export { type ControlErrorCode, type EngineError, errorAnswer, quote, truncate } from './responses.js';
 export {
   checkScenario,
@@ -35,6 +42,13 @@ export {
   scenarioLimits,
   scenarioSchema,
 } from './scenario.js';
-export { type KeyValueStore, MemoryStore, type MemoryStoreOptions, type StoreEntry, type StorePage } from './store.js';
+export {
+  type KeyValueStore,
+  MemoryStore,
+  type MemoryStoreOptions,
+  type StoreEntry,
+  type StorePage,
+  StoreUnavailableError,
+} from './store.js';
 export { type IssuerKeySet, mintArtifact, verifyArtifact } from './verification/artifact-profile.js';
 export { testKeySet } from './verification/test-keys.js';

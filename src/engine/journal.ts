@@ -57,10 +57,10 @@ export class Journal {
 
   constructor(private readonly options: { readonly capacity: number; readonly maxBytes: number }) {}
 
-  /** Records an entry, numbering it; the oldest entries make room, by count and by bytes. */
-  record(entry: Omit<JournalEntry, 'seq'>): void {
+  /** Records an entry, numbering it; the oldest entries make room, by count and by bytes. Returns it as kept. */
+  record(entry: Omit<JournalEntry, 'seq'>): JournalEntry | undefined {
     const { capacity, maxBytes } = this.options;
-    if (capacity <= 0) return;
+    if (capacity <= 0) return undefined;
     const path = entry.path.length > journalPathLength ? `${entry.path.slice(0, journalPathLength - 1)}…` : entry.path;
     const numbered: JournalEntry = { seq: this.seqCounter++, ...entry, path };
     const size = journalEntryBytes(numbered);
@@ -70,6 +70,7 @@ export class Journal {
     this.sizes[slot] = size;
     this.count += 1;
     this.bytes += size;
+    return numbered;
   }
 
   private dropOldest(): void {

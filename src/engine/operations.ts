@@ -35,6 +35,8 @@ export interface OperationContext {
   readonly idempotencyKeys: KeyValueStore<IdempotencyRecord>;
   /** Creates in progress in this engine by scoped key, so duplicates wait for the first (see createEvaluation). */
   readonly creating: Map<string, Promise<unknown>>;
+  /** Reads of each job waiting in this engine (see getJob). */
+  readonly reading: ReadQueues;
   readonly issuerKeys: IssuerKeySet;
 }
 
@@ -186,17 +188,77 @@ export async function getJob(context: OperationContext): Promise<OperationResult
     if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
     return { answer: jsonAnswer({ status: 200, body: jobView(atTime(entry.value, context.clock.now())) }), jobId };
   }
+  return queueRead({ context, jobId });
+}
+
+/** A getJob waiting for its turn: the caller it reads as, and where its answer goes. */
+interface QueuedRead {
+  readonly caller: string;
+  readonly resolve: (result: OperationResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Reads of each job waiting in this engine, by jobId; an entry exists while its reads are applied. */
+export type ReadQueues = Map<string, QueuedRead[]>;
+
+/**
+ * Reads of one job are applied in batches: every read that arrives while a batch is being
+ * stored joins the next one, and a batch is one get and one compare-and-set whatever its size,
+ * each read still counted once and answered with its own step. Concurrent reads each doing
+ * their own compare-and-set mostly failed and retried: harmless in memory, but on a networked
+ * store each retry is two more round trips (50 clients polling one job on Redis made 7% of the
+ * in-memory throughput). Across replicas the compare-and-set still decides.
+ */
+function queueRead(options: { context: OperationContext; jobId: string }): Promise<OperationResult> {
+  const { context, jobId } = options;
+  return new Promise<OperationResult>((resolve, reject) => {
+    const waiting = context.reading.get(jobId);
+    if (waiting) {
+      waiting.push({ caller: context.caller, resolve, reject });
+      return;
+    }
+    context.reading.set(jobId, [{ caller: context.caller, resolve, reject }]);
+    void drainReads({ context, jobId });
+  });
+}
+
+async function drainReads(options: { context: OperationContext; jobId: string }): Promise<void> {
+  const { context, jobId } = options;
+  const waiting = context.reading.get(jobId)!;
+  for (let batch = waiting.splice(0); batch.length > 0; batch = waiting.splice(0)) {
+    try {
+      const results = await applyReads({ context, jobId, callers: batch.map((read) => read.caller) });
+      for (const [index, read] of batch.entries()) read.resolve(results[index]!);
+    } catch (error) {
+      for (const read of batch) read.reject(error);
+    }
+  }
+  context.reading.delete(jobId);
+}
+
+/** The reads of `callers`, in order, as one change of the job: each counted once, atomically. */
+async function applyReads(options: { context: OperationContext; jobId: string; callers: readonly string[] }): Promise<OperationResult[]> {
+  const { context, jobId, callers } = options;
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const entry = await context.jobs.get(jobId);
-    // Another caller's job answers exactly like a missing one: no existence oracle (A-10).
-    if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
-    const next = afterRead(entry.value, context.clock.now());
-    const stored = await context.jobs.compareAndSet(jobId, entry.version, next);
-    if (stored) return { answer: jsonAnswer({ status: 200, body: jobView(next) }), jobId };
+    if (!entry) return callers.map(() => fail(jobNotFound));
+    let record = entry.value;
+    const results = callers.map((caller): OperationResult => {
+      // Another caller's job answers exactly like a missing one: no existence oracle (A-10).
+      if (record.owner !== caller) return fail(jobNotFound);
+      record = afterRead(record, context.clock.now());
+      return { answer: jsonAnswer({ status: 200, body: jobView(record) }), jobId };
+    });
+    if (record === entry.value) return results;
+    if (await context.jobs.compareAndSet(jobId, entry.version, record)) return results;
   }
+  // Another replica kept winning: answer what is stored, not counted as a read.
   const entry = await context.jobs.get(jobId);
-  if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
-  return { answer: jsonAnswer({ status: 200, body: jobView(entry.value) satisfies Job }), jobId };
+  return callers.map((caller) =>
+    !entry || entry.value.owner !== caller
+      ? fail(jobNotFound)
+      : { answer: jsonAnswer({ status: 200, body: jobView(entry.value) satisfies Job }), jobId },
+  );
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {

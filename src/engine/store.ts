@@ -217,3 +217,12 @@ export class MemoryStore<T> implements KeyValueStore<T> {
     return this.bytes;
   }
 }
+
+/**
+ * Thrown by a networked store that cannot be reached (or answer in time). The engine answers
+ * 503 `service_unavailable` with Retry-After for it, not 500: the store is expected back
+ * (docs/assumptions.md A-25).
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+}

@@ -217,7 +217,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   /** Exchanges each check or request rule judged (passed or failed). */
   const applied = new Map<string, number>();
   const tally = (name: string) => applied.set(name, (applied.get(name) ?? 0) + 1);
-  const faults = new FaultInjector(createRandom(options.seed === undefined ? {} : { seed: options.seed }));
+  const faults = new FaultInjector({ random: createRandom(options.seed === undefined ? {} : { seed: options.seed }) });
   let injected = 0;
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
     throw new RangeError(`startProxyServer: upstream must be an http or https URL, got ${options.upstream}`);
@@ -302,7 +302,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
 
     if (scenario) {
       const matched = matchOperation(contract.operations, { method, path });
-      const forced = matched ? faults.decide({ scenario, operationId: matched.operation.operationId as OperationId }) : undefined;
+      const forced = matched ? await faults.decide({ scenario, operationId: matched.operation.operationId as OperationId }) : undefined;
       const delay = (forced?.latencyMs ?? 0) + scenario.latencyMs;
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       if (forced && matched) {

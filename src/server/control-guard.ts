@@ -125,6 +125,17 @@ function originError(value: string): RangeError {
   return new RangeError(`a control origin must be a scheme, host and optional port such as 'http://localhost:5173', got ${quoted(value)}`);
 }
 
+/** True when `origin` names the host (and port) the request was addressed to: a page of the mock itself. */
+function isSameOrigin(options: { origin: string; host: string | undefined }): boolean {
+  if (options.host === undefined || options.host.length > maxHostLength) return false;
+  try {
+    const url = new URL(options.origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host === options.host.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 const exposed = 'Content-Length';
 
 export function createControlGuard(options: ControlGuardOptions): ControlGuard {
@@ -146,7 +157,11 @@ export function createControlGuard(options: ControlGuardOptions): ControlGuard {
         };
       }
       const origin = request.origin;
-      if (origin === undefined) return { allowed: true, headers: vary, preflightHeaders: vary };
+      // The inspector page (/__mock/ui) is served by the mock itself: its own POSTs carry the
+      // mock's origin, which no listing is needed for. The Host check above already holds (or a
+      // token is in force), so this cannot open the control API to a rebinding page.
+      if (origin === undefined || isSameOrigin({ origin, host: request.host }))
+        return { allowed: true, headers: vary, preflightHeaders: vary };
       if (!origins.has(origin)) {
         return {
           allowed: false,

@@ -4,4 +4,5 @@
  * a real port (the `evidence-harness mock` command runs the same server).
  */
 export { type MockServerOptions, type RunningMockServer, startMockServer } from './mock-server.js';
+export { openSharedState, type SharedState, type SharedStateOptions } from './redis/shared-state.js';
 export { isScenarioPath, loadScenarioFile } from './scenario-file.js';

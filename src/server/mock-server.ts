@@ -22,6 +22,8 @@ import { createControlGuard } from './control-guard.js';
 import { clientErrorAnswer, connectRefused, expectationRefused, hostHeaderProblem, rawErrorResponse } from './early-answers.js';
 import { createMemoryRelease } from './memory-release.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
+import type { SharedState } from './redis/shared-state.js';
+import { isRedisUrl } from './redis/store-url.js';
 
 export interface MockServerOptions {
   /** The engine to serve; default: a new one from `engineOptions`. */
@@ -55,6 +57,19 @@ export interface MockServerOptions {
    * the mock without mixed-content errors. Default: plain HTTP.
    */
   readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /**
+   * Keep jobs, idempotency keys, scenarios and the journal in Redis (`redis://HOST:PORT[/DB]`),
+   * so several replicas serve one mock and a restart loses nothing (docs/scale-out.md). With a
+   * `namespace`, several mocks share one Redis apart. Default: in memory, in this process.
+   * Not with `engine` (an engine brings its own stores).
+   */
+  readonly store?: string | { readonly url: string; readonly namespace?: string; readonly commandTimeoutMs?: number };
+  /**
+   * A shared store already opened with `openSharedState`, whose `engineOptions` built `engine`:
+   * the server serves its journal and closes it when it closes (how `evidence-harness mock
+   * --store` runs, having made the engine itself).
+   */
+  readonly sharedState?: SharedState;
   /** Receives one line per request; default: none. */
   readonly log?: (line: string) => void;
   readonly timeouts?: {
@@ -80,6 +95,8 @@ export interface RunningMockServer {
   readonly engine: MockEngine;
   /** The control token in force, when the control API needs one. */
   readonly controlToken?: string;
+  /** Redis commands this replica has sent, with `store` (benchmarks report them per operation). */
+  readonly storeCommandsSent?: () => number;
   /**
    * Stops accepting connections, ends the engine's latency waits (so in-flight requests are
    * answered now) and waits for in-flight requests, at most `graceMs` (default 5 s), after
@@ -194,8 +211,39 @@ function formatLine(options: { method: string; path: string; status: number | 'a
   return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
 }
 
+/** Opens the shared store `options.store` names, or none. */
+async function openStore(options: MockServerOptions): Promise<SharedState | undefined> {
+  if (options.sharedState) {
+    if (options.store !== undefined) throw new TypeError('startMockServer: give either store or sharedState, not both');
+    return options.sharedState;
+  }
+  if (options.store === undefined) return undefined;
+  if (options.engine) throw new TypeError('startMockServer: give either engine or store, not both (an engine has its own stores)');
+  const store = typeof options.store === 'string' ? { url: options.store } : options.store;
+  if (!isRedisUrl(store.url)) throw new TypeError('startMockServer: store must be a redis:// or rediss:// URL');
+  // Loaded only here: a mock in memory never loads the Redis client.
+  const { openSharedState } = await import('./redis/shared-state.js');
+  return openSharedState({
+    ...store,
+    ...(options.engineOptions?.limits ? { limits: options.engineOptions.limits } : {}),
+    ...(options.engineOptions?.journalCapacity ? { journalCapacity: options.engineOptions.journalCapacity } : {}),
+    ...(options.engineOptions?.clock ? { clock: options.engineOptions.clock } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+}
+
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
-  const engine = options.engine ?? createMockEngine(options.engineOptions);
+  const shared = await openStore(options);
+  const engine = options.engine ?? createMockEngine({ ...options.engineOptions, ...shared?.engineOptions });
+  if (shared && !options.sharedState) {
+    try {
+      // Adopt the scenario state the other replicas share before answering anyone.
+      await engine.control.synced();
+    } catch (error) {
+      await shared.close();
+      throw error;
+    }
+  }
   const closeEngine = options.closeEngine ?? options.engine === undefined;
   const host = options.host ?? '127.0.0.1';
   if (options.controlToken === '') throw new RangeError('startMockServer: controlToken must not be empty (it would let anyone in)');
@@ -289,7 +337,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         return;
       }
       const response = control
-        ? await handleControl(request, { engine, ...(controlToken === undefined ? {} : { token: controlToken }) })
+        ? await handleControl(request, {
+            engine,
+            ...(controlToken === undefined ? {} : { token: controlToken }),
+            ...(shared ? { journal: shared.journal } : {}),
+          })
         : await engine.handle(request);
       if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
       // The connection is gone (the client left, or a timeout cut it off with its own 408):
@@ -349,9 +401,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      void shared?.close();
+      reject(error);
+    };
+    server.once('error', failed);
     server.listen(options.port ?? 4010, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
@@ -362,6 +418,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port,
     engine,
     ...(controlToken === undefined ? {} : { controlToken }),
+    ...(shared ? { storeCommandsSent: shared.commandsSent } : {}),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
         closing = true;
@@ -375,7 +432,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          resolve();
+          // The store last: answers still in flight may need it.
+          if (shared) shared.close().then(resolve, resolve);
+          else resolve();
         });
         server.closeIdleConnections();
         // Their answers are sent: flush them and close, rather than wait for the rest of a refused body.

@@ -26,7 +26,7 @@ function runSmoke(out: string): Promise<{ code: number | null; stderr: string }>
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    const limit = setTimeout(() => child.kill('SIGKILL'), 100_000);
+    const limit = setTimeout(() => child.kill('SIGKILL'), 150_000);
     child.once('exit', (code) => {
       clearTimeout(limit);
       resolve({ code, stderr });
@@ -34,7 +34,7 @@ function runSmoke(out: string): Promise<{ code: number | null; stderr: string }>
   });
 }
 
-it('runs every group in smoke mode and writes their tables', { timeout: 110_000 }, async () => {
+it('runs every group in smoke mode and writes their tables', { timeout: 160_000 }, async () => {
   expect(existsSync(entry), 'dist/bench/run-bench.js is missing: run npm run build first').toBe(true);
   const out = join(mkdtempSync(join(tmpdir(), 'bench-smoke-')), 'performance.md');
   const { code, stderr } = await runSmoke(out);
@@ -49,6 +49,7 @@ it('runs every group in smoke mode and writes their tables', { timeout: 110_000 
     '## MSW in-process',
     '## Memory',
     '## Validating proxy',
+    '## Shared store',
   ]) {
     expect(markdown).toContain(heading);
   }
@@ -66,4 +67,10 @@ it('runs every group in smoke mode and writes their tables', { timeout: 110_000 
   expect(markdown).toMatch(/\| mixed( ⚠)? \| [\d,]+ \(p50/);
   expect(markdown).toMatch(/\| getJob \| [\d,]+ \/ [\d,]+ \| [\d,]+ \/ [\d,]+ \| — \| -?[\d.]+ ms \| — \|/);
   expect(markdown).toMatch(/\| latency added at p50 ≤ 1 ms \(one request at a time, loopback\) \| -?[\d.]+ ms at most/);
+  // The shared store's rows (redis-server is installed in CI), and the commands each operation sends.
+  expect(markdown).toMatch(
+    /\| getJob \| [\d,]+ \(p99 [\d.]+ ms\)[^|]*\| [\d,]+ \(p99 [\d.]+ ms\)[^|]*\| [\d,]+ \(p99 [\d.]+ ms\)[^|]*\| \d+% \| \d+% \|/,
+  );
+  expect(markdown).toMatch(/\| getJob \| 2\.00 \| /);
+  expect(markdown).toMatch(/\| createEvaluation \| 3\.00 \| /);
 });

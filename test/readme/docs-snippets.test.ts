@@ -26,6 +26,7 @@ it.each([
   ['msw-node.test.ts', 'msw-node'],
   ['msw-node-clock.test.ts', 'msw-node-clock'],
   ['typed-client.test.ts', 'typed-client'],
+  ['coverage-helper.test.ts', 'coverage-helper'],
 ])('README.md shows the example of test/readme/%s exactly as it runs', (file, name) => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
   expect(readme).toContain(region(file, name));

@@ -39,7 +39,23 @@ const put = (body: unknown): RequestInit => ({ ...jsonPost(body), method: 'PUT' 
 
 it('states a valid OpenAPI 3.1 document with an operation for each control call', () => {
   expect(validator.contract.operations.map((operation) => operation.operationId).sort()).toEqual(
-    ['advanceJob', 'clearJournal', 'inspectJob', 'listJobs', 'listScenarios', 'readJournal', 'reset', 'setJobState', 'useScenario'].sort(),
+    [
+      'advanceJob',
+      'clearJournal',
+      'inspectJob',
+      'inspectorIcon',
+      'inspectorPage',
+      'inspectorScript',
+      'inspectorStyles',
+      'listJobs',
+      'listScenarios',
+      'readCoverage',
+      'readJournal',
+      'reset',
+      'resetCoverage',
+      'setJobState',
+      'useScenario',
+    ].sort(),
   );
 });
 

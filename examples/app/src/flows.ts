@@ -137,7 +137,10 @@ export async function runEvaluation(
   if (!created.ok) return { kind: 'refused', failure: created.failure };
   let shown = created.data.status;
   options.onStep(stepOf(created.data, 'created'));
-  const { timeoutMs = 60_000, initialDelayMs = 250, maxDelayMs = 1000, clock } = context.polling ?? {};
+  // Waits double up to 5 s, as waitForJob's own defaults do. The app capped them at 1 s before,
+  // and the mock's client judge reported poll_without_backoff: a slow job was polled every
+  // second for as long as it ran (docs/coverage.md, the worked example).
+  const { timeoutMs = 60_000, initialDelayMs = 250, maxDelayMs = 5000, clock } = context.polling ?? {};
   try {
     const job = await waitForJob(context.client, created.data.jobId, {
       timeoutMs,

@@ -1,0 +1,194 @@
+/**
+ * @module server/redis/redis-connection
+ * One connection to Redis (or Valkey) for the shared store, through @redis/client, loaded only
+ * when `--store` names Redis. Every command is bounded in time, and fails at once while the
+ * server is out of reach (no offline queue), as a StoreUnavailableError: the engine answers 503
+ * with Retry-After instead of holding requests (docs/assumptions.md A-25). The connection heals
+ * by itself. Scripts run by digest, loaded on first use.
+ */
+import { createHash } from 'node:crypto';
+import { StoreUnavailableError } from '../../engine/index.js';
+import { redactedUrl } from './store-url.js';
+
+export type RedisReply = string | number | null | RedisReply[];
+
+/** A Lua script, run by its SHA-1 digest with EVALSHA (one round trip), loaded on first use. */
+export interface RedisScript {
+  readonly source: string;
+  readonly sha1: string;
+}
+
+export function redisScript(source: string): RedisScript {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}
+
+export interface RedisConnectionOptions {
+  /** redis://[user:password@]host:port[/db], or rediss:// for TLS. */
+  readonly url: string;
+  /** Longest wait for one command's answer. Default 1000 ms. */
+  readonly commandTimeoutMs?: number;
+  /** Longest wait for a connection. Default 1000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Told when the connection is lost and found again (for a subscriber's resync), and of errors. */
+  readonly onEvent?: (event: { kind: 'lost' | 'ready'; message?: string }) => void;
+}
+
+export interface RedisConnection {
+  command(args: readonly (string | number)[]): Promise<RedisReply>;
+  run(script: RedisScript, options: { keys: readonly string[]; args: readonly (string | number)[] }): Promise<RedisReply>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /** Commands sent since the connection opened (the benchmark's round-trip figure). */
+  readonly commandsSent: number;
+  /** The same, by command name (EVALSHA: the stores' scripts; XADD: the journal's batched appends). */
+  commandCounts(): Readonly<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+type RedisClient = {
+  connect(): Promise<unknown>;
+  sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
+  SUBSCRIBE(channel: string, listener: (message: string) => void): Promise<void>;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  destroy(): void;
+  close?(): Promise<void>;
+  quit?(): Promise<unknown>;
+  isReady: boolean;
+};
+
+export async function openRedisConnection(options: RedisConnectionOptions): Promise<RedisConnection> {
+  const commandTimeout = options.commandTimeoutMs ?? 1000;
+  const connectTimeout = options.connectTimeoutMs ?? 1000;
+  const where = redactedUrl(options.url);
+  const password = passwordOf(options.url);
+  // Whatever a client or server error says, the password is not repeated (it may quote the URL).
+  const messageOf = (error: unknown) => {
+    const message = describe(error);
+    return password ? message.split(password).join('***') : message;
+  };
+  // Loaded here, not at the top: the engine, the MSW handlers and a mock without --store never load it.
+  const { createClient } = (await import('@redis/client')) as unknown as {
+    createClient(options: unknown): RedisClient;
+  };
+  let connected = false;
+  const client = createClient({
+    url: options.url,
+    // No offline queue: while Redis is away, a command fails at once (503) instead of waiting.
+    disableOfflineQueue: true,
+    // A hung server (up but not answering) fills the queue: past this, commands fail at once.
+    commandsQueueMaxLength: 10_000,
+    socket: {
+      connectTimeout,
+      // Once connected, reconnect forever, every 100 ms at first and at most every second; the
+      // first connection gets three tries, so a wrong URL fails the start-up in a moment.
+      reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(100 * 2 ** retries, 1000) : retries >= 2 ? cause : 100),
+    },
+  });
+  let ready = false;
+  let sent = 0;
+  /** The last connection error, to say why a first connection failed (refused, unknown host…). */
+  let lastError = '';
+  client.on('error', (error: unknown) => {
+    lastError = messageOf(error);
+    // An 'error' event nobody listens to would end the process; the state is told through onEvent.
+    if (ready) {
+      ready = false;
+      options.onEvent?.({ kind: 'lost', message: String((error as Error)?.message ?? error).slice(0, 200) });
+    }
+  });
+  client.on('ready', () => {
+    const first = sent === 0 && !ready;
+    ready = true;
+    if (!first) options.onEvent?.({ kind: 'ready' });
+  });
+  try {
+    await withDeadline(client.connect(), { ms: connectTimeout * 3, what: `connecting to ${where}` });
+  } catch (error) {
+    client.destroy();
+    throw new StoreUnavailableError(`The shared store at ${where} cannot be reached: ${lastError || messageOf(error)}`);
+  }
+  ready = true;
+  connected = true;
+
+  const unavailable = (error: unknown) =>
+    new StoreUnavailableError(`The mock's shared store cannot be reached now (${messageOf(error)}); try again shortly.`);
+
+  const counts: Record<string, number> = {};
+  async function command(args: readonly (string | number)[]): Promise<RedisReply> {
+    sent += 1;
+    const name = String(args[0]);
+    counts[name] = (counts[name] ?? 0) + 1;
+    try {
+      // The client's own `timeout` covers only the wait to be written, not the wait for the
+      // answer: a hung server would hold the request for ever. The deadline covers both.
+      return (await withDeadline(client.sendCommand(args.map(String), { timeout: commandTimeout }), {
+        ms: commandTimeout,
+        what: `${String(args[0]).slice(0, 12)} on the shared store`,
+      })) as RedisReply;
+    } catch (error) {
+      // A script's own error (a bug) is not an outage.
+      if (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)) throw error;
+      throw unavailable(error);
+    }
+  }
+
+  return {
+    command,
+    async run(script, runOptions) {
+      const tail = [String(runOptions.keys.length), ...runOptions.keys, ...runOptions.args.map(String)];
+      try {
+        return await command(['EVALSHA', script.sha1, ...tail]);
+      } catch (error) {
+        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+        return command(['EVAL', script.source, ...tail]);
+      }
+    },
+    async subscribe(channel, listener) {
+      try {
+        await client.SUBSCRIBE(channel, listener);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    get commandsSent() {
+      return sent;
+    },
+    commandCounts: () => ({ ...counts }),
+    async close() {
+      try {
+        await withDeadline(client.close ? client.close() : (client.quit?.() ?? Promise.resolve()), { ms: 500, what: 'closing' });
+      } catch {
+        client.destroy();
+      }
+    },
+  };
+}
+
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
+function describe(error: unknown): string {
+  const message = String((error as Error)?.message ?? error);
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+}
+
+function withDeadline<T>(work: Promise<T>, options: { ms: number; what: string }): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${options.what} took over ${options.ms} ms`)), options.ms);
+    timer.unref?.();
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

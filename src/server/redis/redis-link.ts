@@ -1,0 +1,128 @@
+/**
+ * @module server/redis/redis-link
+ * The engine's ReplicaLink over Redis: the shared scenario state lives in three keys (a change
+ * counter, the scenario in force, the scenarios registered at run time as a capped list), and
+ * each change is written and announced on a channel in one script, so a replica that reads the
+ * state after the announcement sees the change. Replicas apply what they hear at once (well
+ * under the 100 ms the issue asks), and read the whole state again after a lost connection.
+ */
+import type { DeliveredChange, ReplicaChange, ReplicaLink, ScenarioInput, SharedScenarioState } from '../../engine/index.js';
+import { type RedisConnection, redisScript } from './redis-connection.js';
+
+/** KEYS: epoch, in force, registered. ARGV: kind, scenario JSON or '', name or '', max registered, channel, message. */
+const publishScript = redisScript(`
+local epoch = redis.call('INCR', KEYS[1])
+if ARGV[1] == 'reset' then
+  redis.call('DEL', KEYS[2], KEYS[3])
+else
+  if ARGV[2] ~= '' then
+    redis.call('RPUSH', KEYS[3], ARGV[2])
+    redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1)
+  end
+  if ARGV[1] == 'use' then redis.call('SET', KEYS[2], ARGV[3]) end
+end
+redis.call('PUBLISH', ARGV[5], epoch .. '|' .. ARGV[6])
+return epoch`);
+
+/** KEYS: epoch, in force, registered. */
+const loadScript = redisScript(`
+return {redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[2]) or '', redis.call('LRANGE', KEYS[3], 0, -1)}`);
+
+/** KEYS: counter. ARGV: ttl ms. */
+const countScript = redisScript(`
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`);
+
+export interface RedisLinkOptions {
+  /** Commands and scripts. */
+  readonly connection: RedisConnection;
+  /** A second connection: one that subscribes can send nothing else. */
+  readonly subscriber: RedisConnection;
+  readonly namespace: string;
+  /** This replica's name, so it ignores its own announcements. */
+  readonly replicaId: string;
+  /** How many run-time scenarios the shared list keeps (the engine's maxRegisteredScenarios). */
+  readonly maxRegistered: number;
+}
+
+export interface RedisLink extends ReplicaLink {
+  /** Subscribes to the channel; called once, before the engine asks for anything. */
+  start(): Promise<void>;
+  /** For the subscriber connection's `ready` after a loss: read the state again. */
+  resync(): void;
+}
+
+export function createRedisLink(options: RedisLinkOptions): RedisLink {
+  const tag = `{${options.namespace}}`;
+  const keys = [`${tag}:scenario:epoch`, `${tag}:scenario:in-force`, `${tag}:scenario:registered`];
+  const channel = `${tag}:changes`;
+  let listeners: Parameters<ReplicaLink['subscribe']>[0] | undefined;
+
+  async function load(): Promise<SharedScenarioState | undefined> {
+    const [epoch, inForce, registered] = (await options.connection.run(loadScript, { keys, args: [] })) as [string, string, string[]];
+    if (epoch === '0') return undefined;
+    return {
+      epoch: Number(epoch),
+      ...(inForce === '' ? {} : { inForce }),
+      registered: registered.flatMap((text) => {
+        try {
+          return [JSON.parse(text) as ScenarioInput];
+        } catch {
+          return [];
+        }
+      }),
+    };
+  }
+
+  function hear(message: string): void {
+    // `<epoch>|<replica>|<change JSON>`
+    const first = message.indexOf('|');
+    const second = message.indexOf('|', first + 1);
+    if (first < 0 || second < 0) return;
+    if (message.slice(first + 1, second) === options.replicaId) return;
+    let change: ReplicaChange;
+    try {
+      change = JSON.parse(message.slice(second + 1)) as ReplicaChange;
+    } catch {
+      return;
+    }
+    listeners?.change({ ...change, epoch: Number(message.slice(0, first)) } as DeliveredChange);
+  }
+
+  return {
+    load,
+    async publish(change) {
+      const scenarioJson = change.kind === 'reset' || typeof change.scenario === 'string' ? '' : JSON.stringify(change.scenario);
+      const name =
+        change.kind === 'use'
+          ? typeof change.scenario === 'string'
+            ? change.scenario
+            : String((change.scenario as { name?: unknown }).name)
+          : '';
+      const epoch = await options.connection.run(publishScript, {
+        keys,
+        args: [change.kind, scenarioJson, name, options.maxRegistered, channel, `${options.replicaId}|${JSON.stringify(change)}`],
+      });
+      return Number(epoch);
+    },
+    subscribe(given) {
+      listeners = given;
+    },
+    async countFault(key) {
+      // A counter per scenario change: it starts again with the next change, and expires a day on.
+      return Number(await options.connection.run(countScript, { keys: [`${tag}:fault:${key}`], args: [24 * 60 * 60 * 1000] }));
+    },
+    async start() {
+      await options.subscriber.subscribe(channel, hear);
+    },
+    resync() {
+      load().then(
+        (state) => listeners?.resync(state),
+        () => {
+          // Still out of reach: the next `ready` tries again.
+        },
+      );
+    },
+  };
+}

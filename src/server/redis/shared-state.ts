@@ -1,0 +1,205 @@
+/**
+ * @module server/redis/shared-state
+ * Everything replicas share through one Redis (docs/scale-out.md): the job and idempotency-key
+ * stores, the replica link (scenarios, resets, counted faults) and the journal, a capped
+ * stream that every replica writes and any replica reads. Opened by `startMockServer` when
+ * `store` names Redis; nothing else in the mock changes.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  type Clock,
+  ControlError,
+  defaultLimits,
+  type EngineLimits,
+  type IdempotencyRecord,
+  type JobRecord,
+  type JournalEntry,
+  type KeyValueStore,
+  type MockEngineOptions,
+  pageLimits,
+} from '../../engine/index.js';
+import { openRedisConnection, type RedisConnection } from './redis-connection.js';
+import { createRedisLink } from './redis-link.js';
+import { RedisStore } from './redis-store.js';
+import { redactedUrl } from './store-url.js';
+
+export interface SharedStateOptions {
+  /** redis://HOST:PORT[/DB] (a password in it is never echoed). */
+  readonly url: string;
+  /** Keeps several mocks apart on one Redis; default `evidence-harness`. */
+  readonly namespace?: string;
+  readonly limits?: EngineLimits;
+  /** How many journal entries the shared stream keeps (about: Redis trims in whole nodes). Default 1000. */
+  readonly journalCapacity?: number;
+  readonly commandTimeoutMs?: number;
+  /** The engine's clock, on which jobs and keys expire (a virtual one in tests). Default: real time. */
+  readonly clock?: Clock;
+  /** Told when the store is lost and found again. */
+  readonly log?: (line: string) => void;
+}
+
+export interface SharedJournal {
+  page(options: { limit?: number; cursor?: string }): Promise<{ entries: JournalEntry[]; nextCursor?: string }>;
+  clear(): Promise<void>;
+}
+
+export interface SharedState {
+  /** What to give createMockEngine: the stores, the replica link and the journal's sink. */
+  readonly engineOptions: Pick<MockEngineOptions, 'stores' | 'replicaLink' | 'onJournalEntry'>;
+  readonly journal: SharedJournal;
+  /** Redis commands sent so far by this replica (benchmarks report them per operation). */
+  readonly commandsSent: () => number;
+  /** The same, by command name. */
+  readonly commandCounts: () => Readonly<Record<string, number>>;
+  /** The URL without its password, for messages. */
+  readonly where: string;
+  close(): Promise<void>;
+}
+
+/** A namespace is part of every key: letters, digits and `._-` only, so it cannot break the hash tag. */
+export function checkNamespace(namespace: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(namespace)) {
+    throw new TypeError(`a store namespace is 1 to 64 letters, digits, '.', '_' or '-'; got '${namespace.slice(0, 70)}'`);
+  }
+  return namespace;
+}
+
+export async function openSharedState(options: SharedStateOptions): Promise<SharedState> {
+  const namespace = checkNamespace(options.namespace ?? 'evidence-harness');
+  const limits = { ...defaultLimits, ...definedOnly(options.limits ?? {}) };
+  const where = redactedUrl(options.url);
+  const replicaId = randomBytes(9).toString('base64url');
+  // The link's resync needs the link, which needs the subscriber: bound once both exist.
+  let onSubscriberReady: () => void = () => undefined;
+  const connect = (role: string, onReady?: () => void): Promise<RedisConnection> =>
+    openRedisConnection({
+      url: options.url,
+      ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      onEvent: (event) => {
+        if (event.kind === 'lost' && role === 'commands') options.log?.(`shared store ${where} lost: ${event.message ?? ''}`);
+        if (event.kind === 'ready') {
+          if (role === 'commands') options.log?.(`shared store ${where} reachable again`);
+          onReady?.();
+        }
+      },
+    });
+  const connection = await connect('commands');
+  let subscriber: RedisConnection;
+  try {
+    subscriber = await connect('subscriber', () => onSubscriberReady());
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const link = createRedisLink({ connection, subscriber, namespace, replicaId, maxRegistered: limits.maxRegisteredScenarios });
+  onSubscriberReady = () => link.resync();
+  try {
+    await link.start();
+  } catch (error) {
+    await Promise.all([connection.close(), subscriber.close()]);
+    throw error;
+  }
+
+  const jobs: KeyValueStore<JobRecord> = new RedisStore<JobRecord>({
+    connection,
+    namespace,
+    name: 'jobs',
+    maxEntries: limits.maxJobs,
+    ttlMs: limits.jobTtlMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const idempotencyKeys: KeyValueStore<IdempotencyRecord> = new RedisStore<IdempotencyRecord>({
+    connection,
+    namespace,
+    name: 'idempotency-keys',
+    maxEntries: limits.maxIdempotencyKeys,
+    ttlMs: limits.idempotencyKeyTtlMs,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: options.journalCapacity ?? 1000 });
+
+  return {
+    engineOptions: { stores: { jobs, idempotencyKeys }, replicaLink: link, onJournalEntry: journal.append },
+    journal,
+    commandsSent: () => connection.commandsSent,
+    commandCounts: () => connection.commandCounts(),
+    where,
+    async close() {
+      await journal.flush();
+      await Promise.all([connection.close(), subscriber.close()]);
+    },
+  };
+}
+
+function definedOnly(limits: EngineLimits): Record<string, number> {
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as Record<string, number>;
+}
+
+/**
+ * The journal as a capped stream. Entries are appended in batches (one pipelined write every
+ * few milliseconds, not one awaited command per request), so the journal adds no round trip
+ * to any operation; while the store is away they are dropped, as a full ring drops its oldest.
+ */
+function sharedJournal(options: { connection: RedisConnection; key: string; capacity: number }): SharedJournal & {
+  append(entry: JournalEntry): void;
+  flush(): Promise<void>;
+} {
+  const { connection, key, capacity } = options;
+  let batch: string[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+
+  function flush(): Promise<void> {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const entries = batch;
+    batch = [];
+    if (entries.length === 0) return writing;
+    const written = Promise.allSettled(
+      entries.map((text) => connection.command(['XADD', key, 'MAXLEN', '~', capacity, '*', 'entry', text])),
+    ).then(() => undefined);
+    writing = written;
+    return written;
+  }
+
+  return {
+    append(entry) {
+      batch.push(JSON.stringify(entry));
+      // A burst is bounded: past a batch of 500 the oldest unsent go, as the stream would drop them.
+      if (batch.length > 500) batch.splice(0, batch.length - 500);
+      timer ??= setTimeout(() => void flush(), 5);
+      timer.unref?.();
+    },
+    flush,
+    async page(request) {
+      await flush();
+      const limit = request.limit ?? pageLimits.default;
+      if (!(Number.isInteger(limit) && limit >= 1 && limit <= pageLimits.max)) {
+        throw new ControlError(`limit must be a whole number from 1 to ${pageLimits.max}, got ${String(limit).slice(0, 20)}`, 'invalid');
+      }
+      const cursor = request.cursor;
+      // The shared journal's cursors are the stream's entry ids.
+      if (cursor !== undefined && !/^[0-9]{1,15}-[0-9]{1,10}$/.test(cursor)) {
+        throw new ControlError(`cursor '${cursor.slice(0, 40)}' is not one this mock gave`, 'invalid');
+      }
+      const rows = (await connection.command(['XRANGE', key, cursor === undefined ? '-' : `(${cursor}`, '+', 'COUNT', limit + 1])) as [
+        string,
+        string[],
+      ][];
+      const entries: JournalEntry[] = [];
+      for (const [, fields] of rows.slice(0, limit)) {
+        try {
+          entries.push(JSON.parse(fields[1] ?? '') as JournalEntry);
+        } catch {
+          // Not one of ours: left out.
+        }
+      }
+      const last = rows.slice(0, limit).at(-1);
+      return rows.length > limit && last ? { entries, nextCursor: last[0] } : { entries };
+    },
+    async clear() {
+      batch = [];
+      await connection.command(['DEL', key]);
+    },
+  };
+}

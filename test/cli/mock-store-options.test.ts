@@ -1,0 +1,34 @@
+/**
+ * `mock --store`: a URL that is no Redis URL is a usage error (exit 2), a Redis that cannot be
+ * reached stops the start-up with its reason (exit 1), and a password in the URL is never
+ * repeated in either message.
+ */
+import { expect, it } from 'vitest';
+import { freePort } from '../../bench/free-port.js';
+import { runMain } from '../support/run-main.js';
+
+it('refuses a store URL that is not redis:// or rediss://, without repeating its password', async () => {
+  const { code, stderr } = await runMain('mock', '--port', '0', '--store', 'https://admin:hunter2@cache.internal:6379');
+  expect(code).toBe(2);
+  expect(stderr).toContain('--store takes a Redis URL such as redis://127.0.0.1:6379');
+  expect(stderr).toContain('https://admin:***@cache.internal:6379');
+  expect(stderr).not.toContain('hunter2');
+});
+
+it('refuses --store-namespace without --store, and a namespace that would break the key layout', async () => {
+  expect((await runMain('mock', '--port', '0', '--store-namespace', 'team')).stderr).toContain('give --store redis://HOST:PORT as well');
+  const bad = await runMain('mock', '--port', '0', '--store', 'redis://127.0.0.1:1', '--store-namespace', 'a}b');
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("--store-namespace: a store namespace is 1 to 64 letters, digits, '.', '_' or '-'");
+});
+
+it('stops with the reason when Redis cannot be reached, naming the URL without its password', async () => {
+  const port = await freePort();
+  const started = performance.now();
+  const { code, stderr } = await runMain('mock', '--port', '0', '--store', `redis://:s3cret-pass@127.0.0.1:${port}`);
+  expect(code).toBe(1);
+  expect(stderr).toContain(`The shared store at redis://:***@127.0.0.1:${port} cannot be reached`);
+  expect(stderr).toMatch(/ECONNREFUSED|refused/);
+  expect(stderr).not.toContain('s3cret-pass');
+  expect(performance.now() - started).toBeLessThan(10_000);
+});
