@@ -167,9 +167,13 @@ it('writes exactly one log line per request, and loses none answered just before
   const logged = lines.filter((line) => / GET \/v0\/jobs\/job_log_\d+_\d+ 404 /.test(line));
   expect(logged).toHaveLength(requests);
   expect(new Set(logged.map((line) => line.split(' ')[2])).size).toBe(requests);
-  // Whole lines only, and the stop message after the last of them.
-  expect(lines.filter((line) => line !== '' && !/^(\d\d:\d\d:\d\d\.\d{3} |evidence-harness mock|try:|press|SIGTERM)/.test(line))).toEqual(
-    [],
-  );
-  expect(lines.findIndex((line) => line.startsWith('SIGTERM'))).toBeGreaterThan(lines.indexOf(logged.at(-1)!));
+  // Whole lines only, and the stop message after the last of them; after it, the coverage summary.
+  const stopped = lines.findIndex((line) => line.startsWith('SIGTERM'));
+  expect(stopped).toBeGreaterThan(lines.indexOf(logged.at(-1)!));
+  expect(
+    lines
+      .slice(0, stopped)
+      .filter((line) => line !== '' && !/^(\d\d:\d\d:\d\d\.\d{3} |evidence-harness mock|inspector:|try:|press)/.test(line)),
+  ).toEqual([]);
+  expect(lines.slice(stopped + 1).find((line) => line !== '')).toMatch(/^consumer coverage: \d+ of \d+ behaviours seen$/);
 });

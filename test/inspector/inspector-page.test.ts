@@ -193,7 +193,14 @@ it.skipIf(skip)('switches the scenario, advances a job, sets its state and reset
   await advance.waitFor(poll);
   await advance.click();
   await expect.poll(async () => (await controlGet(`/jobs/${jobId}`)).job.status, poll).toBe('RUNNING');
-  await page.getByRole('combobox', { name: `New state for job ${jobId}` }).selectOption('COMPLETE INDETERMINATE');
+  const choice = page.getByRole('combobox', { name: `New state for job ${jobId}` });
+  await choice.selectOption('COMPLETE INDETERMINATE');
+  await choice.focus();
+  // Live updates draw the jobs table again every second: the choice and the focus survive it.
+  const drawn = await choice.elementHandle();
+  await expect.poll(async () => drawn?.evaluate((node) => node.isConnected), poll).toBe(false);
+  await expect(choice.inputValue()).resolves.toBe('COMPLETE INDETERMINATE');
+  await expect(page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe(`New state for job ${jobId}`);
   await page.getByRole('button', { name: `Set the state of job ${jobId}` }).click();
   await expect
     .poll(async () => (await controlGet(`/jobs/${jobId}`)).job, poll)

@@ -16,6 +16,9 @@ export const inspectorScript = String.raw`'use strict';
   var journal = [];
   var cursor;
   var seenStates = {};
+  // The state picked in each job's list: the table is drawn again every second with live
+  // updates on, and a choice (or the keyboard's focus) lost mid-way would set the wrong state.
+  var chosenStates = {};
   var busy = false;
   var tokenInput = document.getElementById('token');
   var statusLine = document.getElementById('status');
@@ -121,6 +124,8 @@ export const inspectorScript = String.raw`'use strict';
     var choice = el('select');
     choice.setAttribute('aria-label', 'New state for job ' + job.jobId);
     ['RUNNING', 'COMPLETE PASS', 'COMPLETE FAIL', 'COMPLETE INDETERMINATE', 'FAILED'].forEach(function (state) { choice.appendChild(el('option', state)); });
+    if (chosenStates[job.jobId]) choice.value = chosenStates[job.jobId];
+    choice.addEventListener('change', function () { chosenStates[job.jobId] = choice.value; });
     var set = el('button', 'Set state');
     set.type = 'button';
     set.setAttribute('aria-label', 'Set the state of job ' + job.jobId);
@@ -139,12 +144,19 @@ export const inspectorScript = String.raw`'use strict';
     return call('GET', '/jobs?limit=100').then(function (page) {
       document.getElementById('jobs-empty').hidden = page.jobs.length > 0;
       document.getElementById('jobs').hidden = page.jobs.length === 0;
-      replaceRows(document.querySelector('#jobs tbody'), page.jobs.map(function (inspection) {
+      var tbody = document.querySelector('#jobs tbody');
+      // The control that has the focus is found again by its label once the rows are new.
+      var focused = tbody.contains(document.activeElement) ? document.activeElement.getAttribute('aria-label') : null;
+      replaceRows(tbody, page.jobs.map(function (inspection) {
         var job = inspection.job;
         var states = seenStates[job.jobId] || (seenStates[job.jobId] = []);
         if (states[states.length - 1] !== jobState(job)) states.push(jobState(job));
         return row([job.jobId, jobState(job), el('span', states.join(' → '), 'timeline'), inspection.reads, inspection.scenario, jobActions(job)]);
       }));
+      if (focused) {
+        var again = Array.prototype.find.call(tbody.querySelectorAll('[aria-label]'), function (node) { return node.getAttribute('aria-label') === focused; });
+        if (again) again.focus();
+      }
     });
   }
 
@@ -207,6 +219,7 @@ export const inspectorScript = String.raw`'use strict';
   });
   document.getElementById('reset').addEventListener('click', function () {
     seenStates = {};
+    chosenStates = {};
     act(call('POST', '/reset'), 'mock reset');
   });
   document.getElementById('reset-coverage').addEventListener('click', function () { act(call('POST', '/coverage/reset'), 'coverage reset'); });
