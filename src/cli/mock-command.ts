@@ -177,6 +177,15 @@ export const mockCommand: Command = {
       );
     const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
     const storeUrl = storeOption(values.store ?? (process.env.EVIDENCE_HARNESS_STORE || undefined));
+    // Redis keeps the count and the time to live; a byte budget is Redis's maxmemory (docs/scale-out.md).
+    const byteFlags = (['max-job-bytes', 'max-key-bytes'] as const).filter((name) => values[name] !== undefined);
+    if (storeUrl !== undefined && byteFlags.length > 0) {
+      io.stderr(
+        diagnostic(
+          `mock: ${byteFlags.map((name) => `--${name}`).join(' and ')} bound memory in this process and have no effect with --store; Redis keeps --max-jobs and the time to live, and its own maxmemory bounds its bytes (docs/scale-out.md).`,
+        ),
+      );
+    }
     if (values['store-namespace'] !== undefined && storeUrl === undefined)
       throw new UsageError('--store-namespace names keys in a shared store; give --store redis://HOST:PORT as well.');
     // Request lines go out in batches; every other message flushes them first, to keep the order.
@@ -300,10 +309,21 @@ export const mockCommand: Command = {
 /** `--store`'s URL, checked; a password in it is never repeated in a message. */
 function storeOption(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
+  const shown = redactedUrl(value).startsWith('(') ? 'something that is no URL' : `'${redactedUrl(value).slice(0, 100)}'`;
   if (!isRedisUrl(value)) {
-    throw new UsageError(
-      `--store takes a Redis URL such as redis://127.0.0.1:6379 or rediss://user:password@host:6380/0; got ${redactedUrl(value).startsWith('(') ? 'something else' : `'${redactedUrl(value).slice(0, 100)}'`}.`,
-    );
+    throw new UsageError(`--store takes a Redis URL such as redis://127.0.0.1:6379 or rediss://user:password@host:6380/0; got ${shown}.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+    decodeURIComponent(url.password);
+    decodeURIComponent(url.username);
+  } catch {
+    throw new UsageError(`--store: ${shown} is not a well-formed URL (a password with '%', '@' or '/' in it must be percent-encoded).`);
+  }
+  if (url.hostname === '') throw new UsageError(`--store: ${shown} names no host; give redis://HOST:PORT.`);
+  if (url.pathname !== '' && url.pathname !== '/' && !/^\/[0-9]{1,5}$/.test(url.pathname)) {
+    throw new UsageError(`--store: the path of ${shown} must be a database number, such as /0.`);
   }
   return value;
 }

@@ -136,6 +136,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
     }
     if (path === '/reset' && method === 'POST') {
       await control.reset();
+      // A reset forgets the journal; replicas on a shared store forget the one they share.
+      await options.journal?.clear();
       return json(200, { current: control.scenario });
     }
     if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));

@@ -507,11 +507,18 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     unconfirmed.push(
       link.publish(change).then(
         (shared) => {
-          epoch = shared;
-          faults = newFaults();
+          // The channel may have delivered later changes already: never go back to an older number.
+          if (shared > epoch) {
+            epoch = shared;
+            faults = newFaults();
+          }
           return undefined;
         },
-        (error: unknown) => error,
+        (error: unknown) => {
+          // The change is in force here but nowhere else: take the shared state back once the store answers.
+          link.requestResync();
+          return error;
+        },
       ),
     );
     // A program that changes scenarios in a loop and never asks synced() keeps one entry, not thousands.
@@ -522,8 +529,19 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   }
 
   /** Adopts the shared state: at start, and after the link was lost (changes may have been missed). */
-  function adopt(state: SharedScenarioState | undefined): void {
-    if (!state) return;
+  function adopt(state: SharedScenarioState | undefined, options: { atStart: boolean }): void {
+    if (!state) {
+      // Nothing shared (a new store, or Redis restarted without persistence): the starting scenario.
+      if (options.atStart) return;
+      registry.reset();
+      scenario = initialScenario;
+      epoch = 0;
+      faults = newFaults();
+      return;
+    }
+    // The first read may come back after changes heard since: they are newer. A resync after a
+    // lost link takes the store's word whatever its number (a restarted Redis starts again).
+    if (options.atStart && state.epoch < epoch) return;
     registry.reset();
     for (const input of state.registered) {
       try {
@@ -546,13 +564,18 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     } catch {
       // A change this replica cannot apply leaves its state as it was; the next resync repairs it.
     }
-    epoch = change.epoch;
+    epoch = Math.max(epoch, change.epoch);
     faults = newFaults();
   }
 
   if (link) {
-    link.subscribe({ change: apply, resync: adopt });
-    unconfirmed.push(link.load().then(adopt, (error: unknown) => error));
+    link.subscribe({ change: apply, resync: (state) => adopt(state, { atStart: false }) });
+    unconfirmed.push(
+      link.load().then(
+        (state) => adopt(state, { atStart: true }),
+        (error: unknown) => error,
+      ),
+    );
   }
 
   const control: MockControl = {

@@ -13,7 +13,7 @@ import { readJsonObject } from './request-body.js';
 import { type EngineError, errorAnswer, jsonAnswer } from './responses.js';
 import { isEngineError } from './router.js';
 import { type Scenario, timelineFor } from './scenario.js';
-import type { KeyValueStore } from './store.js';
+import { type KeyValueStore, StoreUnavailableError } from './store.js';
 import { describeDiagnostics, diagnose } from './validation.js';
 import { type IssuerKeySet, verifyArtifact } from './verification/artifact-profile.js';
 
@@ -92,13 +92,19 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
 async function oneAtATime<T>(options: { pending: Map<string, Promise<unknown>>; key: string; work: () => Promise<T> }): Promise<T> {
   const { pending, key, work } = options;
   const before = pending.get(key);
-  const mine = before ? before.then(work, work) : work();
-  const settled = mine.catch(() => undefined);
-  pending.set(key, settled);
+  // After a store out of reach, those waiting get its 503 at once rather than each waiting out
+  // a deadline of their own in turn; after any other failure, the next goes ahead.
+  const mine = before
+    ? before.then(work, (error: unknown) => (error instanceof StoreUnavailableError ? Promise.reject(error) : work()))
+    : work();
+  // Kept in the map with its outcome, so the next can tell an outage from another failure;
+  // the handler here only keeps a rejection nobody else awaits from being reported as unhandled.
+  mine.catch(() => undefined);
+  pending.set(key, mine);
   try {
     return await mine;
   } finally {
-    if (pending.get(key) === settled) pending.delete(key);
+    if (pending.get(key) === mine) pending.delete(key);
   }
 }
 
@@ -231,6 +237,9 @@ async function drainReads(options: { context: OperationContext; jobId: string })
       for (const [index, read] of batch.entries()) read.resolve(results[index]!);
     } catch (error) {
       for (const read of batch) read.reject(error);
+      // The store out of reach: the reads waiting would each wait out their own deadline after
+      // this one's; they get the same 503 now.
+      if (error instanceof StoreUnavailableError) for (const read of waiting.splice(0)) read.reject(error);
     }
   }
   context.reading.delete(jobId);

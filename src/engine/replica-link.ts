@@ -37,10 +37,17 @@ export interface ReplicaLink {
    */
   publish(change: ReplicaChange): Promise<number>;
   /**
-   * Calls `listener` for changes made on other replicas, and `resync` after the link was lost
-   * and found again (changes may have been missed while it was down).
+   * Calls `change` for every change shared, this replica's own included, in the order the store
+   * numbered them (so every replica ends in the same state, whichever change it made first), and
+   * `resync` with the whole shared state after the link was lost and found again (changes may
+   * have been missed while it was down), or when asked by `requestResync`.
    */
   subscribe(listeners: { change: (change: DeliveredChange) => void; resync: (state: SharedScenarioState | undefined) => void }): void;
+  /**
+   * This replica's view may differ from the shared one (a change it made could not be shared):
+   * read the shared state again, as soon as the store answers.
+   */
+  requestResync(): void;
   /** Counts one more firing of the counted fault named `key`; resolves with the new count. */
   countFault(key: string): Promise<number>;
 }

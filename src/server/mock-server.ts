@@ -234,16 +234,21 @@ async function openStore(options: MockServerOptions): Promise<SharedState | unde
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const shared = await openStore(options);
-  const engine = options.engine ?? createMockEngine({ ...options.engineOptions, ...shared?.engineOptions });
-  if (shared && !options.sharedState) {
-    try {
-      // Adopt the scenario state the other replicas share before answering anyone.
-      await engine.control.synced();
-    } catch (error) {
-      await shared.close();
-      throw error;
-    }
+  try {
+    return await serve({ options, shared });
+  } catch (error) {
+    // Whatever stopped the start (a bad option, an unknown scenario, a port in use), the store's
+    // connections must not stay open, reconnecting for ever.
+    await shared?.close();
+    throw error;
   }
+}
+
+async function serve(context: { options: MockServerOptions; shared: SharedState | undefined }): Promise<RunningMockServer> {
+  const { options, shared } = context;
+  const engine = options.engine ?? createMockEngine({ ...options.engineOptions, ...shared?.engineOptions });
+  // Adopt the scenario state the other replicas share before answering anyone.
+  if (shared && !options.sharedState) await engine.control.synced();
   const closeEngine = options.closeEngine ?? options.engine === undefined;
   const host = options.host ?? '127.0.0.1';
   if (options.controlToken === '') throw new RangeError('startMockServer: controlToken must not be empty (it would let anyone in)');
@@ -401,10 +406,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
 
   await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) => {
-      void shared?.close();
-      reject(error);
-    };
+    const failed = (error: Error) => reject(error);
     server.once('error', failed);
     server.listen(options.port ?? 4010, host, () => {
       server.off('error', failed);

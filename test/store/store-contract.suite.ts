@@ -62,6 +62,15 @@ export function storeContractSuite(name: string, subject: StoreUnderTest): void 
       await expect(store.page({ limit: 10, cursor: 'abc' })).rejects.toThrow(TypeError);
     });
 
+    it('gives no next cursor on the last page, also when the entries after it were deleted', async () => {
+      const store = await subject.create({ maxEntries: 10 });
+      for (const key of ['a', 'b', 'c']) await store.insertIfAbsent(key, { n: 1 });
+      await store.delete('c');
+      const page = await store.page({ limit: 2 });
+      expect(page.entries.map(([key]) => key)).toEqual(['a', 'b']);
+      expect(page.next).toBeUndefined();
+    });
+
     it('ends a page before it passes maxBytes, with at least one entry', async () => {
       const store = await subject.create({ maxEntries: 100 });
       for (let n = 0; n < 10; n += 1) await store.insertIfAbsent(`k${n}`, { n });

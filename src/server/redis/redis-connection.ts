@@ -85,6 +85,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   });
   let ready = false;
   let sent = 0;
+
   /** The last connection error, to say why a first connection failed (refused, unknown host…). */
   let lastError = '';
   client.on('error', (error: unknown) => {
@@ -92,13 +93,13 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     // An 'error' event nobody listens to would end the process; the state is told through onEvent.
     if (ready) {
       ready = false;
-      options.onEvent?.({ kind: 'lost', message: String((error as Error)?.message ?? error).slice(0, 200) });
+      options.onEvent?.({ kind: 'lost', message: lastError });
     }
   });
   client.on('ready', () => {
-    const first = sent === 0 && !ready;
     ready = true;
-    if (!first) options.onEvent?.({ kind: 'ready' });
+    // The first connection is connect()'s to report; every later one is a recovery.
+    if (connected) options.onEvent?.({ kind: 'ready' });
   });
   try {
     await withDeadline(client.connect(), { ms: connectTimeout * 3, what: `connecting to ${where}` });

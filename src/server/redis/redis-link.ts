@@ -3,8 +3,11 @@
  * The engine's ReplicaLink over Redis: the shared scenario state lives in three keys (a change
  * counter, the scenario in force, the scenarios registered at run time as a capped list), and
  * each change is written and announced on a channel in one script, so a replica that reads the
- * state after the announcement sees the change. Replicas apply what they hear at once (well
- * under the 100 ms the issue asks), and read the whole state again after a lost connection.
+ * state after the announcement sees the change. Every replica applies every announcement, its
+ * own included, in the channel's order, which is the order the counter gave: replicas that
+ * changed the scenario at the same moment still end in the same state. They apply what they
+ * hear at once (well under the 100 ms the issue asks), and read the whole state again after a
+ * lost connection, or when a change of their own could not be shared.
  */
 import type { DeliveredChange, ReplicaChange, ReplicaLink, ScenarioInput, SharedScenarioState } from '../../engine/index.js';
 import { type RedisConnection, redisScript } from './redis-connection.js';
@@ -40,7 +43,7 @@ export interface RedisLinkOptions {
   /** A second connection: one that subscribes can send nothing else. */
   readonly subscriber: RedisConnection;
   readonly namespace: string;
-  /** This replica's name, so it ignores its own announcements. */
+  /** This replica's name, carried in its announcements (for whoever reads the channel). */
   readonly replicaId: string;
   /** How many run-time scenarios the shared list keeps (the engine's maxRegisteredScenarios). */
   readonly maxRegistered: number;
@@ -51,6 +54,8 @@ export interface RedisLink extends ReplicaLink {
   start(): Promise<void>;
   /** For the subscriber connection's `ready` after a loss: read the state again. */
   resync(): void;
+  /** Stops a resync that is still trying. */
+  close(): void;
 }
 
 export function createRedisLink(options: RedisLinkOptions): RedisLink {
@@ -58,6 +63,23 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   const keys = [`${tag}:scenario:epoch`, `${tag}:scenario:in-force`, `${tag}:scenario:registered`];
   const channel = `${tag}:changes`;
   let listeners: Parameters<ReplicaLink['subscribe']>[0] | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let closed = false;
+
+  /** Reads the shared state and hands it over; while the store does not answer, tries again every 500 ms. */
+  function resync(): void {
+    if (retry || closed) return;
+    load().then(
+      (state) => listeners?.resync(state),
+      () => {
+        retry = setTimeout(() => {
+          retry = undefined;
+          resync();
+        }, 500);
+        retry.unref?.();
+      },
+    );
+  }
 
   async function load(): Promise<SharedScenarioState | undefined> {
     const [epoch, inForce, registered] = (await options.connection.run(loadScript, { keys, args: [] })) as [string, string, string[]];
@@ -80,7 +102,6 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     const first = message.indexOf('|');
     const second = message.indexOf('|', first + 1);
     if (first < 0 || second < 0) return;
-    if (message.slice(first + 1, second) === options.replicaId) return;
     let change: ReplicaChange;
     try {
       change = JSON.parse(message.slice(second + 1)) as ReplicaChange;
@@ -116,13 +137,11 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     async start() {
       await options.subscriber.subscribe(channel, hear);
     },
-    resync() {
-      load().then(
-        (state) => listeners?.resync(state),
-        () => {
-          // Still out of reach: the next `ready` tries again.
-        },
-      );
+    resync,
+    requestResync: resync,
+    close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
     },
   };
 }

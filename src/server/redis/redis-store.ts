@@ -75,10 +75,19 @@ redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1`);
 
-/** KEYS: index, sequence. ARGV: after (score), limit, entry key prefix, now. */
+/**
+ * KEYS: index, sequence. ARGV: after (score), limit, entry key prefix, now. Reads the index one
+ * row past the limit: whether that row exists says whether a next page does.
+ */
 const pageScript = redisScript(`${readEntry}
-local rows = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, ARGV[2], 'WITHSCORES')
-local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), #rows / 2, rows[#rows] or '0'}
+local limit = tonumber(ARGV[2])
+local rows = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1, 'WITHSCORES')
+local more = #rows / 2 > limit
+if more then
+  rows[#rows] = nil
+  rows[#rows] = nil
+end
+local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), more and 1 or 0, rows[#rows] or '0'}
 for i = 1, #rows, 2 do
   local value = live(ARGV[3] .. rows[i], ARGV[4])
   if value then
@@ -157,7 +166,7 @@ export class RedisStore<T> implements KeyValueStore<T> {
       keys: [this.indexKey, this.sequenceKey],
       args: [after, options.limit, this.prefix, this.clock.now()],
     })) as RedisReply[];
-    const [issued, scanned, lastScanned] = reply as [number, number, string];
+    const [issued, more, lastScanned] = reply as [number, number, string];
     // As the in-memory store does: a cursor past every number given so far was never given.
     if (after > issued) throw new TypeError(`not a cursor of this store: '${(options.cursor ?? '').slice(0, 40)}'`);
     const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -171,8 +180,8 @@ export class RedisStore<T> implements KeyValueStore<T> {
       bytes += value.length * 2;
       last = Number(reply[index + 1]);
     }
-    // A full page may have more after it (counted from the last row read, expired or not).
-    if (scanned === options.limit && Number(lastScanned) < issued) return { entries, next: lastScanned };
+    // More rows after this page's last (read, expired or not): the next page starts there.
+    if (more === 1) return { entries, next: lastScanned };
     return { entries };
   }
 

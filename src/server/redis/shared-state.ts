@@ -116,6 +116,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     ttlMs: limits.idempotencyKeyTtlMs,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  let closed = false;
   const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: options.journalCapacity ?? 1000 });
 
   return {
@@ -125,6 +126,9 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     commandCounts: () => connection.commandCounts(),
     where,
     async close() {
+      if (closed) return;
+      closed = true;
+      link.close();
       await journal.flush();
       await Promise.all([connection.close(), subscriber.close()]);
     },
@@ -148,18 +152,30 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
   let batch: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  let inFlight = false;
 
   function flush(): Promise<void> {
     if (timer) clearTimeout(timer);
     timer = undefined;
+    // One batch on its way at a time: while the store hangs, entries wait here (at most 500)
+    // instead of piling up in the client's queue, where the stores' own commands wait too.
+    if (inFlight) return writing;
     const entries = batch;
     batch = [];
     if (entries.length === 0) return writing;
-    const written = Promise.allSettled(
+    inFlight = true;
+    writing = Promise.allSettled(
       entries.map((text) => connection.command(['XADD', key, 'MAXLEN', '~', capacity, '*', 'entry', text])),
-    ).then(() => undefined);
-    writing = written;
-    return written;
+    ).then(() => {
+      inFlight = false;
+      if (batch.length > 0) schedule();
+    });
+    return writing;
+  }
+
+  function schedule(): void {
+    timer ??= setTimeout(() => void flush(), 5);
+    timer.unref?.();
   }
 
   return {
@@ -167,8 +183,7 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
       batch.push(JSON.stringify(entry));
       // A burst is bounded: past a batch of 500 the oldest unsent go, as the stream would drop them.
       if (batch.length > 500) batch.splice(0, batch.length - 500);
-      timer ??= setTimeout(() => void flush(), 5);
-      timer.unref?.();
+      schedule();
     },
     flush,
     async page(request) {
@@ -198,6 +213,9 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
       return rows.length > limit && last ? { entries, nextCursor: last[0] } : { entries };
     },
     async clear() {
+      // Entries recorded before the clear, still on their way, must not land after it.
+      batch = [];
+      await writing;
       batch = [];
       await connection.command(['DEL', key]);
     },
