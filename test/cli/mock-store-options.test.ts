@@ -32,3 +32,14 @@ it('stops with the reason when Redis cannot be reached, naming the URL without i
   expect(stderr).not.toContain('s3cret-pass');
   expect(performance.now() - started).toBeLessThan(10_000);
 });
+
+it('says what is wrong with a malformed store URL, and that byte budgets have no effect with a store', async () => {
+  const badPort = await runMain('mock', '--port', '0', '--store', 'redis://127.0.0.1:99999');
+  expect(badPort.code).toBe(2);
+  expect(badPort.stderr).toContain('is not a well-formed URL');
+  const badPath = await runMain('mock', '--port', '0', '--store', 'redis://127.0.0.1:6379/abc');
+  expect(badPath.stderr).toContain('must be a database number, such as /0');
+  const port = await freePort();
+  const bytes = await runMain('mock', '--port', '0', '--store', `redis://127.0.0.1:${port}`, '--max-job-bytes', '64MiB');
+  expect(bytes.stderr).toContain('--max-job-bytes bound memory in this process and have no effect with --store');
+});
