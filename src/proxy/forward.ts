@@ -176,7 +176,7 @@ export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
       (error: unknown) => {
         if (settled) return;
         const failure = error instanceof UpstreamError ? error : new UpstreamError('closed', String(error));
-        if (failure.kind === 'unreachable') failed('unreachable', `the upstream ${upstream.origin} cannot be reached (${failure.code})`);
+        if (failure.kind === 'unreachable') failed('unreachable', `the upstream ${upstream.origin} ${failure.message}`);
         else failed(failure.kind === 'too-large' ? 'too-large' : 'closed', failure.message);
       },
     );
@@ -211,10 +211,13 @@ export function answerHeadersForClient(answer: UpstreamAnswer, options: { method
     const name = answer.rawHeaders[index]!;
     const lower = name.toLowerCase();
     if (hopByHop.has(lower) || listed?.has(lower)) continue;
-    // A HEAD or 304 answer's length is the one the upstream stated for the body it did not send.
-    if (lower === 'content-length' && !keepsStatedLength) continue;
+    // The length is set below, once, from the body or (HEAD, 304) the value the upstream stated, checked and normalised.
+    if (lower === 'content-length') continue;
     pairs.push([name, answer.rawHeaders[index + 1]!]);
   }
+  // A HEAD or 304 answer's length is the one the upstream stated for the body it did not send.
+  const stated = answer.headers['content-length'];
+  if (keepsStatedLength && stated !== undefined) pairs.push(['Content-Length', stated]);
   // No length on an answer that never has a body (RFC 9110 §8.6); otherwise the body's own.
   if (!keepsStatedLength && answer.status !== 204 && answer.status >= 200) pairs.push(['Content-Length', String(answer.body.length)]);
   return pairs;

@@ -499,7 +499,17 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     } else {
       const headers = answerHeadersForClient(outcome.answer, { method });
       if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
-      outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
+      try {
+        outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
+      } catch (error) {
+        // An answer node will not write (the client parser refuses what node refuses; this is the
+        // last guard): the client gets the contract's error, and the exchange is still recorded below.
+        status = 502;
+        if (!outgoing.headersSent) {
+          const body = errorBody('internal_error', `evidence-harness proxy: the upstream's answer cannot be passed on (${String(error)}).`);
+          outgoing.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+        } else outgoing.destroy();
+      }
     }
     keep(
       {

@@ -62,10 +62,16 @@ const firstOnly = new Set([
   'expires',
 ]);
 
-/** `name: value`, the name a token, the value without CR, LF or NUL; leading blanks of the value skipped (trailing ones are trimmed after: no backtracking). */
-const headerLine = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*([^\r\n\0]*)$/;
+/** `name:` with a token name; the value is checked apart (linear, no backtracking). */
+const headerName = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):/;
+/** A field value's bytes (RFC 9110 §5.5): tab, visible ASCII, space, obs-text; no other control byte. */
+const fieldValue = /^[\t\x20-\x7e\x80-\xff]*$/;
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const hexSize = /^[0-9A-Fa-f]{1,15}$/;
+/** A chunk extension's bytes: no control byte but tab (nor CR or LF). */
+const extensionBytes = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** The longest chunk extension read (RFC 9112 §7.1.1 lets a recipient limit them). */
+const maxExtensionBytes = 256;
 const crlfcrlf = Buffer.from('\r\n\r\n');
 
 type Framing = { kind: 'none' } | { kind: 'length'; remaining: number } | { kind: 'chunked' } | { kind: 'close' };
@@ -73,22 +79,33 @@ type Framing = { kind: 'none' } | { kind: 'length'; remaining: number } | { kind
 /** Reads one answer from the bytes of a connection, as they come. */
 export class AnswerReader {
   private state: 'head' | 'length' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailers' | 'close' | 'done' = 'head';
+  /** Bytes of an unfinished line, always a copy (never a view keeping a large read alive). */
   private pending: Buffer | undefined;
   private chunkLeft = 0;
-  private readonly chunks: Buffer[] = [];
+  /** The body, copied into one growing buffer: its first `bodyBytes` bytes. */
+  private body: Buffer = Buffer.alloc(0);
   private bodyBytes = 0;
+  /** Every byte of the answer read so far (heads, chunk-size lines, extensions, CRLFs, trailers, body). */
+  private wireBytes = 0;
+  private readonly maxWireBytes: number;
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
+  private headers: IncomingHttpHeaders = Object.create(null) as IncomingHttpHeaders;
   private rawHeaders: string[] = [];
   /** The connection may carry another exchange after this answer. */
   keepAlive = false;
   /** Bytes of the connection were read: a failure from here on is not a stale idle socket's. */
   started = false;
+  /** The upstream's `Keep-Alive: timeout=N`, in ms, if it said one. */
+  keepAliveTimeoutMs: number | undefined;
 
   constructor(
     private readonly method: string,
     private readonly limits: { readonly maxHeaderBytes: number; readonly maxBodyBytes: number },
-  ) {}
+  ) {
+    // One bound for all the bytes of an answer: its head and trailers, its body, and the chunked
+    // framing around it (which, in tiny chunks, may be several times the body; past this, refused).
+    this.maxWireBytes = 2 * (limits.maxHeaderBytes + limits.maxBodyBytes) + 4096;
+  }
 
   /**
    * Feeds the next bytes; returns the answer once it is whole (with any bytes past its end,
@@ -105,11 +122,12 @@ export class AnswerReader {
           if (end < 0) {
             if (data.length > this.limits.maxHeaderBytes)
               throw new UpstreamError('too-large', `the upstream's answer head is larger than ${this.limits.maxHeaderBytes} bytes`);
-            this.pending = data;
+            this.wait(data);
             return undefined;
           }
           if (end > this.limits.maxHeaderBytes)
             throw new UpstreamError('too-large', `the upstream's answer head is larger than ${this.limits.maxHeaderBytes} bytes`);
+          this.count(end + 4);
           const rest = data.subarray(end + 4);
           this.readHead(data.toString('latin1', 0, end));
           data = rest;
@@ -126,15 +144,25 @@ export class AnswerReader {
         case 'chunk-size': {
           const end = data.indexOf('\r\n');
           if (end < 0) {
-            if (data.length > 4096) throw new UpstreamError('malformed', 'a chunk-size line of the upstream’s answer is too long');
-            this.pending = data;
+            if (data.length > 64 + maxExtensionBytes)
+              throw new UpstreamError('malformed', 'a chunk-size line of the upstream’s answer is too long');
+            this.wait(data);
             return undefined;
           }
+          this.count(end + 2);
           const line = data.toString('latin1', 0, end);
           const semicolon = line.indexOf(';');
           const size = (semicolon < 0 ? line : line.slice(0, semicolon)).replace(/[ \t]+$/, '');
           if (!hexSize.test(size)) throw new UpstreamError('malformed', 'the upstream’s answer has a malformed chunk size');
+          if (semicolon >= 0) {
+            const extensions = line.slice(semicolon);
+            if (extensions.length > maxExtensionBytes)
+              throw new UpstreamError('malformed', `a chunk extension of the upstream’s answer is longer than ${maxExtensionBytes} bytes`);
+            if (!extensionBytes.test(extensions))
+              throw new UpstreamError('malformed', 'a chunk extension of the upstream’s answer has a control byte');
+          }
           this.chunkLeft = Number.parseInt(size, 16);
+          if (this.bodyBytes + this.chunkLeft > this.limits.maxBodyBytes) this.tooLarge();
           data = data.subarray(end + 2);
           this.state = this.chunkLeft === 0 ? 'trailers' : 'chunk-data';
           break;
@@ -149,11 +177,12 @@ export class AnswerReader {
         }
         case 'chunk-end': {
           if (data.length < 2) {
-            this.pending = data;
+            this.wait(data);
             return undefined;
           }
           if (data[0] !== 13 || data[1] !== 10)
             throw new UpstreamError('malformed', 'a chunk of the upstream’s answer does not end in CRLF');
+          this.count(2);
           data = data.subarray(2);
           this.state = 'chunk-size';
           break;
@@ -161,6 +190,7 @@ export class AnswerReader {
         case 'trailers': {
           // Trailer fields are read and dropped, as node:http's client drops them from the headers.
           if (data.length >= 2 && data[0] === 13 && data[1] === 10) {
+            this.count(2);
             data = data.subarray(2);
             this.state = 'done';
             break;
@@ -169,9 +199,12 @@ export class AnswerReader {
           if (end < 0) {
             if (data.length > this.limits.maxHeaderBytes)
               throw new UpstreamError('too-large', `the upstream's answer trailers are larger than ${this.limits.maxHeaderBytes} bytes`);
-            this.pending = data;
+            this.wait(data);
             return undefined;
           }
+          if (end > this.limits.maxHeaderBytes)
+            throw new UpstreamError('too-large', `the upstream's answer trailers are larger than ${this.limits.maxHeaderBytes} bytes`);
+          this.count(end + 4);
           data = data.subarray(end + 4);
           this.state = 'done';
           break;
@@ -196,16 +229,39 @@ export class AnswerReader {
     );
   }
 
+  /** Keeps the start of a line still unfinished: a copy, counted against the bound. */
+  private wait(data: Buffer): void {
+    if (this.wireBytes + data.length > this.maxWireBytes) this.tooLarge();
+    this.pending = Buffer.from(data);
+  }
+
+  private count(bytes: number): void {
+    this.wireBytes += bytes;
+    if (this.wireBytes > this.maxWireBytes) this.tooLarge();
+  }
+
+  private tooLarge(): never {
+    throw new UpstreamError('too-large', `the upstream's answer is larger than ${this.limits.maxBodyBytes} bytes (--max-response-bytes)`);
+  }
+
+  /** Copies a part of the body into the body's buffer (never a view of the read it came in). */
   private keep(part: Buffer): void {
     if (part.length === 0) return;
-    this.bodyBytes += part.length;
-    if (this.bodyBytes > this.limits.maxBodyBytes)
-      throw new UpstreamError('too-large', `the upstream's answer is larger than ${this.limits.maxBodyBytes} bytes (--max-response-bytes)`);
-    this.chunks.push(part);
+    this.count(part.length);
+    const size = this.bodyBytes + part.length;
+    if (size > this.limits.maxBodyBytes) this.tooLarge();
+    if (size > this.body.length) {
+      const grown = Buffer.allocUnsafe(Math.min(this.limits.maxBodyBytes, Math.max(size, 2 * this.body.length, 1024)));
+      this.body.copy(grown, 0, 0, this.bodyBytes);
+      this.body = grown;
+    }
+    part.copy(this.body, this.bodyBytes);
+    this.bodyBytes = size;
   }
 
   private answer(): UpstreamAnswerParts {
-    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.bodyBytes);
+    // The body's exact bytes: a view when the buffer is full, a copy otherwise (no spare room kept alive).
+    const body = this.bodyBytes === this.body.length ? this.body : Buffer.from(this.body.subarray(0, this.bodyBytes));
     return { status: this.status, headers: this.headers, rawHeaders: this.rawHeaders, body };
   }
 
@@ -215,23 +271,31 @@ export class AnswerReader {
     if (!status) throw new UpstreamError('malformed', `the upstream's answer does not start with an HTTP/1.x status line`);
     const minor = status[1]!;
     const code = Number(status[2]);
-    const headers: IncomingHttpHeaders = {};
+    // No prototype: a header named `constructor` or `__proto__` is a header like any other.
+    const headers = Object.create(null) as IncomingHttpHeaders;
     const raw: string[] = [];
     const lengths: string[] = [];
     let transferEncoding = '';
     let connection = '';
+    let keepAliveHeader = '';
     for (let index = 1; index < lines.length; index += 1) {
-      const field = headerLine.exec(lines[index]!);
+      const line = lines[index]!;
+      const field = headerName.exec(line);
       if (!field) throw new UpstreamError('malformed', `the upstream's answer has a malformed header line`);
       const name = field[1]!;
-      let valueEnd = field[2]!.length;
-      while (valueEnd > 0 && (field[2]!.charCodeAt(valueEnd - 1) === 32 || field[2]!.charCodeAt(valueEnd - 1) === 9)) valueEnd -= 1;
-      const value = valueEnd === field[2]!.length ? field[2]! : field[2]!.slice(0, valueEnd);
+      let valueStart = name.length + 1;
+      let valueEnd = line.length;
+      while (valueStart < valueEnd && (line.charCodeAt(valueStart) === 32 || line.charCodeAt(valueStart) === 9)) valueStart += 1;
+      while (valueEnd > valueStart && (line.charCodeAt(valueEnd - 1) === 32 || line.charCodeAt(valueEnd - 1) === 9)) valueEnd -= 1;
+      const value = line.slice(valueStart, valueEnd);
+      if (!fieldValue.test(value))
+        throw new UpstreamError('malformed', `the upstream's answer has a control character in the value of its ${name} header`);
       const lower = name.toLowerCase();
       raw.push(name, value);
       if (lower === 'content-length') lengths.push(...value.split(','));
       else if (lower === 'transfer-encoding') transferEncoding += `${transferEncoding ? ',' : ''}${value}`;
       else if (lower === 'connection') connection += `${connection ? ',' : ''}${value}`;
+      else if (lower === 'keep-alive') keepAliveHeader += `${keepAliveHeader ? ',' : ''}${value}`;
       const earlier = headers[lower];
       if (lower === 'set-cookie') headers['set-cookie'] = [...(headers['set-cookie'] ?? []), value];
       else if (earlier === undefined) headers[lower] = value;
@@ -243,39 +307,55 @@ export class AnswerReader {
       this.state = 'head';
       return;
     }
+    // Content-Length is checked whatever the status (HEAD and 304 pass it on): one valid value, or a malformed answer.
+    let length: number | undefined;
+    if (lengths.length > 0) {
+      const values = lengths.map((each) => each.trim());
+      if (values.some((each) => !/^\d{1,15}$/.test(each)) || values.some((each) => Number(each) !== Number(values[0])))
+        throw new UpstreamError('malformed', `the upstream's answer has an invalid Content-Length`);
+      length = Number(values[0]);
+      // One normalised value ("5, 5" and leading zeros become "5").
+      headers['content-length'] = String(length);
+    }
+    // Only `chunked` is read: any other coding would be lost, as Transfer-Encoding is not passed on.
+    const codings = transferEncoding
+      .toLowerCase()
+      .split(',')
+      .map((coding) => coding.trim())
+      .filter((coding) => coding !== '');
+    if (transferEncoding !== '' && (codings.length !== 1 || codings[0] !== 'chunked'))
+      throw new UpstreamError('malformed', `the upstream's answer has a transfer coding other than chunked (${transferEncoding})`);
     this.status = code;
     this.headers = headers;
     this.rawHeaders = raw;
     const tokens = connection.toLowerCase().split(',');
     const said = (word: string) => tokens.some((part) => part.trim() === word);
     this.keepAlive = minor === '1' ? !said('close') : said('keep-alive');
-    const framing = this.framing(code, transferEncoding, lengths);
-    // Read to the close, or framed both ways (RFC 9112 §6.3: the connection is closed after such an answer).
-    if (framing.kind === 'close' || (transferEncoding !== '' && lengths.length > 0)) this.keepAlive = false;
+    const timeout = /(?:^|[,;\s])timeout\s*=\s*(\d{1,9})(?:$|[,;\s])/i.exec(keepAliveHeader);
+    if (timeout) this.keepAliveTimeoutMs = Number(timeout[1]) * 1000;
+    const framing = this.framing(code, codings.length > 0, length);
+    // Read to the close; framed both ways (RFC 9112 §6.3); an HTTP/1.0 answer with Transfer-Encoding
+    // (§6.1); and an answer whose framing says a body may follow where none is read (HEAD, a 204 or
+    // 304 with a length or a coding): the connection is not used again.
+    if (framing.kind === 'close' || (codings.length > 0 && length !== undefined) || (codings.length > 0 && minor === '0'))
+      this.keepAlive = false;
+    if (this.method === 'HEAD' || ((code === 204 || code === 304) && (codings.length > 0 || (length ?? 0) > 0))) this.keepAlive = false;
     if (framing.kind === 'none') this.state = 'done';
     else if (framing.kind === 'length') {
       this.chunkLeft = framing.remaining;
-      if (framing.remaining > this.limits.maxBodyBytes)
-        throw new UpstreamError(
-          'too-large',
-          `the upstream's answer is larger than ${this.limits.maxBodyBytes} bytes (--max-response-bytes)`,
-        );
+      if (framing.remaining > this.limits.maxBodyBytes) this.tooLarge();
+      // The size is known: one buffer of it, filled as the bytes come.
+      this.body = Buffer.allocUnsafe(framing.remaining);
       this.state = framing.remaining === 0 ? 'done' : 'length';
     } else this.state = framing.kind === 'chunked' ? 'chunk-size' : 'close';
   }
 
   /** How the answer's body is delimited (RFC 9112 §6.3). */
-  private framing(status: number, transferEncoding: string, lengths: readonly string[]): Framing {
+  private framing(status: number, chunked: boolean, length: number | undefined): Framing {
     if (this.method === 'HEAD' || status === 204 || status === 304) return { kind: 'none' };
-    if (transferEncoding !== '') {
-      const codings = transferEncoding.toLowerCase().split(',');
-      return codings[codings.length - 1]!.trim() === 'chunked' ? { kind: 'chunked' } : { kind: 'close' };
-    }
-    if (lengths.length === 0) return { kind: 'close' };
-    const first = lengths[0]!.trim();
-    if (!/^\d{1,15}$/.test(first) || lengths.some((length) => length.trim() !== first))
-      throw new UpstreamError('malformed', `the upstream's answer has an invalid Content-Length`);
-    return { kind: 'length', remaining: Number(first) };
+    if (chunked) return { kind: 'chunked' };
+    if (length === undefined) return { kind: 'close' };
+    return { kind: 'length', remaining: length };
   }
 }
 
@@ -286,6 +366,8 @@ interface Connection {
   /** Exchanges it carried before this one: a reused socket may have been closed by the upstream meanwhile. */
   served: number;
   idleSince: number;
+  /** How long it may stay idle: the client's limit, or the upstream's `Keep-Alive: timeout` if smaller. */
+  idleLimitMs: number;
 }
 
 interface Call {
@@ -328,7 +410,8 @@ export interface UpstreamClientOptions {
   readonly maxIdle?: number;
 }
 
-const idempotent = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+/** Sent again on a new socket when a reused one turns out closed: safe methods only (not PUT or DELETE, whose effect may have happened). */
+const retried = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Keep-alive HTTP/1.1 connections to one upstream origin. */
 export class UpstreamClient {
@@ -375,7 +458,7 @@ export class UpstreamClient {
     let headSent = false;
     let bodyDone = !streamed;
     let connection: Connection;
-    let retried = false;
+    let again = false;
 
     const start = (fresh: boolean) => {
       connection = fresh ? this.connect() : this.take();
@@ -389,9 +472,10 @@ export class UpstreamClient {
           current.current = undefined;
           if ('error' in outcome) {
             current.socket.destroy();
-            // A reused socket the upstream closed while it was idle: a bodiless idempotent request is sent again, once.
-            if (reused && !reader.started && !retried && !streamed && request.body === undefined && idempotent.has(request.method)) {
-              retried = true;
+            // A reused socket the upstream closed while it was idle, before a byte of the answer: a bodiless
+            // GET, HEAD or OPTIONS is sent again, once, on a new socket.
+            if (reused && !reader.started && !again && !streamed && request.body === undefined && retried.has(request.method)) {
+              again = true;
               start(true);
               return;
             }
@@ -401,9 +485,10 @@ export class UpstreamClient {
           }
           settled = true;
           // A body still being sent, or an answer the upstream may follow with anything, ends the socket's use.
-          if (!bodyDone) current.socket.destroy();
-          else this.release(current);
-          resolveAnswer(outcome.answer);
+          if (!bodyDone || current.socket.destroyed) {
+            current.socket.destroy();
+            resolveAnswer(outcome.answer);
+          } else this.release(current, reader.keepAliveTimeoutMs, () => resolveAnswer(outcome.answer));
         },
       };
       if (!streamed) {
@@ -477,7 +562,7 @@ export class UpstreamClient {
   private take(): Connection {
     const now = performance.now();
     for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
-      if (!connection.socket.destroyed && now - connection.idleSince < this.idleTimeoutMs) {
+      if (!connection.socket.destroyed && now - connection.idleSince < connection.idleLimitMs) {
         connection.served += 1;
         connection.socket.ref();
         return connection;
@@ -498,7 +583,7 @@ export class UpstreamClient {
       : net.connect({ host: this.host, port: this.port });
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 1000);
-    const connection: Connection = { socket, current: undefined, served: 0, idleSince: 0 };
+    const connection: Connection = { socket, current: undefined, served: 0, idleSince: 0, idleLimitMs: this.idleTimeoutMs };
     this.all.add(connection);
     // The socket's listeners are added once, for every exchange it carries.
     socket.on('data', (chunk: Buffer) => {
@@ -531,18 +616,7 @@ export class UpstreamClient {
     socket.on('error', (error: NodeJS.ErrnoException) => {
       const call = connection.current;
       if (!call) return;
-      const unreachable = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH';
-      call.settle({
-        error: unreachable
-          ? new UpstreamError('unreachable', `cannot be reached (${error.code})`, error.code)
-          : new UpstreamError(
-              'closed',
-              call.reader.started
-                ? 'the upstream closed the connection mid-answer'
-                : 'the upstream closed the connection before its answer was whole',
-              error.code,
-            ),
-      });
+      call.settle({ error: socketError(error, call.reader.started) });
     });
     socket.on('close', () => {
       this.all.delete(connection);
@@ -560,25 +634,80 @@ export class UpstreamClient {
     return connection;
   }
 
-  private release(connection: Connection): void {
-    if (this.closed || connection.socket.destroyed || this.idle.length >= this.maxIdle) {
-      connection.socket.destroy();
-      return;
-    }
-    connection.idleSince = performance.now();
+  /**
+   * Returns a socket to the pool, after a turn of the event loop: bytes that came after the
+   * answer's end meanwhile (an upstream out of step) have dropped it by then, and are never read
+   * as the next exchange's answer.
+   */
+  private release(connection: Connection, upstreamTimeoutMs: number | undefined, then: () => void): void {
+    connection.idleLimitMs = Math.min(this.idleTimeoutMs, upstreamTimeoutMs ?? Number.POSITIVE_INFINITY);
     // An idle socket does not keep the process alive, as node:http's Agent does not.
     connection.socket.unref();
-    this.idle.push(connection);
+    // The answer is handed on after the check, so the next request can find the socket idle.
+    setImmediate(() => {
+      if (this.closed || connection.socket.destroyed || connection.current || this.idle.length >= this.maxIdle) {
+        if (!connection.current) connection.socket.destroy();
+      } else {
+        connection.idleSince = performance.now();
+        this.idle.push(connection);
+      }
+      then();
+    });
   }
 
   private sweep(): void {
     const now = performance.now();
     for (let index = this.idle.length - 1; index >= 0; index -= 1) {
       const connection = this.idle[index]!;
-      if (now - connection.idleSince >= this.idleTimeoutMs) {
+      if (now - connection.idleSince >= connection.idleLimitMs) {
         this.idle.splice(index, 1);
         connection.socket.destroy();
       }
     }
+  }
+}
+
+/** TLS certificate failures: the upstream was reached, but not trusted. */
+const certificateCodes = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A socket's error as a plain reason that names its code. */
+export function socketError(error: NodeJS.ErrnoException, started: boolean): UpstreamError {
+  const code = error.code ?? 'unknown';
+  if (certificateCodes.has(code)) return new UpstreamError('unreachable', `refused its TLS certificate (${code}: ${error.message})`, code);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new UpstreamError('unreachable', `cannot be reached: the connection was refused (${code})`, code);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new UpstreamError('unreachable', `cannot be reached: its host name did not resolve (${code})`, code);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return new UpstreamError('unreachable', `cannot be reached: no route to its host (${code})`, code);
+    case 'ETIMEDOUT':
+      return new UpstreamError('unreachable', `cannot be reached: the connection timed out (${code})`, code);
+    case 'ECONNRESET':
+      return new UpstreamError(
+        'closed',
+        `the upstream reset the connection ${started ? 'mid-answer' : 'before its answer was whole'} (${code})`,
+        code,
+      );
+    default:
+      return new UpstreamError(
+        'closed',
+        `the upstream closed the connection ${started ? 'mid-answer' : 'before its answer was whole'} (${code}: ${error.message})`,
+        code,
+      );
   }
 }

@@ -5,8 +5,8 @@
  * names it, on the response side; a client's invalid request is reported on the request side,
  * and with `errors` answered 400 without reaching the upstream.
  */
-import { createServer, get as httpGet, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, get as httpGet, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { parseScenario } from '../../src/engine/index.js';
@@ -324,5 +324,53 @@ it('cuts the upstream request when its client leaves, instead of waiting out the
   } finally {
     silent.closeAllConnections();
     await new Promise((resolve) => silent.close(resolve));
+  }
+});
+
+it('answers 502 with the contract’s error for a hostile upstream’s control-character header or bad Content-Length, and records the exchange; a stated length is passed on once, normalised', async () => {
+  const upstream = createNetServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', (chunk: Buffer) => {
+      const line = chunk.toString('latin1').split('\r\n')[0]!;
+      if (line.includes('/control')) socket.end('HTTP/1.1 200 OK\r\nX-Evil: a\x01b\r\nContent-Length: 2\r\n\r\n{}');
+      else if (line.includes('/bad-length')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n');
+      else if (line.includes('/conflict')) socket.end('HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n');
+      else socket.end('HTTP/1.1 304 Not Modified\r\nContent-Length: 05\r\nContent-Length: 5\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxy = await proxyTo(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
+    const ask = (method: string, path: string) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; rawHeaders: string[]; body: string }>((resolve, reject) => {
+        httpRequest(`${proxy.url}${path}`, { method }, (incoming) => {
+          let body = '';
+          incoming.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          incoming.on('end', () =>
+            resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, rawHeaders: incoming.rawHeaders, body }),
+          );
+        })
+          .on('error', reject)
+          .end();
+      });
+    for (const [method, path] of [
+      ['GET', '/control'],
+      ['HEAD', '/bad-length'],
+      ['GET', '/conflict'],
+    ] as const) {
+      const answer = await ask(method, path);
+      expect(answer.status, path).toBe(502);
+      if (method !== 'HEAD') expect(JSON.parse(answer.body)).toMatchObject({ code: 'internal_error' });
+    }
+    const recorded = proxy.report().recent.map((record) => `${record.path} ${record.status}`);
+    expect(recorded).toEqual(expect.arrayContaining(['/control 502', '/bad-length 502', '/conflict 502']));
+    const normalised = await ask('GET', '/normalised');
+    expect(normalised.status).toBe(304);
+    expect(normalised.rawHeaders.filter((name) => name.toLowerCase() === 'content-length')).toHaveLength(1);
+    expect(normalised.headers['content-length']).toBe('5');
+  } finally {
+    await new Promise((resolve) => upstream.close(resolve));
   }
 });

@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { AnswerReader, UpstreamClient, UpstreamError } from '../../src/proxy/upstream-client.js';
+import { AnswerReader, socketError, UpstreamClient, UpstreamError } from '../../src/proxy/upstream-client.js';
 
 const limits = { maxHeaderBytes: 1024, maxBodyBytes: 64 };
 
@@ -180,4 +180,139 @@ it('sends a bodiless GET again, once, on a new socket when the reused one turns 
     /closed the connection/,
   );
   expect(dropping.requests).toHaveLength(2);
+});
+
+it('bounds a chunked answer by all its bytes: long or control-byte extensions and framing past the bound are refused, kept bytes are copies', () => {
+  const refusal = (text: string) => {
+    try {
+      const { answer } = read(text);
+      return answer ? 'accepted' : 'incomplete';
+    } catch (error) {
+      return `${(error as UpstreamError).kind}: ${(error as Error).message}`;
+    }
+  };
+  const chunked = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
+  expect(refusal(`${chunked}1;${'e'.repeat(300)}\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*extension.*longer/);
+  expect(refusal(`${chunked}1;a=\x01\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*extension.*control/);
+  expect(refusal(`${chunked}1;a=b\rc\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*extension.*control/);
+  expect(refusal(`${chunked}1;a="b"\r\na\r\n0\r\n\r\n`)).toBe('accepted');
+  // Extensions within their own bound, but a body of 64 bytes carrying kilobytes of them: past the answer's bound.
+  expect(refusal(`${chunked}${`1;${'e'.repeat(250)}\r\na\r\n`.repeat(64)}0\r\n\r\n`)).toMatch(/^too-large/);
+  // Thousands of empty-looking chunks of one byte: the framing counts.
+  const tiny = new AnswerReader('GET', { maxHeaderBytes: 1024, maxBodyBytes: 4096 });
+  expect(() => tiny.feed(Buffer.from(`${chunked}${'1\r\na\r\n'.repeat(3000)}0\r\n\r\n`))).toThrow(/larger than/);
+  // A chunk declared larger than the body's bound is refused at its size line.
+  expect(refusal(`${chunked}41\r\n`)).toMatch(/^too-large/);
+
+  // The body kept is a copy, not a view of the (large) read it came in.
+  const reader = new AnswerReader('GET', limits);
+  const big = Buffer.alloc(64 * 1024, 0x20);
+  Buffer.from(`${chunked}2\r\n{}\r\n0\r\n\r\n`).copy(big);
+  const done = reader.feed(big.subarray(0, Buffer.byteLength(`${chunked}2\r\n{}\r\n0\r\n\r\n`)));
+  expect(done?.answer.body.toString()).toBe('{}');
+  expect(done?.answer.body.buffer).not.toBe(big.buffer);
+  const split = new AnswerReader('GET', limits);
+  expect(split.feed(big.subarray(0, Buffer.byteLength(`${chunked}2\r\n{`)))).toBeUndefined();
+  expect((split as unknown as { body: Buffer }).body.buffer).not.toBe(big.buffer);
+});
+
+it('refuses control characters in header values, invalid Content-Length on any status, and transfer codings other than chunked', () => {
+  const refusal = (text: string, method = 'GET') => {
+    try {
+      read(text, { method });
+      return 'accepted';
+    } catch (error) {
+      return `${(error as UpstreamError).kind}: ${(error as Error).message}`;
+    }
+  };
+  for (const byte of [0x01, 0x08, 0x0b, 0x0c, 0x0e, 0x1f, 0x7f])
+    expect(refusal(`HTTP/1.1 200 OK\r\nX-A: a${String.fromCharCode(byte)}b\r\nContent-Length: 0\r\n\r\n`)).toMatch(/^malformed: .*control/);
+  expect(refusal('HTTP/1.1 200 OK\r\nX-A: a\tb \xe9\r\nContent-Length: 0\r\n\r\n')).toBe('accepted');
+  expect(refusal('HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n', 'HEAD')).toMatch(/^malformed: .*Content-Length/);
+  expect(refusal('HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n')).toMatch(/^malformed: .*Content-Length/);
+  expect(refusal('HTTP/1.1 204 No Content\r\nContent-Length: -1\r\n\r\n')).toMatch(/^malformed: .*Content-Length/);
+  expect(read('HTTP/1.1 304 Not Modified\r\nContent-Length: 005, 5\r\n\r\n').answer?.headers['content-length']).toBe('5');
+  expect(refusal('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n')).toMatch(/^malformed: .*transfer coding/);
+  expect(refusal('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n')).toMatch(/^malformed: .*transfer coding/);
+  expect(refusal('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n')).toMatch(/^malformed/);
+  // HTTP/1.0 with Transfer-Encoding: the connection closes after it, whatever Connection says (RFC 9112 §6.1).
+  const old = read('HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n');
+  expect(old.answer?.body.toString()).toBe('{}');
+  expect(old.reader.keepAlive).toBe(false);
+});
+
+it('keeps headers named constructor and __proto__ as plain headers', () => {
+  const { answer } = read('HTTP/1.1 200 OK\r\nconstructor: a\r\n__proto__: b\r\ntoString: c\r\nContent-Length: 0\r\n\r\n');
+  expect(answer?.headers.constructor).toBe('a');
+  expect(Object.getOwnPropertyDescriptor(answer?.headers, '__proto__')?.value).toBe('b');
+  expect(answer?.headers.tostring).toBe('c');
+  expect(Object.keys(answer?.headers ?? {})).toEqual(['constructor', '__proto__', 'tostring', 'content-length']);
+});
+
+it('never hands a late answer to the next request: no reuse after HEAD or a 204 with a length, and stray bytes drop an idle socket', async () => {
+  const forged = 'HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged';
+  const upstream = await rawServer((head, socket) => {
+    if (head.startsWith('HEAD ')) {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n');
+      setTimeout(() => socket.writable && socket.write(forged), 20);
+    } else if (head.includes('/no-content')) {
+      socket.write('HTTP/1.1 204 No Content\r\nContent-Length: 6\r\n\r\n');
+      setTimeout(() => socket.writable && socket.write(forged), 20);
+    } else setTimeout(() => socket.writable && socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhonest'), 60);
+  });
+  const client = new UpstreamClient(upstream.url, { maxBodyBytes: 1024 });
+  clients.push(client);
+  for (const first of [
+    { method: 'HEAD', path: '/api/a' },
+    { method: 'GET', path: '/api/no-content' },
+  ]) {
+    await client.request({ ...first, headers: [] }).answer;
+    const next = await client.request({ method: 'GET', path: '/api/b', headers: [] }).answer;
+    expect(next.body.toString()).toBe('honest');
+  }
+  // HEAD and /b on the first two; /no-content reuses the second (its /b answer was clean), /b after it a third.
+  expect(upstream.connections).toBe(3);
+});
+
+it('names the socket error’s code in its reason (ECONNRESET), and an unreachable upstream plainly', async () => {
+  const upstream = await rawServer((_head, socket) => socket.resetAndDestroy());
+  const client = new UpstreamClient(upstream.url, { maxBodyBytes: 1024 });
+  clients.push(client);
+  await expect(client.request({ method: 'GET', path: '/api/a', headers: [] }).answer).rejects.toThrow(/reset the connection.*ECONNRESET/);
+  const closedPort = createServer();
+  await new Promise<void>((resolve) => closedPort.listen(0, '127.0.0.1', resolve));
+  const port = (closedPort.address() as AddressInfo).port;
+  await new Promise((resolve) => closedPort.close(resolve));
+  const refused = new UpstreamClient(new URL(`http://127.0.0.1:${port}`), { maxBodyBytes: 1024 });
+  clients.push(refused);
+  await expect(refused.request({ method: 'GET', path: '/', headers: [] }).answer).rejects.toMatchObject({
+    kind: 'unreachable',
+    message: expect.stringMatching(/refused \(ECONNREFUSED\)/),
+  });
+  for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ETIMEDOUT', 'EAI_AGAIN'])
+    expect(socketError(Object.assign(new Error('x'), { code }), false).message).toContain(code);
+});
+
+it('sends no DELETE again on a new socket, and honours a shorter Keep-Alive timeout from the upstream', async () => {
+  const dropping = await rawServer((_head, socket, index) => {
+    if (index === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+    else socket.destroy();
+  });
+  const client = new UpstreamClient(dropping.url, { maxBodyBytes: 1024 });
+  clients.push(client);
+  await client.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  await expect(client.request({ method: 'DELETE', path: '/api/a', headers: [] }).answer).rejects.toThrow(/closed the connection/);
+  expect(dropping.requests).toHaveLength(2);
+
+  const brief = await rawServer((_head, socket) =>
+    socket.write('HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1, max=100\r\nContent-Length: 2\r\n\r\n{}'),
+  );
+  const other = new UpstreamClient(brief.url, { maxBodyBytes: 1024 });
+  clients.push(other);
+  await other.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  await other.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  expect(brief.connections).toBe(1);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await other.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
+  expect(brief.connections).toBe(2);
 });
