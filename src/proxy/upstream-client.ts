@@ -14,7 +14,8 @@
  * Transfer-Encoding chunked, by Content-Length (all values equal), by the connection's close,
  * or absent (HEAD, 1xx, 204, 304); interim 1xx answers skipped, 101 refused (the proxy forwards
  * no upgrades). Anything else is a malformed answer: the socket is dropped, never reused.
- * Bounded: the head to `maxHeaderBytes`, the body to `maxBodyBytes`.
+ * Bounded: the head to `maxHeaderBytes`, the body to `maxBodyBytes`, every byte of the answer
+ * (framing included) to 2 × (both) + 4 KiB; chunk extensions to 256 bytes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
@@ -231,13 +232,20 @@ export class AnswerReader {
 
   /** Keeps the start of a line still unfinished: a copy, counted against the bound. */
   private wait(data: Buffer): void {
-    if (this.wireBytes + data.length > this.maxWireBytes) this.tooLarge();
+    if (this.wireBytes + data.length > this.maxWireBytes) this.tooLargeOnTheWire();
     this.pending = Buffer.from(data);
   }
 
   private count(bytes: number): void {
     this.wireBytes += bytes;
-    if (this.wireBytes > this.maxWireBytes) this.tooLarge();
+    if (this.wireBytes > this.maxWireBytes) this.tooLargeOnTheWire();
+  }
+
+  private tooLargeOnTheWire(): never {
+    throw new UpstreamError(
+      'too-large',
+      `the upstream's answer, with its framing, is larger than ${this.maxWireBytes} bytes (2 × (head limit + --max-response-bytes) + 4 KiB)`,
+    );
   }
 
   private tooLarge(): never {
