@@ -551,12 +551,22 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       connectionsCheckingInterval: 1_000,
     },
     (incoming, outgoing) => {
+      const started = performance.now();
       handle(incoming, outgoing).catch((error: unknown) => {
-        if (outgoing.headersSent) return outgoing.destroy();
-        const body = errorBody(
-          'internal_error',
-          `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+        const reason = `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
+        // The exchange is logged even on this path (the ones above record it in the report and HAR as well).
+        options.log?.(
+          logLine({
+            method: incoming.method ?? '',
+            path: (incoming.url ?? '').split('?')[0]!,
+            status: outgoing.headersSent ? outgoing.statusCode : 500,
+            found: [],
+            note: reason,
+            ms: performance.now() - started,
+          }),
         );
+        if (outgoing.headersSent) return outgoing.destroy();
+        const body = errorBody('internal_error', reason);
         outgoing.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
       });
     },

@@ -8,6 +8,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterEach, expect, it } from 'vitest';
 import { AnswerReader, socketError, UpstreamClient, UpstreamError } from '../../src/proxy/upstream-client.js';
 
@@ -315,4 +316,44 @@ it('sends no DELETE again on a new socket, and honours a shorter Keep-Alive time
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await other.request({ method: 'GET', path: '/api/a', headers: [] }).answer;
   expect(brief.connections).toBe(2);
+});
+
+/** A self-signed certificate for localhost (EC P-256, valid to 2126), made for this test only. */
+const selfSigned = {
+  key: `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgRXjW8pFAWFxLZANc
+Lgf7zAhw2nvRJY0XpkRFSdpq8gihRANCAARlDxkhJyYoMDQCQCMGJ4Lxg1NHciDW
+PAaPUMuqLKAwByV528H/QGLDEQHeZK0c3vhK1d2ZLv/NWRsusYgs27Uv
+-----END PRIVATE KEY-----
+`,
+  cert: `-----BEGIN CERTIFICATE-----
+MIIBfzCCASWgAwIBAgIUKazLdHCwFM28GWvR6HWGJiC5FLYwCgYIKoZIzj0EAwIw
+FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyMzIwMzMzOFoYDzIxMjYxMDMw
+MjAzMzM4WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+PQMBBwNCAARlDxkhJyYoMDQCQCMGJ4Lxg1NHciDWPAaPUMuqLKAwByV528H/QGLD
+EQHeZK0c3vhK1d2ZLv/NWRsusYgs27Uvo1MwUTAdBgNVHQ4EFgQU4cAHQqnr438+
+/IaEXuFzycAnFWMwHwYDVR0jBBgwFoAU4cAHQqnr438+/IaEXuFzycAnFWMwDwYD
+VR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNIADBFAiA1bl16H2bXYhLvPb1enFvp
+5tbAuVJ60O+jgACA8iNKDAIhAKAUUxk0AMup0Np6uBQL0GZE84vnf9ACkWqHeBhr
+qeGG
+-----END CERTIFICATE-----
+`,
+};
+
+it('names a refused TLS certificate by its code, not as a connection closed before its answer', async () => {
+  const server = createTlsServer(selfSigned, (socket) => {
+    socket.on('error', () => undefined);
+    socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const client = new UpstreamClient(new URL(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), { maxBodyBytes: 1024 });
+    clients.push(client);
+    await expect(client.request({ method: 'GET', path: '/', headers: [] }).answer).rejects.toMatchObject({
+      kind: 'unreachable',
+      message: expect.stringMatching(/TLS certificate \(DEPTH_ZERO_SELF_SIGNED_CERT/),
+    });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
