@@ -68,9 +68,13 @@ const headerName = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):/;
 /** A field value's bytes (RFC 9110 §5.5): tab, visible ASCII, space, obs-text; no other control byte. */
 const fieldValue = /^[\t\x20-\x7e\x80-\xff]*$/;
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
-const hexSize = /^[0-9A-Fa-f]{1,15}$/;
-/** A chunk extension's bytes: no control byte but tab (nor CR or LF). */
-const extensionBytes = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A hex digit's value, or -1. */
+function hexDigit(byte: number): number {
+  if (byte >= 48 && byte <= 57) return byte - 48;
+  if (byte >= 65 && byte <= 70) return byte - 55;
+  if (byte >= 97 && byte <= 102) return byte - 87;
+  return -1;
+}
 /** The longest chunk extension read (RFC 9112 §7.1.1 lets a recipient limit them). */
 const maxExtensionBytes = 256;
 const crlfcrlf = Buffer.from('\r\n\r\n');
@@ -150,19 +154,29 @@ export class AnswerReader {
             this.wait(data);
             return undefined;
           }
+          if (end > 64 + maxExtensionBytes) throw new UpstreamError('malformed', 'a chunk-size line of the upstream’s answer is too long');
           this.count(end + 2);
-          const line = data.toString('latin1', 0, end);
-          const semicolon = line.indexOf(';');
-          const size = (semicolon < 0 ? line : line.slice(0, semicolon)).replace(/[ \t]+$/, '');
-          if (!hexSize.test(size)) throw new UpstreamError('malformed', 'the upstream’s answer has a malformed chunk size');
-          if (semicolon >= 0) {
-            const extensions = line.slice(semicolon);
-            if (extensions.length > maxExtensionBytes)
-              throw new UpstreamError('malformed', `a chunk extension of the upstream’s answer is longer than ${maxExtensionBytes} bytes`);
-            if (!extensionBytes.test(extensions))
-              throw new UpstreamError('malformed', 'a chunk extension of the upstream’s answer has a control byte');
+          // Read from the bytes, without a string per chunk: hex digits, blanks, then `;` and the extensions.
+          let size = 0;
+          let at = 0;
+          for (; at < end && at <= 15; at += 1) {
+            const digit = hexDigit(data[at]!);
+            if (digit < 0) break;
+            size = size * 16 + digit;
           }
-          this.chunkLeft = Number.parseInt(size, 16);
+          if (at === 0 || at > 15) throw new UpstreamError('malformed', 'the upstream’s answer has a malformed chunk size');
+          while (at < end && (data[at] === 32 || data[at] === 9)) at += 1;
+          if (at < end) {
+            if (data[at] !== 59) throw new UpstreamError('malformed', 'the upstream’s answer has a malformed chunk size');
+            if (end - at > maxExtensionBytes)
+              throw new UpstreamError('malformed', `a chunk extension of the upstream’s answer is longer than ${maxExtensionBytes} bytes`);
+            for (let index = at; index < end; index += 1) {
+              const byte = data[index]!;
+              if ((byte < 32 && byte !== 9) || byte === 127)
+                throw new UpstreamError('malformed', 'a chunk extension of the upstream’s answer has a control byte');
+            }
+          }
+          this.chunkLeft = size;
           if (this.bodyBytes + this.chunkLeft > this.limits.maxBodyBytes) this.tooLarge();
           data = data.subarray(end + 2);
           this.state = this.chunkLeft === 0 ? 'trailers' : 'chunk-data';

@@ -197,6 +197,9 @@ it('bounds a chunked answer by all its bytes: long or control-byte extensions an
   expect(refusal(`${chunked}1;a=\x01\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*extension.*control/);
   expect(refusal(`${chunked}1;a=b\rc\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*extension.*control/);
   expect(refusal(`${chunked}1;a="b"\r\na\r\n0\r\n\r\n`)).toBe('accepted');
+  expect(refusal(`${chunked}1${' '.repeat(400)}\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*too long/);
+  expect(refusal(`${chunked}${'0'.repeat(16)}1\r\na\r\n0\r\n\r\n`)).toMatch(/^malformed: .*chunk size/);
+  expect(refusal(`${chunked}1 ;a=b\t\r\na\r\n0\r\n\r\n`)).toBe('accepted');
   // Extensions within their own bound, but a body of 64 bytes carrying kilobytes of them: past the answer's bound.
   expect(refusal(`${chunked}${`1;${'e'.repeat(250)}\r\na\r\n`.repeat(64)}0\r\n\r\n`)).toMatch(/^too-large/);
   // Thousands of empty-looking chunks of one byte: the framing counts.
