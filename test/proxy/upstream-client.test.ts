@@ -3,7 +3,9 @@
  * parser frames bodies as RFC 9112 says, whichever way the bytes are split, refuses what is
  * malformed or too large, and tells whether the connection can carry another exchange; the
  * client reuses its sockets, sends a body it does not know the length of chunked, and sends a
- * bodiless GET again once when a reused socket turns out closed.
+ * bodiless GET again once when a reused socket turns out closed. Against a hostile upstream (raw
+ * bytes from a net.Server): an answer's bytes are bounded in all, extensions and header values
+ * checked, a late answer never reaches the next request, socket and TLS errors named by code.
  */
 
 import type { AddressInfo } from 'node:net';
