@@ -4,7 +4,7 @@
  * anything that treats a throw as a failure) whose requests never made the mock show the
  * behaviours the suite says it must handle, with a readable list of what is missing.
  */
-import { type BehaviourCoverage, type ConsumerReport, isBehaviourId } from '../src/engine/index.js';
+import { type BehaviourCoverage, type ConsumerReport, clientRules, isBehaviourId } from '../src/engine/index.js';
 
 export interface CoverageExpectation {
   /** Behaviour ids (docs/coverage.md) the suite must have made the mock show: `createEvaluation 409`, `job FAILED`. */
@@ -52,6 +52,13 @@ export function expectCoverage(source: CoverageSource, expectation: CoverageExpe
     };
     throw new TypeError(
       `expectCoverage: ${unknown.map((id) => `'${id}'${near(id)}`).join('; ')} ${unknown.length === 1 ? 'is not a behaviour id' : 'are not behaviour ids'}; see docs/coverage.md for the list.`,
+    );
+  }
+  const forbiddenRules = Array.isArray(expectation.forbidFindings) ? expectation.forbidFindings : [];
+  const unknownRules = forbiddenRules.filter((rule) => !clientRules.some((known) => known.name === rule));
+  if (unknownRules.length > 0) {
+    throw new TypeError(
+      `expectCoverage: forbidFindings names ${unknownRules.map((rule) => `'${rule}'`).join(', ')}, which ${unknownRules.length === 1 ? 'is no rule' : 'are no rules'} of the client judge; known: ${clientRules.map((rule) => rule.name).join(', ')}.`,
     );
   }
   const wanted = new Set(expectation.mustSee);

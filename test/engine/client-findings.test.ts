@@ -268,3 +268,42 @@ it('remembers at most 1,000 callers and jobs per rule: a flood of new ones pushe
   expect(finding(engine, 'poll_too_fast')?.count).toBe(1);
   expect(JSON.stringify(engine.control.coverage()).length).toBeLessThan(20_000);
 });
+
+it('waitForJob gets no finding after a 429 with Retry-After: 0, nor when its deadline cuts the last wait', async () => {
+  const scenario: ScenarioInput = {
+    name: 'busy-now',
+    faults: [{ operation: 'getJob', status: 429, times: 1, retryAfter: 0 }],
+    job: { timeline: [{ status: 'RUNNING', at: { reads: 1 } }] },
+  };
+  const { client, engine, pollClock, sleeps } = inProcessClient({ scenario });
+  const created = await client.POST('/v0/evaluations', {
+    params: { header: { 'Idempotency-Key': 'wait-0' } },
+    body: evaluationRequest() as EvaluationRequest,
+  });
+  // 3,800 ms: after waits of 250, 500, 1000 and 2000 ms, 50 ms would be left; that poll is not made.
+  await expect(waitForJob(client, created.data?.jobId ?? '', { timeoutMs: 3800, clock: pollClock })).rejects.toMatchObject({
+    kind: 'timeout',
+  });
+  expect(sleeps.every((ms) => ms === 0 || ms >= 100)).toBe(true);
+  expect(engine.control.coverage().clientFindings).toEqual([]);
+});
+
+it('retry_after_ignored: two jobs polled side by side keep their own pace after one of them got a 429', async () => {
+  const { engine, clock } = setup({ name: 'one-429', faults: [{ operation: 'getJob', status: 429, times: 1, retryAfter: 1 }] });
+  const first = (await (await create(engine, { key: 'a' })).json()).jobId;
+  const second = (await (await create(engine, { key: 'b' })).json()).jobId;
+  expect((await poll(engine, first)).status).toBe(429);
+  clock.advance(250);
+  expect((await poll(engine, second)).status).toBe(200);
+  clock.advance(1000);
+  expect((await poll(engine, first)).status).toBe(200);
+  expect(rulesFound(engine)).not.toContain('retry_after_ignored');
+});
+
+it('new_key_after_failure: a different create long after a forced 503 is a new request, not its retry', async () => {
+  const { engine, clock } = setup({ name: 'one-503', faults: [{ operation: 'createEvaluation', status: 503, times: 1 }] });
+  expect((await create(engine, { key: 'first' })).status).toBe(503);
+  clock.advance(5000);
+  expect((await create(engine, { key: 'another', body: evaluationRequest({ operationId: 'op-other' }) })).status).toBe(202);
+  expect(rulesFound(engine)).not.toContain('new_key_after_failure');
+});

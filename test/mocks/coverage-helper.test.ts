@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CoverageError, expectCoverage, setupMockService } from '../../mocks/node.js';
 import { createEvidenceClient, type EvaluationRequest, type EvidenceClient, waitForJob } from '../../src/client/index.js';
-import { VirtualClock } from '../../src/engine/index.js';
+import { createMockEngine, VirtualClock } from '../../src/engine/index.js';
 import { evaluationRequest } from '../support/fixtures.js';
 
 const baseUrl = 'http://coverage.mock.test';
@@ -125,4 +125,11 @@ it('serves the coverage document and the inspector page through MSW too, from th
   const page = await fetch(`${new URL(baseUrl).origin}/__mock/ui`);
   expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
   expect(await page.text()).toContain('<title>evidence-harness inspector</title>');
+});
+
+it('refuses a forbidFindings rule that the client judge does not have, naming the known ones', () => {
+  const engine = createMockEngine();
+  expect(() => expectCoverage(engine.control, { mustSee: [], forbidFindings: ['poll_too_fst'] })).toThrow(
+    /forbidFindings names 'poll_too_fst', which is no rule of the client judge; known: poll_too_fast/,
+  );
 });

@@ -72,6 +72,15 @@ it('refuses a control call whose Host is not this machine, as a DNS-rebinding pa
   }
   // The contract's own paths answer whatever the Host.
   expect((await call({ url: `${server.url}/health`, headers: { host: 'evil.example:4010' } })).status).toBe(200);
+  // A rebinding page's own calls carry an Origin equal to their Host: the inspector's same-origin
+  // allowance must not let them through (the Host check comes first).
+  const rebound = await call({
+    url: `${server.url}/__mock/reset`,
+    method: 'POST',
+    headers: { host: 'evil.example:4010', origin: 'http://evil.example:4010' },
+  });
+  expect(rebound.status).toBe(403);
+  expect(rebound.body).toMatchObject({ code: 'control_host_refused' });
 });
 
 it('accepts control calls addressed to the listening host, localhost or a loopback literal, on any port', async () => {

@@ -37,16 +37,19 @@ export const pollTooFast: ClientRule = {
   name: 'poll_too_fast',
   summary: `polls the same job less than ${minPollIntervalMs} ms after the poll before`,
   create() {
-    const last = new RecentMap<string, number>({ maxEntries: rememberedKeys });
+    /** The last poll of each job: when, and whether its answer named a wait (Retry-After). */
+    const last = new RecentMap<string, { time: number; askedToWait: boolean }>({ maxEntries: rememberedKeys });
     return (observation) => {
       const created = isNewJob(observation);
       if (created !== undefined) last.delete(pollKey(observation, created));
       if (!isPoll(observation)) return undefined;
       const key = pollKey(observation);
       const before = last.get(key);
-      last.set(key, observation.time);
+      last.set(key, { time: observation.time, askedToWait: observation.retryAfterSeconds !== undefined });
       if (before === undefined) return undefined;
-      const waited = observation.time - before;
+      // After a Retry-After the wait it named is the rule (even 0), and retry_after_ignored judges it.
+      if (before.askedToWait) return undefined;
+      const waited = observation.time - before.time;
       if (waited >= minPollIntervalMs) return undefined;
       return {
         message: `polled ${observation.path.slice(0, 120)} ${waited} ms after the poll before; wait at least ${minPollIntervalMs} ms, and longer each time (the real service rate-limits tight loops)`,

@@ -15,17 +15,32 @@ export const retryAfterIgnored: ClientRule = {
   name: 'retry_after_ignored',
   summary: 'sends the next request to an operation before the Retry-After of its 429 or 503 has passed',
   create() {
-    /** Caller and operation → when the client may send again, and what asked it to wait. */
-    const waits = new RecentMap<string, { notBefore: number; status: number; seconds: number }>({ maxEntries: rememberedKeys });
+    /**
+     * Caller and operation (and, for getJob, the job: polls of two jobs keep their own pace) →
+     * when the client may send again, when it learned that, and what asked it to wait.
+     */
+    const waits = new RecentMap<string, { notBefore: number; answeredAt: number; status: number; seconds: number }>({
+      maxEntries: rememberedKeys,
+    });
     return (observation) => {
       if (observation.operationId === undefined) return undefined;
-      const key = `${observation.caller}\n${observation.operationId}`;
+      const key = `${observation.caller}\n${observation.operationId}${observation.operationId === 'getJob' ? `\n${observation.path}` : ''}`;
       const wait = waits.get(key);
       waits.delete(key);
       const { retryAfterSeconds, status } = observation;
       // An error the request asked for (Prefer: code=) is a test's doing, not the service's.
       if (retryAfterSeconds !== undefined && (status === 429 || status === 503) && !observation.asked) {
-        waits.set(key, { notBefore: observation.endTime + retryAfterSeconds * 1000, status, seconds: retryAfterSeconds });
+        waits.set(key, {
+          notBefore: observation.endTime + retryAfterSeconds * 1000,
+          answeredAt: observation.endTime,
+          status,
+          seconds: retryAfterSeconds,
+        });
+      }
+      // A request sent before the 429 or 503 was answered could not know of it: the wait still holds for the next.
+      if (wait && observation.time < wait.answeredAt) {
+        if (waits.get(key) === undefined) waits.set(key, wait);
+        return undefined;
       }
       if (!wait || observation.time >= wait.notBefore - slackMs) return undefined;
       const early = wait.notBefore - observation.time;
@@ -43,7 +58,11 @@ interface CreateSeen {
   readonly status: number;
   readonly asked: boolean;
   readonly bodyDigest?: string;
+  readonly retryAfterMs?: number;
 }
+
+/** How soon after a failure whose body was not read a create with a new key counts as its retry. */
+const unknownBodyWindowMs = 2000;
 
 export const newKeyAfterFailure: ClientRule = {
   name: 'new_key_after_failure',
@@ -60,16 +79,20 @@ export const newKeyAfterFailure: ClientRule = {
         status: observation.status,
         asked: observation.asked === true,
         ...(observation.bodyDigest === undefined ? {} : { bodyDigest: observation.bodyDigest }),
+        ...(observation.retryAfterSeconds === undefined ? {} : { retryAfterMs: observation.retryAfterSeconds * 1000 }),
       });
       if (!previous || previous.key === observation.idempotencyKey) return undefined;
       const sameBody =
         previous.bodyDigest !== undefined && observation.bodyDigest !== undefined
           ? previous.bodyDigest === observation.bodyDigest
           : undefined;
-      const failed = (previous.status >= 500 || previous.status === 408) && !previous.asked;
-      // A forced 5xx is answered without reading the body, so an unknown body counts as the same.
+      const failed = previous.status >= 500 && !previous.asked;
+      // A forced 5xx is answered without reading the body, so whether the bodies match is not
+      // known: then only a create soon after the failure counts as its retry (within the
+      // Retry-After it named, if any, and 2 s), not any later create of another evaluation.
+      const window = sameBody === undefined ? (previous.retryAfterMs ?? 0) + unknownBodyWindowMs : retryWindowMs;
       const retriedAfterFailure =
-        failed && observation.time >= previous.endTime && observation.time - previous.endTime <= retryWindowMs && sameBody !== false;
+        failed && observation.time >= previous.endTime && observation.time - previous.endTime <= window && sameBody !== false;
       // Sent while the first was still being answered: the client gave up waiting (a timeout).
       const overlapping = observation.time < previous.endTime && previous.time < observation.endTime && sameBody === true;
       if (!retriedAfterFailure && !overlapping) return undefined;
