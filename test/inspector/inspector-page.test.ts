@@ -184,6 +184,10 @@ it.skipIf(skip)('looks like the stored reference picture (UPDATE_SCREENSHOTS=1 r
 it.skipIf(skip)('switches the scenario, advances a job, sets its state and resets, as the control API then shows', async () => {
   await page.locator('#live').check();
   await page.locator('#scenario').selectOption('manual');
+  await page.locator('#use-scenario').focus();
+  // A live refresh (once a second) leaves a picked scenario picked until it is put in force.
+  await page.waitForTimeout(1300);
+  expect(await page.locator('#scenario').inputValue()).toBe('manual');
   await page.locator('#use-scenario').click();
   await expect.poll(async () => (await controlGet('/scenarios')).current, poll).toBe('manual');
 

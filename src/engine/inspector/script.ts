@@ -19,6 +19,8 @@ export const inspectorScript = String.raw`'use strict';
   // The state picked in each job's list: the table is drawn again every second with live
   // updates on, and a choice (or the keyboard's focus) lost mid-way would set the wrong state.
   var chosenStates = {};
+  /** True from a pick in the scenario list until it is put in force (or the mock is reset). */
+  var scenarioPicked = false;
   var busy = false;
   var tokenInput = document.getElementById('token');
   var statusLine = document.getElementById('status');
@@ -196,7 +198,8 @@ export const inspectorScript = String.raw`'use strict';
           select.appendChild(option);
         });
       }
-      if (document.activeElement !== select) select.value = listing.current;
+      // A scenario picked but not yet put in force stays picked, whatever the refresh says is current.
+      if (document.activeElement !== select && !scenarioPicked) select.value = listing.current;
     });
   }
 
@@ -215,11 +218,14 @@ export const inspectorScript = String.raw`'use strict';
   document.getElementById('scenario-form').addEventListener('submit', function (event) {
     event.preventDefault();
     var name = document.getElementById('scenario').value;
+    scenarioPicked = false;
     act(call('PUT', '/scenario', { name: name }), 'scenario ' + name + ' in force');
   });
+  document.getElementById('scenario').addEventListener('change', function () { scenarioPicked = true; });
   document.getElementById('reset').addEventListener('click', function () {
     seenStates = {};
     chosenStates = {};
+    scenarioPicked = false;
     act(call('POST', '/reset'), 'mock reset');
   });
   document.getElementById('reset-coverage').addEventListener('click', function () { act(call('POST', '/coverage/reset'), 'coverage reset'); });
