@@ -30,6 +30,8 @@ export interface StartChildOptions {
    * which runs the load generator, never reads it).
    */
   readonly stdout?: 'ignore' | 'pipe';
+  /** Variables added to the server's environment. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const running = new Set<ChildProcess>();
@@ -77,7 +79,7 @@ export async function startChild(options: StartChildOptions): Promise<ChildServe
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     stdio: ['ignore', options.stdout ?? 'ignore', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
+    env: { ...process.env, NODE_OPTIONS: '', ...options.env },
   });
   running.add(child);
   if (child.stdout) {

@@ -5,6 +5,10 @@
  */
 import { diagnostic, exitCodes } from './command.js';
 import { main } from './main.js';
+import { restartWithMallocTuning } from './malloc-tuning.js';
+
+// Before anything is read or served: `mock` and `proxy` may restart once with a malloc setting.
+restartWithMallocTuning();
 
 main(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),

@@ -76,6 +76,9 @@ Memory bounds, oldest entries evicted first (SIZE: bytes, or with a unit: 512KiB
   --max-key-bytes SIZE        idempotency keys kept, estimated (default ${formatSize(defaultLimits.maxIdempotencyKeyBytes)})
   --max-journal-bytes SIZE    request journal, estimated (default ${formatSize(defaultLimits.maxJournalBytes)})
   --max-scenario-bytes SIZE   scenarios registered at run time (default ${formatSize(defaultLimits.maxScenarioRegistryBytes)})
+On Linux with glibc and Node 22.15 or later, the mock restarts itself once at launch (same PID)
+with MALLOC_MMAP_THRESHOLD_=32768, so that memory freed after a flood of large requests goes back
+to the system; EVIDENCE_HARNESS_MALLOC_TUNING=off, or your own MALLOC_MMAP_THRESHOLD_, prevents it.
 
 Stopping: SIGINT (Ctrl+C) or SIGTERM stops it gracefully: no new connections, requests waiting
 in a scenario's latency are answered at once, the others get ${shutdown.graceMs / 1000} s to finish, then it exits 0

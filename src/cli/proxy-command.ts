@@ -51,6 +51,8 @@ Options:
   -h, --help            show this help
 
 The report is also served at GET /__proxy/report while the proxy runs.
+On Linux with glibc and Node 22.15 or later, the proxy restarts itself once at launch (same PID)
+with MALLOC_MMAP_THRESHOLD_=32768, as the mock does (EVIDENCE_HARNESS_MALLOC_TUNING=off prevents it).
 
 Examples:
   evidence-harness proxy --upstream http://127.0.0.1:8080

@@ -23,12 +23,15 @@ export interface MockProcess {
 export interface MockProcessOptions {
   /** Pass --quiet (no request log lines). Default true. */
   readonly quiet?: boolean;
+  /** Variables added to (or, when undefined, removed from) this process's environment for the server. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function startMockProcess(args: readonly string[] = [], options: MockProcessOptions = {}): Promise<MockProcess> {
   const quiet = options.quiet ?? true;
   const child = spawn(process.execPath, [executablePath(), 'mock', '--port', '0', ...(quiet ? ['--quiet'] : []), ...args], {
     stdio: 'pipe',
+    env: { ...process.env, ...options.env },
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
