@@ -32,35 +32,76 @@ export interface BenchConfig {
   readonly filtered: boolean;
 }
 
+/** `npm run bench -- --help`. */
+export const benchUsage = `Usage: npm run bench [-- options]
+       node dist/bench/run-bench.js [options]
+
+Measures the mock, the proxy, the MSW handlers, the runner and the shared store side by side
+with their peers (bare node:http, Prism), and writes docs/performance.md. A filtered run prints
+its tables instead (or writes --out). Progress goes to stderr. Takes 20-40 minutes in full.
+
+Options:
+  --group G[,G]        only these groups: ${groupNames.join(', ')}
+  --target T[,T]       only these servers: mock, prism, bare
+  --workload W[,W]     only these requests: ${workloadNames.join(', ')}
+  --connections N[,N]  only these connection counts (default 10,50)
+  --out FILE           write the Markdown here (default: docs/performance.md for a full run)
+  -h, --help           show this help
+
+Environment:
+  BENCH_SMOKE=1        about a second of load per row, no Prism: proves the harness, measures nothing
+  BENCH_OUT=FILE       as --out
+
+Examples:
+  npm run bench
+  node dist/bench/run-bench.js --group proxy
+  node dist/bench/run-bench.js --group throughput --target mock,bare --workload getJob --connections 50
+`;
+
+/** A command line the bench cannot run: printed without a stack, exit 2. */
+export class BenchUsageError extends Error {}
+
 function list<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T[] | undefined {
   if (value === undefined) return undefined;
   const items = value.split(',').map((item) => item.trim());
   for (const item of items) {
-    if (!(allowed as readonly string[]).includes(item)) throw new Error(`--${name}: '${item}' is not one of ${allowed.join(', ')}`);
+    if (!(allowed as readonly string[]).includes(item))
+      throw new BenchUsageError(`--${name}: '${item}' is not one of ${allowed.join(', ')}`);
   }
   return items as T[];
 }
 
-/** The configuration from the command line and the environment (BENCH_SMOKE, BENCH_OUT). */
-export function benchConfig(options: { argv: readonly string[]; env: NodeJS.ProcessEnv }): BenchConfig {
-  const { values } = parseArgs({
-    args: [...options.argv],
-    strict: true,
-    options: {
-      group: { type: 'string' },
-      target: { type: 'string' },
-      workload: { type: 'string' },
-      connections: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+function parseBenchArgs(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        group: { type: 'string' },
+        target: { type: 'string' },
+        workload: { type: 'string' },
+        connections: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new BenchUsageError((error as Error).message);
+  }
+}
+
+/** The configuration from the command line and the environment (BENCH_SMOKE, BENCH_OUT); 'help' for --help. */
+export function benchConfig(options: { argv: readonly string[]; env: NodeJS.ProcessEnv }): BenchConfig | 'help' {
+  const { values } = parseBenchArgs(options.argv);
+  if (values.help) return 'help';
   const smoke = options.env.BENCH_SMOKE === '1';
   const groups = list(values.group, groupNames, 'group');
   const targets = list(values.target, ['mock', 'prism', 'bare'] as const, 'target');
   const workloads = list(values.workload, workloadNames, 'workload');
   const connections = values.connections?.split(',').map((item) => {
     const number = Number(item);
-    if (!Number.isInteger(number) || number < 1 || number > 1000) throw new Error(`--connections: '${item}' is not from 1 to 1000`);
+    if (!Number.isInteger(number) || number < 1 || number > 1000)
+      throw new BenchUsageError(`--connections: '${item}' is not from 1 to 1000`);
     return number;
   });
   const filtered = Boolean(groups ?? targets ?? workloads ?? connections);

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { packageRoot } from '../src/openapi/package-root.js';
-import { benchConfig } from './bench-config.js';
+import { BenchUsageError, benchConfig, benchUsage } from './bench-config.js';
 import { killAllChildren } from './child-server.js';
 import { runConformance } from './groups/conformance.js';
 import { runLogs } from './groups/logs.js';
@@ -30,6 +30,10 @@ function readBaseline(): Baseline | undefined {
 
 async function main(): Promise<void> {
   const config = benchConfig({ argv: process.argv.slice(2), env: process.env });
+  if (config === 'help') {
+    process.stdout.write(benchUsage);
+    return;
+  }
   const started = performance.now();
   const progress = (line: string) => process.stderr.write(`bench: ${((performance.now() - started) / 1000).toFixed(1)} s ${line}\n`);
   const loadBefore = loadavg()[0] ?? 0;
@@ -91,7 +95,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 main().catch((error: unknown) => {
-  process.stderr.write(`bench: failed: ${(error as Error)?.stack ?? String(error)}\n`);
   killAllChildren();
+  if (error instanceof BenchUsageError) {
+    process.stderr.write(`bench: ${error.message}\n(npm run bench -- --help lists the options)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  process.stderr.write(`bench: failed: ${(error as Error)?.stack ?? String(error)}\n`);
   process.exitCode = 1;
 });

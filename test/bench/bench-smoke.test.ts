@@ -74,3 +74,33 @@ it('runs every group in smoke mode and writes their tables', { timeout: 160_000 
   expect(markdown).toMatch(/\| getJob \| 2\.00 \| /);
   expect(markdown).toMatch(/\| createEvaluation \| 3\.00 \| /);
 });
+
+function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it('answers --help with its options, and a wrong option with one line and exit 2, no stack', async () => {
+  const help = await runBench(['--help']);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toContain('Usage: npm run bench');
+  expect(help.stdout).toContain('--group G[,G]');
+  expect(help.stdout).toContain('BENCH_SMOKE=1');
+  for (const args of [['--nope'], ['--group', 'everything']]) {
+    const wrong = await runBench(args);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^bench: .*\n\(npm run bench -- --help lists the options\)\n$/);
+    expect(wrong.stderr).not.toContain('    at ');
+  }
+  expect((await runBench(['--group', 'everything'])).stderr).toContain("--group: 'everything' is not one of throughput, logs");
+});
