@@ -448,13 +448,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     }
 
     const response = toReceived(outcome, limits.maxResponseBytes);
-    const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path });
+    const requestText = outcome.request.body.toString('utf8');
+    const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path, requestText });
     const exchange: Exchange = {
       id,
       ...(operation ? { operationId: operation.operationId } : {}),
       caller: 1,
       intent: intent.intent,
-      request: { method, url: upstreamUrl(target), headers: {}, body: outcome.request.body.toString('utf8') },
+      request: { method, url: upstreamUrl(target), headers: {}, body: requestText },
       response,
       notes: [],
       // A 429 says nothing about the input; the data checks leave it unjudged, as in the runner.
@@ -634,6 +635,8 @@ function intentOf(options: {
   incoming: IncomingMessage;
   operationId: string | undefined;
   path: string;
+  /** The request body's text, the one `judged.json` was parsed from. */
+  requestText: string;
 }): { intent: Intent; remember: (response: ReceivedResponse) => void } {
   const { judged, state, caller } = options;
   const nothing = () => undefined;
@@ -645,10 +648,10 @@ function intentOf(options: {
   if (options.operationId === 'createEvaluation') {
     const header = options.incoming.headers['idempotency-key'];
     const key = Array.isArray(header) ? header.join(', ') : (header ?? '');
-    const { intent, digest } = state.createIntent({ caller, key, body: judged.json });
+    const { intent, body } = state.createIntent({ caller, key, body: judged.json, text: options.requestText });
     return {
       intent,
-      remember: (response) => state.createAnswered({ caller, key, digest, intent, status: response.status, job: response.json }),
+      remember: (response) => state.createAnswered({ caller, key, body, intent, status: response.status, job: response.json }),
     };
   }
   if (options.operationId === 'getJob') {
