@@ -301,6 +301,19 @@ function proxySection(report: Report): string {
       overPrism === undefined ? '—' : `${overPrism.toFixed(2)}×`,
     ];
   });
+  const cpuRows = workloads.map((workload) => {
+    const cell = (row: ReturnType<typeof rowOf>, proxy: string | undefined) => {
+      if (!row || row.mockCpuUs === undefined) return '—';
+      const mock = `mock ${integer(row.mockCpuUs)}`;
+      return proxy === undefined ? mock : `${mock} + ${proxy} ${row.proxyCpuUs === undefined ? '?' : integer(row.proxyCpuUs)}`;
+    };
+    return [
+      workload,
+      cell(rowOf('direct', workload), undefined),
+      cell(rowOf('proxy', workload), 'proxy'),
+      cell(rowOf('prism-proxy', workload), 'prism'),
+    ];
+  });
   const latencyWorkloads = [...new Set(result.latency.map((row) => row.workload))];
   const microseconds = (row: { p50Us: number; p99Us: number } | undefined) => (row ? `${integer(row.p50Us)} / ${integer(row.p99Us)}` : '—');
   const latencyRows = latencyWorkloads.map((workload) => {
@@ -364,6 +377,10 @@ function proxySection(report: Report): string {
       ['Traffic', proxyPathLabels.direct, proxyPathLabels.proxy, proxyPathLabels['prism-proxy'], 'proxy ÷ direct', 'proxy ÷ prism proxy'],
       throughput,
     ),
+    '',
+    'CPU per request in those runs, in microseconds: process CPU time (user + system, from /proc, in 10 ms ticks) over the measured run ÷ requests, median over the rounds. The load generator, on the same two cores, is not counted.',
+    '',
+    table(['Traffic', proxyPathLabels.direct, proxyPathLabels.proxy, proxyPathLabels['prism-proxy']], cpuRows),
     '',
     'Latency one request at a time over one keep-alive connection, in microseconds (p50 / p99), and what each proxy adds at p50 over the direct path:',
     '',
