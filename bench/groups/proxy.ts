@@ -21,6 +21,7 @@ import type { BenchConfig } from '../bench-config.js';
 import { type ChildServer, startChild } from '../child-server.js';
 import { freePort } from '../free-port.js';
 import { type LoadResult, runLoad } from '../load.js';
+import { processCpuMs } from '../process-cpu.js';
 import { startTarget } from '../servers.js';
 import { evaluationBody, existingJobId, freshKey, getJobWorkload, prepareWorkloads, type Workload } from '../workloads.js';
 
@@ -46,6 +47,12 @@ export interface ProxyRow {
   readonly p99Ms: number;
   /** Answers other than the workload's expected ones (2xx, and the mixed flow's 400s), transport errors and timeouts, over all rounds. */
   readonly unexpected: number;
+  /**
+   * CPU time per request (user + system, from /proc, in µs), median over the rounds: the mock's,
+   * and the proxy's on a path through one. What bounds the throughput ratios on a shared machine.
+   */
+  readonly mockCpuUs?: number;
+  readonly proxyCpuUs?: number;
 }
 
 export interface ProxyLatencyRow {
@@ -114,6 +121,11 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
 
+/** CPU µs per request between two /proc readings, under `name`; nothing where /proc is not there. */
+function perRequestUs(name: 'mockUs' | 'proxyUs', beforeMs: number | undefined, afterMs: number | undefined, requests: number) {
+  return beforeMs === undefined || afterMs === undefined || requests === 0 ? {} : { [name]: ((afterMs - beforeMs) * 1000) / requests };
+}
+
 /** Answers a workload did not expect: any non-2xx (the mixed flow expects its 400s), errors, timeouts. */
 function unexpectedOf(workload: ProxyWorkload, result: LoadResult): number {
   const expectedRefusals = workload === 'mixed' ? (result.statuses['400'] ?? 0) : 0;
@@ -156,6 +168,7 @@ export async function runProxy(config: BenchConfig, progress: (line: string) => 
       timeoutMs: 30_000,
     });
     started.push(ours);
+    const proxyPids: Partial<Record<ProxyPath, number>> = { proxy: ours.pid };
     const paths: [ProxyPath, string][] = [
       ['direct', upstream.url],
       ['proxy', ours.url],
@@ -183,6 +196,7 @@ export async function runProxy(config: BenchConfig, progress: (line: string) => 
         timeoutMs: 30_000,
       });
       started.push(prism);
+      proxyPids['prism-proxy'] = prism.pid;
       paths.push(['prism-proxy', prism.url]);
     }
     const workloads = await prepareWorkloads(upstream.url);
@@ -197,6 +211,7 @@ export async function runProxy(config: BenchConfig, progress: (line: string) => 
     const names: ProxyWorkload[] = ['health', 'getJob', 'createEvaluation', 'mixed'];
     for (const name of names) {
       const results = new Map<ProxyPath, LoadResult[]>(paths.map(([path]) => [path, []]));
+      const cpu = new Map<ProxyPath, { mockUs?: number; proxyUs?: number }[]>(paths.map(([path]) => [path, []]));
       for (let round = 0; round < rounds; round += 1) {
         for (const [path, url] of paths) {
           const load = {
@@ -206,13 +221,22 @@ export async function runProxy(config: BenchConfig, progress: (line: string) => 
             ...(name === 'mixed' ? { requests: mixedFlow() } : {}),
           };
           if (round === 0 && config.warmupS > 0) await runLoad({ ...load, durationS: config.warmupS });
+          const proxyPid = proxyPids[path];
+          const before = { mock: processCpuMs(upstream.pid), proxy: proxyPid === undefined ? undefined : processCpuMs(proxyPid) };
           const result = await runLoad({ ...load, durationS, ...(config.amount === undefined ? {} : { amount: config.amount }) });
+          const after = { mock: processCpuMs(upstream.pid), proxy: proxyPid === undefined ? undefined : processCpuMs(proxyPid) };
           results.get(path)!.push(result);
+          cpu.get(path)!.push({
+            ...perRequestUs('mockUs', before.mock, after.mock, result.total),
+            ...perRequestUs('proxyUs', before.proxy, after.proxy, result.total),
+          });
           progress(`proxy ${path} ${name} c=${connections} round ${round + 1}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms`);
         }
       }
       for (const [path] of paths) {
         const runs = results.get(path)!;
+        const mockCpu = cpu.get(path)!.flatMap((entry) => (entry.mockUs === undefined ? [] : [entry.mockUs]));
+        const proxyCpu = cpu.get(path)!.flatMap((entry) => (entry.proxyUs === undefined ? [] : [entry.proxyUs]));
         rows.push({
           path,
           workload: name,
@@ -222,6 +246,8 @@ export async function runProxy(config: BenchConfig, progress: (line: string) => 
           p50Ms: median(runs.map((run) => run.p50Ms)),
           p99Ms: median(runs.map((run) => run.p99Ms)),
           unexpected: runs.reduce((sum, run) => sum + unexpectedOf(name, run), 0),
+          ...(mockCpu.length > 0 ? { mockCpuUs: median(mockCpu) } : {}),
+          ...(proxyCpu.length > 0 ? { proxyCpuUs: median(proxyCpu) } : {}),
         });
       }
       const per = (path: ProxyPath) => results.get(path) ?? [];

@@ -122,6 +122,10 @@ export const proxyDefaults = {
   maxCapturedRequestBytes: Math.max(bodyLimits.createEvaluationBytes, bodyLimits.verifyReportBytes) + 1,
 } as const;
 
+/** The request rules that judge a request of an operation, besides request_operation_known. */
+const rulesWithoutBody = ['request_parameters'] as const;
+const rulesWithBody = ['request_parameters', 'request_media_type', 'request_json_valid', 'request_body_schema'] as const;
+
 /** Violations kept in memory (and in the report): a long session must not grow without bound. */
 const maxViolations = 10_000;
 const maxRecent = 1_000;
@@ -142,8 +146,13 @@ function errorBody(code: string, message: string): string {
  */
 function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxBytes: number): ReceivedResponse {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(outcome.answer.headers))
+  // for…in, not Object.entries: the parser's headers have no prototype, and entries() of such a
+  // dictionary took a slow runtime path (about 4 µs an exchange in a profile under load).
+  const answerHeaders = outcome.answer.headers;
+  for (const name in answerHeaders) {
+    const value = answerHeaders[name];
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   const status = outcome.answer.status;
   const contentType = headers['content-type'] ?? null;
   let body: Buffer;
@@ -418,12 +427,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     const judged = judgeOf(outcome.request.body, outcome.request.bytes);
     // Every request is judged by every request rule that applies to it.
     tally('request_operation_known');
-    if (judged.operation)
-      for (const rule of [
-        'request_parameters',
-        ...(judged.operation.requestBody ? ['request_media_type', 'request_json_valid', 'request_body_schema'] : []),
-      ])
-        tally(rule);
+    if (judged.operation) for (const rule of judged.operation.requestBody ? rulesWithBody : rulesWithoutBody) tally(rule);
     const operation = judged.operation;
     const found: Violation[] = judged.violations.map((violation) => requestViolation(violation, id, operation?.operationId));
 
@@ -448,13 +452,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     }
 
     const response = toReceived(outcome, limits.maxResponseBytes);
-    const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path });
+    const requestText = outcome.request.body.toString('utf8');
+    const intent = intentOf({ judged, state, caller, incoming, operationId: operation?.operationId, path, requestText });
     const exchange: Exchange = {
       id,
       ...(operation ? { operationId: operation.operationId } : {}),
       caller: 1,
       intent: intent.intent,
-      request: { method, url: upstreamUrl(target), headers: {}, body: outcome.request.body.toString('utf8') },
+      request: { method, url: upstreamUrl(target), headers: {}, body: requestText },
       response,
       notes: [],
       // A 429 says nothing about the input; the data checks leave it unjudged, as in the runner.
@@ -634,6 +639,8 @@ function intentOf(options: {
   incoming: IncomingMessage;
   operationId: string | undefined;
   path: string;
+  /** The request body's text, the one `judged.json` was parsed from. */
+  requestText: string;
 }): { intent: Intent; remember: (response: ReceivedResponse) => void } {
   const { judged, state, caller } = options;
   const nothing = () => undefined;
@@ -645,10 +652,10 @@ function intentOf(options: {
   if (options.operationId === 'createEvaluation') {
     const header = options.incoming.headers['idempotency-key'];
     const key = Array.isArray(header) ? header.join(', ') : (header ?? '');
-    const { intent, digest } = state.createIntent({ caller, key, body: judged.json });
+    const { intent, body } = state.createIntent({ caller, key, body: judged.json, text: options.requestText });
     return {
       intent,
-      remember: (response) => state.createAnswered({ caller, key, digest, intent, status: response.status, job: response.json }),
+      remember: (response) => state.createAnswered({ caller, key, body, intent, status: response.status, job: response.json }),
     };
   }
   if (options.operationId === 'getJob') {

@@ -11,8 +11,22 @@ import { createHash } from 'node:crypto';
 import type { Intent, JobObservation } from '../conformance/exchange.js';
 import { canonicalJson } from '../engine/canonical-json.js';
 
+/**
+ * A create's body as remembered under its key. Its digest only matters if the key comes again
+ * (a replay or a conflict), which most keys never do: a short body keeps its text and is digested
+ * then, which spares every other create the canonical JSON and the SHA-256 (about a tenth of the
+ * proxy's CPU per create, measured). A longer one is digested at once, so that the memory held
+ * stays bounded (at most `maxKeptText` characters per key).
+ */
+export interface RememberedBody {
+  /** The body's text, while no digest was needed. */
+  readonly text?: string;
+  /** Set at once for a long body, on first need for a short one. */
+  digest?: string;
+}
+
 interface KeyRecord {
-  readonly digest: string;
+  readonly body: RememberedBody;
   jobId?: string;
 }
 
@@ -25,6 +39,19 @@ interface JobRecord {
 const defaultCapacity = 10_000;
 /** Observations kept per job: enough to see a status move back, never a history of millions. */
 const historyLength = 32;
+/** The longest body text kept undigested (the contract's example create is about 400). */
+export const maxKeptText = 1024;
+
+/** docs/assumptions.md A-5: SHA-256 over the canonical JSON of the parsed body. */
+function digestOf(json: unknown): string {
+  return createHash('sha256').update(canonicalJson(json)).digest('hex');
+}
+
+/** The digest of a remembered body, computed once, when first asked for. */
+function rememberedDigest(body: RememberedBody): string {
+  body.digest ??= digestOf(JSON.parse(body.text ?? ''));
+  return body.digest;
+}
 
 export class TrafficState {
   private readonly keys = new Map<string, KeyRecord>();
@@ -32,25 +59,33 @@ export class TrafficState {
 
   constructor(private readonly capacity = defaultCapacity) {}
 
-  /** The intent of a valid createEvaluation, from what this caller did with this key before. */
-  createIntent(options: { caller: string; key: string; body: unknown }): { intent: Intent; digest: string } {
-    const digest = createHash('sha256').update(canonicalJson(options.body)).digest('hex');
+  /**
+   * The intent of a valid createEvaluation, from what this caller did with this key before.
+   * `body` is the parsed body; `text`, when given, the exact text it was parsed from.
+   */
+  createIntent(options: { caller: string; key: string; body: unknown; text?: string }): { intent: Intent; body: RememberedBody } {
     const earlier = this.keys.get(`${options.caller}\n${options.key}`);
     if (earlier?.jobId !== undefined) {
+      const digest = digestOf(options.body);
       return {
-        digest,
-        intent: earlier.digest === digest ? { kind: 'replay', jobId: earlier.jobId } : { kind: 'conflict', jobId: earlier.jobId },
+        body: { digest },
+        intent:
+          rememberedDigest(earlier.body) === digest ? { kind: 'replay', jobId: earlier.jobId } : { kind: 'conflict', jobId: earlier.jobId },
       };
     }
-    return { digest, intent: { kind: 'create', purpose: 'observed' } };
+    const text = options.text;
+    return {
+      body: text !== undefined && text.length <= maxKeptText ? { text } : { digest: digestOf(options.body) },
+      intent: { kind: 'create', purpose: 'observed' },
+    };
   }
 
   /** Remembers the job a create got (only a new key's first job; a replay or conflict changes nothing). */
-  createAnswered(options: { caller: string; key: string; digest: string; intent: Intent; status: number; job: unknown }): void {
+  createAnswered(options: { caller: string; key: string; body: RememberedBody; intent: Intent; status: number; job: unknown }): void {
     if (options.intent.kind !== 'create' || options.status < 200 || options.status >= 300) return;
     const jobId = jobIdOf(options.job);
     if (jobId === undefined) return;
-    remember(this.keys, `${options.caller}\n${options.key}`, { digest: options.digest, jobId }, this.capacity);
+    remember(this.keys, `${options.caller}\n${options.key}`, { body: options.body, jobId }, this.capacity);
     remember(this.jobs, jobId, { owner: options.caller, history: [] }, this.capacity);
     this.observe(jobId, options.job);
   }

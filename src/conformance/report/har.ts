@@ -47,15 +47,21 @@ function pairs(headers: CassetteEntry['request']['headers']): { name: string; va
  */
 export function credentialValues(headers: CassetteEntry['request']['headers']): string[] {
   const values: string[] = [];
-  for (const { name, value } of pairs(headers)) {
+  // Names first: the proxy asks this of every exchange, and most carry no credential header at all.
+  for (const name of Object.keys(headers)) {
     const lower = name.toLowerCase();
     if (!credentialHeaders.has(lower)) continue;
-    values.push(value);
-    const token = value.split(/\s+/).at(-1);
-    if (token && token !== value) values.push(token);
-    if (lower === 'cookie' || lower === 'set-cookie')
-      for (const part of value.split(';')) values.push(part.slice(part.indexOf('=') + 1).trim());
+    const header = headers[name];
+    if (header === undefined) continue;
+    for (const value of typeof header === 'string' ? [header] : header) {
+      values.push(value);
+      const token = value.split(/\s+/).at(-1);
+      if (token && token !== value) values.push(token);
+      if (lower === 'cookie' || lower === 'set-cookie')
+        for (const part of value.split(';')) values.push(part.slice(part.indexOf('=') + 1).trim());
+    }
   }
+  if (values.length === 0) return values;
   return [...new Set(values.filter((value) => value.length >= 8))].sort((a, b) => b.length - a.length);
 }
 
