@@ -82,10 +82,16 @@ export function restartWithMallocTuning(): void {
     env: process.env,
     canExecve: typeof execve === 'function',
     glibcVersion: () => {
-      // The report's header carries the C library; leaving out the network part keeps it to a few milliseconds.
-      (process.report as { excludeNetwork?: boolean }).excludeNetwork = true;
-      const header = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header;
-      return header?.glibcVersionRuntime;
+      // The report's header carries the C library; leaving out the network part keeps it to a few
+      // milliseconds. The setting is put back: a report the user asks for later is theirs.
+      const report = process.report as { excludeNetwork?: boolean };
+      const excluded = report.excludeNetwork;
+      report.excludeNetwork = true;
+      try {
+        return (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
+      } finally {
+        report.excludeNetwork = excluded;
+      }
     },
   });
   if (!plan.restart || execve === undefined) return;

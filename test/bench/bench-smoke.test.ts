@@ -5,10 +5,11 @@
  * asserted here, only that each table is there with figures in it: the figures themselves
  * belong to `npm run bench` and docs/performance.md.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { packageRoot } from '../../src/openapi/package-root.js';
 
@@ -75,19 +76,16 @@ it('runs every group in smoke mode and writes their tables', { timeout: 160_000 
   expect(markdown).toMatch(/\| createEvaluation \| 3\.00 \| /);
 });
 
-function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+const execFileAsync = promisify(execFile);
+
+/** Runs the built bench with `args`; its exit code and output, whatever the code. */
+async function runBench(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  try {
+    return { code: 0, ...(await execFileAsync(process.execPath, [entry, ...args], { cwd: root })) };
+  } catch (error) {
+    const failed = error as { code: number | null; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
 
 it('answers --help with its options, and a wrong option with one line and exit 2, no stack', async () => {
