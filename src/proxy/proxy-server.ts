@@ -31,7 +31,7 @@ import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { createControlGuard } from '../server/control-guard.js';
-import { clientErrorAnswer, rawErrorResponse } from '../server/early-answers.js';
+import { clientErrorAnswer, rawErrorResponse } from '../http/early-answers.js';
 import { answerHeadersForClient, type ForwardLimits, type ForwardOutcome, forward } from './forward.js';
 import { asConformanceReport } from './proxy-report.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';

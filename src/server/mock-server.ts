@@ -5,10 +5,8 @@
  * timeouts against slow clients, an Error body for every early answer, and a close that ends.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import { createServer as createSecureServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   createMockEngine,
   type EngineCall,
@@ -18,8 +16,9 @@ import {
   type MockEngine,
   type MockEngineOptions,
 } from '../engine/index.js';
+import { connectRefused, expectationRefused, hostHeaderProblem } from '../http/early-answers.js';
+import { createServerEdge } from '../http/server-edge.js';
 import { createControlGuard } from './control-guard.js';
-import { clientErrorAnswer, connectRefused, expectationRefused, hostHeaderProblem, rawErrorResponse } from './early-answers.js';
 import { createMemoryRelease } from './memory-release.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 import type { SharedState } from './redis/shared-state.js';
@@ -369,51 +368,22 @@ async function serve(context: { options: MockServerOptions; shared: SharedState 
     }
   }
 
-  const serverOptions: ServerOptions = {
-    headersTimeout,
-    requestTimeout,
-    keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
-    // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
-    // which would let a slow client hold a connection far past its limit.
-    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
-    // Node's own refusal of a request without Host is a bare 400; handle() answers it with an Error body.
-    requireHostHeader: false,
-  };
-  const onRequest = (incoming: IncomingMessage, outgoing: ServerResponse) => void handle(incoming, outgoing);
-  // An https.Server is a tls.Server whose requests and events are http.Server's.
-  const server: Server = options.tls
-    ? (createSecureServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
-    : createServer(serverOptions, onRequest);
-  // CONNECT never reaches the request handler (Node hands the socket over for tunnelling).
-  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse(connectRefused));
+  const edge = createServerEdge({
+    onRequest: (incoming, outgoing) => void handle(incoming, outgoing),
+    connectRefusal: connectRefused('mock'),
+    timeouts: { headersMs: headersTimeout, requestMs: requestTimeout, ...(options.timeouts?.keepAliveMs === undefined ? {} : { keepAliveMs: options.timeouts.keepAliveMs }) },
+    ...(options.tls ? { tls: options.tls } : {}),
+    onUnsupportedExpect: (incoming, outgoing) => {
+      incoming.resume();
+      outgoing.shouldKeepAlive = false;
+      sendAnswer(errorAnswer(expectationRefused), outgoing, isControlPath((incoming.url ?? '/').split('?')[0] ?? '/') ? {} : corsHeaders);
+      log?.(
+        formatLine({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 417, ms: 0, scenario: engine.control.scenario }),
+      );
+    },
+    answered: (socket) => draining.has(socket),
   });
-  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
-  server.on('checkExpectation', (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    incoming.resume();
-    outgoing.shouldKeepAlive = false;
-    sendAnswer(errorAnswer(expectationRefused), outgoing, isControlPath((incoming.url ?? '/').split('?')[0] ?? '/') ? {} : corsHeaders);
-    log?.(
-      formatLine({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 417, ms: 0, scenario: engine.control.scenario }),
-    );
-  });
-  // Node answers malformed HTTP, oversized headers and timeouts with a bare status line; answer
-  // each with an Error body and close.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // A draining socket has had its answer: a timeout in the rest must not add a second one.
-    if (!socket.writable || draining.has(socket as Socket)) return socket.destroy();
-    socket.end(rawErrorResponse(clientErrorAnswer(error)));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) => reject(error);
-    server.once('error', failed);
-    server.listen(options.port ?? 4010, host, () => {
-      server.off('error', failed);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await edge.listen({ port: options.port ?? 4010, host });
 
   return {
     url: `${origin}:${port}`,
@@ -430,17 +400,11 @@ async function serve(context: { options: MockServerOptions; shared: SharedState 
         // (and the process) open. Only an engine this server made, or one it was told to close:
         // closing ends latency for good, and an engine passed in may serve elsewhere too.
         if (closeEngine) engine.close?.();
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          // The store last: answers still in flight may need it.
-          if (shared) shared.close().then(resolve, resolve);
-          else resolve();
-        });
-        server.closeIdleConnections();
+        const closed = edge.close({ graceMs });
         // Their answers are sent: flush them and close, rather than wait for the rest of a refused body.
         for (const socket of draining) socket.destroySoon();
+        // The store last: answers still in flight may need it.
+        closed.then(() => (shared ? shared.close() : undefined)).then(resolve, resolve);
       }),
   };
 }

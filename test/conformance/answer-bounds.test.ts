@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type CheckContext, received } from '../../src/conformance/checks/check.js';
 import { notAServerError } from '../../src/conformance/checks/generic-checks.js';
 import type { Exchange } from '../../src/conformance/exchange.js';
-import { CappedBuffer } from '../../src/conformance/http/bounded-client.js';
+import { CappedBuffer } from '../../src/http/capped-buffer.js';
 import { jsonTooComplex, maxJsonDepth, maxJsonValues, Transport } from '../../src/conformance/http/transport.js';
 import { scrubberFor } from '../../src/conformance/secrets.js';
 

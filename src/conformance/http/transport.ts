@@ -206,11 +206,15 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     this.limiter = createRateLimiter(options.rate === undefined ? {} : { perSecond: options.rate });
-    this.client = options.fetch
-      ? undefined
-      : new BoundedNodeClient({ maxSockets: options.maxSockets ?? 4, ...(options.tls ? { tls: options.tls } : {}) });
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes;
+    this.client = options.fetch
+      ? undefined
+      : new BoundedNodeClient({
+          maxSockets: options.maxSockets ?? 4,
+          maxResponseBytes: this.maxResponseBytes,
+          ...(options.tls ? { tls: options.tls } : {}),
+        });
   }
 
   urlOf(path: string): string {

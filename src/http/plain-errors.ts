@@ -1,5 +1,5 @@
 /**
- * @module conformance/http/plain-errors
+ * @module http/plain-errors
  * Transport failures in words a person can act on. Node's http client, llhttp and undici name
  * failures by codes (ECONNRESET, HPE_INVALID_CONSTANT, UND_ERR_SOCKET); reports never show
  * those, they say what the server did.

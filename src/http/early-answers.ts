@@ -1,5 +1,5 @@
 /**
- * @module server/early-answers
+ * @module http/early-answers
  * The answers the server gives before the engine sees a request — malformed HTTP, headers over
  * Node's limit, timeouts, CONNECT, an unsupported Expect, a missing or repeated Host — each
  * the JSON Error body of docs/assumptions.md A-20, built by the engine's one Error builder
@@ -40,12 +40,18 @@ export function clientErrorAnswer(error: NodeJS.ErrnoException): EarlyError {
   }
 }
 
-export const connectRefused: EarlyError = {
-  status: 400,
-  reason: 'Bad Request',
-  code: 'invalid_request',
-  message: 'The mock is not a proxy: CONNECT is not supported.',
-};
+/** The answer to CONNECT: neither the mock nor the reverse proxy tunnels. */
+export function connectRefused(server: 'mock' | 'proxy'): EarlyError {
+  return {
+    status: 400,
+    reason: 'Bad Request',
+    code: 'invalid_request',
+    message:
+      server === 'mock'
+        ? 'The mock is not a proxy: CONNECT is not supported.'
+        : 'evidence-harness proxy is a reverse proxy: CONNECT is not supported.',
+  };
+}
 
 /** Node answers an Expect other than 100-continue with a bare 417; this is its Error body. */
 export const expectationRefused: EngineError = {

@@ -1,0 +1,436 @@
+/**
+ * @module http/outbound-client
+ * The project's one way out over HTTP (the conformance runner to a server under test, the proxy
+ * to its upstream), on undici's Agent: keep-alive connections per origin, llhttp's strict
+ * parser, TLS with a CA file or none. Every bound is an option checked once, in the
+ * constructor: header bytes, body bytes as received, the time to the headers and between body
+ * chunks, one overall deadline per request, connections per origin. Whatever the other side
+ * sends, an exchange ends within its deadline and holds at most its caps; what had arrived is
+ * kept with the reason it is not whole. Decoding the body is the caller's choice
+ * (content-decoding.ts), so the proxy can pass the bytes on as sent.
+ */
+import type { Socket } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { CappedBuffer } from './capped-buffer.js';
+import { flattenHeaders, headerPairs } from './headers.js';
+import { plainTransportError } from './plain-errors.js';
+
+export interface OutboundLimits {
+  /** Bytes of a status line and headers together (llhttp's bound). Default 16 KiB. */
+  readonly maxHeaderBytes: number;
+  /** Body bytes kept as received; past them the exchange ends 'too-large'. Default 4 MiB. */
+  readonly maxBodyBytes: number;
+  /** Time to the answer's headers. Default: the deadline. */
+  readonly headersTimeoutMs: number;
+  /** Longest silence between two body chunks. Default: the deadline. */
+  readonly bodyTimeoutMs: number;
+  /** One request from its start to its last byte, whatever else. Default 30 s. */
+  readonly deadlineMs: number;
+  /** Connections open at once to one origin. Default 8. */
+  readonly connectionsPerOrigin: number;
+  /** Time to open a connection (TCP and TLS). Default 10 s, never past the deadline. */
+  readonly connectTimeoutMs: number;
+}
+
+export interface OutboundTls {
+  /** PEM certificates trusted in place of Node's bundled roots (a private CA, a self-signed server). */
+  readonly ca?: string;
+  /** Accept any certificate: the connection is encrypted, but the server is not authenticated. */
+  readonly insecure?: boolean;
+}
+
+export type OutboundClientOptions = Partial<OutboundLimits> & { readonly tls?: OutboundTls };
+
+/** A bound given to the client that it cannot hold: named, with what it must be. */
+export class OutboundOptionError extends RangeError {
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
+    super(`OutboundClient: ${option} ${message}`);
+  }
+}
+
+const defaults: OutboundLimits = {
+  maxHeaderBytes: 16 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  deadlineMs: 30_000,
+  connectionsPerOrigin: 8,
+  connectTimeoutMs: 10_000,
+};
+
+/** The client's limits with defaults filled in, each checked once. */
+export function checkOutboundLimits(options: Partial<OutboundLimits>): OutboundLimits {
+  const deadlineMs = options.deadlineMs ?? defaults.deadlineMs;
+  const limits: OutboundLimits = {
+    ...defaults,
+    headersTimeoutMs: deadlineMs,
+    bodyTimeoutMs: deadlineMs,
+    connectTimeoutMs: Math.min(defaults.connectTimeoutMs, deadlineMs),
+    ...withoutUndefined(options),
+  };
+  const integer = (name: keyof OutboundLimits, minimum: number, maximum: number) => {
+    const value = limits[name];
+    if (!Number.isInteger(value) || value < minimum || value > maximum)
+      throw new OutboundOptionError(name, `must be a whole number from ${minimum} to ${maximum}, got ${String(value)}`);
+  };
+  integer('maxHeaderBytes', 1024, 1024 * 1024);
+  integer('maxBodyBytes', 0, 2 ** 31 - 1);
+  integer('deadlineMs', 1, 2 ** 31 - 1);
+  integer('headersTimeoutMs', 1, 2 ** 31 - 1);
+  integer('bodyTimeoutMs', 1, 2 ** 31 - 1);
+  integer('connectTimeoutMs', 1, 2 ** 31 - 1);
+  integer('connectionsPerOrigin', 1, 1024);
+  return limits;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+export interface OutboundRequest {
+  readonly method: string;
+  /** Absolute http(s) URL: origin, path and query. */
+  readonly url: string | URL;
+  /** Header pairs in order (names as given), or one value per name. Host is the URL's unless given. */
+  readonly headers: Readonly<Record<string, string>> | readonly (readonly [string, string])[];
+  /** Whole, or streamed (an async iterable of chunks: the proxy's request body as it arrives). */
+  readonly body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+  /** Aborting it ends the exchange at once ('interrupted'). */
+  readonly signal?: AbortSignal;
+  /** This request's overall deadline, when shorter than the client's (a retry's remaining time). */
+  readonly deadlineMs?: number;
+  /** The timeout named in messages when it differs from the deadline ("no answer within 5000 ms (--timeout)"). */
+  readonly statedTimeout?: { readonly ms: number; readonly flag: string };
+}
+
+/** Why an answer is not whole. The runner's IncompleteBody has the same shape. */
+export interface PartialBody {
+  readonly reason: 'too-large' | 'timeout' | 'closed' | 'switched-protocols';
+  /** Body bytes received before reading stopped. */
+  readonly bytes: number;
+  readonly message: string;
+}
+
+export interface OutboundAnswer {
+  readonly status: number;
+  /** One string per lower-case name (no prototype). */
+  readonly headers: Record<string, string>;
+  /** Pairs in the order received, repeats kept (Set-Cookie). */
+  readonly headerPairs: readonly [string, string][];
+  /** As received, not decoded: the whole body, or for a partial answer its first 8 KiB. */
+  readonly body: Buffer;
+  readonly partial?: PartialBody;
+}
+
+export type FailureKind = 'timeout' | 'unreachable' | 'closed' | 'tls' | 'malformed' | 'interrupted';
+
+export interface OutboundOutcome {
+  readonly answer?: OutboundAnswer;
+  /** Why no answer came. */
+  readonly failure?: { readonly kind: FailureKind; readonly message: string };
+  /** No answer, or no whole body, by the deadline. */
+  readonly timedOut: boolean;
+  /** Ended by the caller's signal, not by anything the other side did. */
+  readonly interrupted: boolean;
+  /** Times the request went out (a bodiless GET or HEAD is sent again once on a fresh connection). */
+  readonly attempts: number;
+}
+
+/** What a 101 answer is reported as: the exchange is over, with no HTTP answer to judge. */
+export const switchedProtocols = 'the server switched protocols (101 Switching Protocols), which is not followed';
+
+/** Methods sent again, once, when a connection closed before any byte of their answer (RFC 9110 §9.2.2: safe, no body). */
+const resendable = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+class StopError extends Error {
+  constructor(readonly stop: 'deadline' | 'interrupted' | 'too-large') {
+    super(stop);
+  }
+}
+
+export class OutboundClient {
+  readonly limits: OutboundLimits;
+  private readonly agent: Agent;
+  private closed = false;
+
+  constructor(options: OutboundClientOptions = {}) {
+    const { tls, ...bounds } = options;
+    this.limits = checkOutboundLimits(bounds);
+    if (tls?.ca !== undefined && typeof tls.ca !== 'string') throw new OutboundOptionError('tls.ca', 'must be PEM text');
+    const connector = buildConnector({
+      timeout: this.limits.connectTimeoutMs,
+      ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
+    });
+    const maxHeaderBytes = this.limits.maxHeaderBytes;
+    this.agent = new Agent({
+      connections: this.limits.connectionsPerOrigin,
+      pipelining: 1,
+      maxHeaderSize: maxHeaderBytes,
+      headersTimeout: this.limits.headersTimeoutMs,
+      bodyTimeout: this.limits.bodyTimeoutMs,
+      connect: (options, callback) =>
+        connector(options, (error, socket) => {
+          if (socket) skipUnaskedContinue(socket as Socket, { maxHeaderBytes });
+          callback(error as Error, socket as never);
+        }),
+    });
+  }
+
+  /** One request and its answer, within the bounds; never rejects. */
+  async send(request: OutboundRequest): Promise<OutboundOutcome> {
+    const url = typeof request.url === 'string' ? new URL(request.url) : request.url;
+    const first = await this.attempt(request, url);
+    const method = request.method.toUpperCase();
+    if (
+      first.retryable &&
+      request.body === undefined &&
+      resendable.has(method) &&
+      !request.signal?.aborted &&
+      Date.now() < first.deadlineAt - 1
+    ) {
+      const second = await this.attempt({ ...request, deadlineMs: first.deadlineAt - Date.now() }, url);
+      return { ...second.outcome, attempts: 2 };
+    }
+    return first.outcome;
+  }
+
+  /** Ends every connection, in use or idle, so nothing keeps the process alive. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.agent.destroy().catch(() => undefined);
+  }
+
+  private attempt(request: OutboundRequest, url: URL): Promise<{ outcome: OutboundOutcome; retryable: boolean; deadlineAt: number }> {
+    const deadlineMs = Math.min(request.deadlineMs ?? this.limits.deadlineMs, this.limits.deadlineMs);
+    const deadlineAt = Date.now() + deadlineMs;
+    const stated = request.statedTimeout ?? { ms: deadlineMs, flag: '' };
+    const within = `${stated.ms} ms${stated.flag ? ` (${stated.flag})` : ''}`;
+    const host = url.host;
+    const maxBodyBytes = this.limits.maxBodyBytes;
+
+    return new Promise((resolve) => {
+      let settled = false;
+      let controller: Dispatcher.DispatchController | undefined;
+      let stopWith: StopError | undefined;
+      let status = 0;
+      let headers: Record<string, string> = {};
+      let pairs: [string, string][] = [];
+      let started = false;
+      const buffer = new CappedBuffer(maxBodyBytes);
+
+      const finish = (outcome: Omit<OutboundOutcome, 'attempts' | 'timedOut' | 'interrupted'> & Partial<OutboundOutcome>, retryable = false) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        resolve({ outcome: { timedOut: false, interrupted: false, attempts: 1, ...outcome }, retryable, deadlineAt });
+      };
+      const partial = (reason: PartialBody['reason'], message: string): OutboundAnswer => ({
+        status,
+        headers,
+        headerPairs: pairs,
+        body: buffer.head,
+        partial: { reason, bytes: buffer.bytes, message },
+      });
+      const stop = (error: StopError) => {
+        stopWith = error;
+        if (error.stop === 'deadline')
+          finish(
+            started
+              ? { answer: partial('timeout', `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`), timedOut: true }
+              : { failure: { kind: 'timeout', message: `no answer within ${within}` }, timedOut: true },
+          );
+        else if (error.stop === 'interrupted') finish({ failure: { kind: 'interrupted', message: 'the request was interrupted' }, interrupted: true });
+        else finish({ answer: partial('too-large', `answer larger than ${maxBodyBytes} bytes`) });
+        // Before the request is on a connection there is no controller yet: onRequestStart aborts it.
+        controller?.abort(error);
+      };
+      const timer = setTimeout(() => stop(new StopError('deadline')), deadlineMs);
+      const onAbort = () => stop(new StopError('interrupted'));
+      if (request.signal?.aborted) {
+        onAbort();
+        return;
+      }
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (dispatchController) => {
+          controller = dispatchController;
+          if (stopWith) dispatchController.abort(stopWith);
+        },
+        onResponseStart: (dispatchController, statusCode, parsedHeaders) => {
+          // Interim answers (100 Continue, 103 Early Hints) are not the answer.
+          if (statusCode < 200) return;
+          started = true;
+          status = statusCode;
+          headers = flattenHeaders(parsedHeaders as Record<string, string | string[]>);
+          const raw = dispatchController.rawHeaders;
+          pairs = Array.isArray(raw) ? headerPairs(raw) : Object.entries(headers);
+        },
+        onResponseData: (dispatchController, chunk) => {
+          if (settled) return;
+          if (!buffer.add(chunk)) {
+            const tooLarge = new StopError('too-large');
+            stopWith = tooLarge;
+            finish({ answer: partial('too-large', `answer larger than ${maxBodyBytes} bytes`) });
+            dispatchController.abort(tooLarge);
+          }
+        },
+        onResponseEnd: () => {
+          finish({ answer: { status, headers, headerPairs: pairs, body: buffer.body } });
+        },
+        onResponseError: (_dispatchController, error) => {
+          if (settled || error instanceof StopError) return;
+          const code = (error as { code?: string }).code ?? '';
+          if (/bad upgrade/i.test(error.message)) {
+            finish({ answer: { status: 101, headers, headerPairs: pairs, body: Buffer.alloc(0), partial: { reason: 'switched-protocols', bytes: 0, message: switchedProtocols } } });
+            return;
+          }
+          if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+            finish({ failure: { kind: 'timeout', message: `no headers within ${this.limits.headersTimeoutMs} ms` }, timedOut: true });
+            return;
+          }
+          if (code === 'UND_ERR_BODY_TIMEOUT' && started) {
+            finish({ answer: partial('timeout', `the body stopped arriving for ${this.limits.bodyTimeoutMs} ms (${buffer.bytes} bytes received)`), timedOut: true });
+            return;
+          }
+          const described = describeFailure(error, { host, maxHeaderBytes: this.limits.maxHeaderBytes });
+          if (started && described.kind !== 'malformed') {
+            finish({ answer: partial('closed', plainTransportError(error, { host, answerStarted: true, bytes: buffer.bytes })) });
+            return;
+          }
+          finish({ failure: described }, !started && isClosedBeforeAnswer(code, error));
+        },
+      };
+      try {
+        this.agent.dispatch(
+          {
+            origin: url.origin,
+            path: `${url.pathname}${url.search}`,
+            method: request.method as Dispatcher.HttpMethod,
+            headers: dispatchHeaders(request.headers),
+            // undici takes an async iterable as a streamed body, though its types list only Readable.
+            body: (request.body ?? null) as Dispatcher.DispatchOptions['body'],
+          },
+          handler,
+        );
+      } catch (error) {
+        finish({ failure: { kind: 'malformed', message: `the request could not be sent: ${(error as Error).message.slice(0, 200)}` } });
+      }
+    });
+  }
+}
+
+const requestLine = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ \S+ HTTP\/1\.1\r\n/;
+const continueLine = 'HTTP/1.1 100';
+
+/** Whether `bytes` is, or begins, an interim `HTTP/1.x 100` status line. */
+function continueStart(bytes: Buffer): 'yes' | 'no' | 'unknown' {
+  const length = Math.min(bytes.length, continueLine.length + 1);
+  for (let index = 0; index < length; index += 1) {
+    const byte = bytes[index]!;
+    if (index === 7) {
+      if (byte !== 0x30 && byte !== 0x31) return 'no';
+    } else if (index === continueLine.length) {
+      return byte === 0x20 || byte === 0x0d ? 'yes' : 'no';
+    } else if (byte !== continueLine.charCodeAt(index)) return 'no';
+  }
+  return 'unknown';
+}
+
+/**
+ * undici refuses any 100 Continue (it never sends Expect), where RFC 9110 §15.2 asks a client
+ * to read past interim answers it did not ask for, and servers do send them (Node's
+ * `writeContinue`). Between a request's head going out and its final status line, a 100 with
+ * its header block is dropped from what the parser reads; every other byte reaches it as sent.
+ * Past that point the only cost is one flag test per read.
+ */
+function skipUnaskedContinue(socket: Socket, options: { maxHeaderBytes: number }): void {
+  const read = socket.read.bind(socket);
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let awaitingStatus = false;
+  let pending: Buffer | undefined;
+  socket.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (typeof chunk === 'string' && requestLine.test(chunk)) awaitingStatus = true;
+    return write(chunk, ...rest);
+  }) as Socket['write'];
+  socket.read = ((size?: number) => {
+    if (!awaitingStatus) return read(size);
+    for (;;) {
+      const chunk = read(size) as Buffer | null;
+      if (chunk === null) return null;
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
+      for (;;) {
+        const start = continueStart(pending);
+        if (start === 'no') {
+          const passed = pending;
+          pending = undefined;
+          awaitingStatus = false;
+          return passed;
+        }
+        if (start === 'unknown') break;
+        const end: number = pending.indexOf('\r\n\r\n');
+        if (end === -1) {
+          // An interim answer past the header bound goes to the parser, which refuses it.
+          if (pending.length <= options.maxHeaderBytes) break;
+          const passed = pending;
+          pending = undefined;
+          awaitingStatus = false;
+          return passed;
+        }
+        pending = end + 4 < pending.length ? pending.subarray(end + 4) : undefined;
+        if (pending === undefined) break;
+      }
+    }
+  }) as Socket['read'];
+}
+
+function dispatchHeaders(headers: OutboundRequest['headers']): string[] {
+  const flat: string[] = [];
+  if (Array.isArray(headers)) {
+    for (const [name, value] of headers as readonly (readonly [string, string])[]) flat.push(name, value);
+  } else {
+    const record = headers as Readonly<Record<string, string>>;
+    for (const name in record) flat.push(name, record[name]!);
+  }
+  return flat;
+}
+
+/** A connection closed before any byte of the answer: a reused keep-alive connection the other side had just closed. */
+function isClosedBeforeAnswer(code: string, error: Error): boolean {
+  return code === 'ECONNRESET' || /other side closed/i.test(error.message);
+}
+
+/**
+ * A failure in words, with its kind. llhttp and undici refuse what RFC 9112 forbids or leaves
+ * dangerous (docs/proxy.md, "What the upstream may send"): these are named as what the server did.
+ */
+export function describeFailure(error: Error, options: { host: string; maxHeaderBytes: number }): { kind: FailureKind; message: string } {
+  const code = (error as { code?: string }).code ?? '';
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
+    return {
+      kind: 'malformed',
+      message: "the answer's framing is invalid: its Content-Length does not match its body, or comes with Transfer-Encoding",
+    };
+  if (code === 'UND_ERR_SOCKET' && /bad response/.test(error.message))
+    return { kind: 'malformed', message: 'the server sent a 100 Continue the request did not ask for (refused as malformed)' };
+  if (code === 'UND_ERR_HEADERS_OVERFLOW')
+    return { kind: 'malformed', message: `the answer's status line and headers are larger than ${options.maxHeaderBytes} bytes` };
+  if (/Expected HTTP\//.test(error.message)) return { kind: 'malformed', message: 'the answer is not HTTP: it does not start with an HTTP/1.x status line' };
+  if (error.name === 'HTTPParserError' || code.startsWith('HPE_'))
+    return { kind: 'malformed', message: `the answer is not valid HTTP/1.1 (${error.message.replace(/^Response does not match the HTTP\/1\.1 protocol\s*/, '').replace(/^\((.*)\)$/, '$1').slice(0, 200)})` };
+  const message = plainTransportError(error, { host: options.host });
+  return { kind: failureKind(code, message), message };
+}
+function failureKind(code: string, message: string): FailureKind {
+  if (/CERT|SSL|TLS/.test(code) || message.includes('TLS certificate')) return 'tls';
+  if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') return 'malformed';
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return 'unreachable';
+  return 'closed';
+}
