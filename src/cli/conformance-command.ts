@@ -54,6 +54,7 @@ import {
   sizeOption,
   UsageError,
 } from './command.js';
+import { fileProblems, tlsOptions } from './file-options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 
 function checkList(): string {
@@ -340,24 +341,6 @@ async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promis
   }
 }
 
-/** --ca and --insecure, checked: the CA file read once, its problems said in plain words. */
-function tlsOptions(options: { ca: string | undefined; insecure: boolean }): TlsOptions | undefined {
-  if (options.ca !== undefined && options.insecure)
-    throw new UsageError('--ca trusts a certificate and --insecure trusts any; give only one of them.');
-  if (options.insecure) return { insecure: true };
-  if (options.ca === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(options.ca, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--ca ${options.ca}: cannot read it (${fileProblems[code] ?? (code === 'ENOENT' ? 'no such file' : code)})`);
-  }
-  if (!text.includes('-----BEGIN CERTIFICATE-----'))
-    throw new UsageError(`--ca ${options.ca}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
-  return { ca: text };
-}
-
 /** A repeatable option of comma lists, as one list. */
 function lists(values: readonly string[] | undefined): string[] {
   return (values ?? []).flatMap((value) => list(value));
@@ -398,17 +381,6 @@ function bodyDirectoryFor(reports: readonly ReportTarget[], seed: number | undef
   const user = process.getuid?.() ?? 'user';
   return join(tmpdir(), `evidence-harness-${user}`, `bodies${seed === undefined ? `-${process.pid}` : `-seed-${seed}`}`);
 }
-
-/** Plain words for the file system errors a report path meets. */
-const fileProblems: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EEXIST: 'a file is in the way of a folder on its path',
-  ENOTDIR: 'a file is in the way of a folder on its path',
-  EISDIR: 'it is a folder',
-  ENOENT: 'a folder on its path cannot be made',
-  EROFS: 'the file system is read-only',
-};
 
 /**
  * Makes `folder` and any missing parents, one level at a time from the nearest one that exists

@@ -16,6 +16,7 @@ import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServe
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, durationOption, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import { fileProblems, tlsOptions } from './file-options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
@@ -43,8 +44,10 @@ Options:
   --seed N              seed the fractions of the scenario's faults
   --report FORMAT=FILE  write a report when stopped: json (violations, with their side, and recent
                         exchanges), junit or html (the conformance runner's formats); repeatable
-  --record FILE.har     write every exchange (the last 10,000) as a HAR 1.2 cassette when
-                        stopped, credentials scrubbed
+  --record FILE.har     write the exchanges (the last 10,000, 64 MiB in all) as a HAR 1.2
+                        cassette when stopped, credentials scrubbed; exit 1 if it cannot be written
+  --ca FILE             trust this PEM certificate (a private CA, a self-signed upstream)
+  --insecure            do not check the https upstream's certificate (encrypted, not authenticated)
   --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
   --max-response-bytes SIZE  the largest answer passed back (default 4MiB)
   --quiet               no per-exchange log lines
@@ -81,6 +84,8 @@ export const proxyCommand: Command = {
           seed: { type: 'string' },
           timeout: { type: 'string' },
           'max-response-bytes': { type: 'string' },
+          ca: { type: 'string' },
+          insecure: { type: 'boolean', default: false },
           quiet: { type: 'boolean', default: false },
         },
       }),
@@ -109,6 +114,7 @@ export const proxyCommand: Command = {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
     }
+    const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
     const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
     let scenario: Scenario | undefined;
     if (values.scenario !== undefined) {
@@ -140,6 +146,7 @@ export const proxyCommand: Command = {
         ...(values.spec ? { spec: values.spec } : {}),
         errors: values.errors,
         record: values.record !== undefined,
+        ...(tls ? { tls } : {}),
         ...(scenario ? { scenario } : {}),
         ...(seed === undefined ? {} : { seed }),
         limits: {
@@ -171,7 +178,12 @@ export const proxyCommand: Command = {
       ].join('\n'),
     );
     const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
-    setTimeout(() => process.exit(exitCodes.ok), 4500).unref();
+    // The shutdown bound: reports and the cassette are written within it, or the exit says they were not.
+    setTimeout(() => {
+      io.stderr(diagnostic('proxy: the reports or the cassette were still being written after 4.5 s; stopped without them'));
+      process.exit(exitCodes.failed);
+    }, 4500).unref();
+    let written = true;
     say(`${signal}: stopping… (${signal} again exits at once)\n`);
     await proxy.close({ graceMs: 3000 });
     const report = proxy.report();
@@ -188,16 +200,18 @@ export const proxyCommand: Command = {
         await writeFile(file, text);
         io.stderr(diagnostic(`proxy: wrote the ${format} report to ${file}`));
       } catch (error) {
-        io.stderr(diagnostic(`proxy: cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
+        written = false;
+        io.stderr(diagnostic(`proxy: cannot write ${file}: ${writeProblem(error)}`));
       }
     }
     if (values.record !== undefined) {
       try {
         await mkdir(dirname(values.record), { recursive: true });
-        await writeFile(values.record, `${JSON.stringify(proxy.cassette(), null, 2)}\n`);
+        await proxy.writeCassette(values.record);
         io.stderr(diagnostic(`proxy: wrote the HAR cassette to ${values.record}`));
       } catch (error) {
-        io.stderr(diagnostic(`proxy: cannot write ${values.record}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`));
+        written = false;
+        io.stderr(diagnostic(`proxy: cannot write the cassette ${values.record}: ${writeProblem(error)}`));
       }
     }
     const request = report.violations.filter((violation) => violation.side === 'request').length;
@@ -206,6 +220,11 @@ export const proxyCommand: Command = {
     );
     lines?.flush();
     stopListening();
-    return exitCodes.ok;
+    return written ? exitCodes.ok : exitCodes.failed;
   },
 };
+
+function writeProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code ? (fileProblems[code] ?? code) : String((error as Error).message ?? error).slice(0, 200);
+}

@@ -63,7 +63,11 @@ export async function decodeContent(options: { body: Buffer; contentEncoding: st
     };
   const unknown = codings.find((coding) => decoderFor(coding) === undefined);
   if (unknown !== undefined)
-    return { problem: 'unsupported', message: `the answer's Content-Encoding '${shown}' names a coding that is not decoded (${unknown.slice(0, 20)})`, bytes: 0 };
+    return {
+      problem: 'unsupported',
+      message: `the answer's Content-Encoding '${shown}' names a coding that is not decoded (${unknown.slice(0, 20)})`,
+      bytes: 0,
+    };
   let budget = options.maxDecodedBytes;
   let current = options.body;
   for (const coding of codings.reverse()) {
@@ -81,7 +85,11 @@ export async function decodeContent(options: { body: Buffer; contentEncoding: st
   return { body: current, decoded: true };
 }
 
-function runStage(decoder: Transform, input: Buffer, budget: number): Promise<{ body: Buffer } | { problem: 'too-large' | 'undecodable'; bytes: number }> {
+function runStage(
+  decoder: Transform,
+  input: Buffer,
+  budget: number,
+): Promise<{ body: Buffer } | { problem: 'too-large' | 'undecodable'; bytes: number }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let bytes = 0;

@@ -223,7 +223,10 @@ export class OutboundClient {
       let started = false;
       const buffer = new CappedBuffer(maxBodyBytes);
 
-      const finish = (outcome: Omit<OutboundOutcome, 'attempts' | 'timedOut' | 'interrupted'> & Partial<OutboundOutcome>, retryable = false) => {
+      const finish = (
+        outcome: Omit<OutboundOutcome, 'attempts' | 'timedOut' | 'interrupted'> & Partial<OutboundOutcome>,
+        retryable = false,
+      ) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -242,10 +245,14 @@ export class OutboundClient {
         if (error.stop === 'deadline')
           finish(
             started
-              ? { answer: partial('timeout', `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`), timedOut: true }
+              ? {
+                  answer: partial('timeout', `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`),
+                  timedOut: true,
+                }
               : { failure: { kind: 'timeout', message: `no answer within ${within}` }, timedOut: true },
           );
-        else if (error.stop === 'interrupted') finish({ failure: { kind: 'interrupted', message: 'the request was interrupted' }, interrupted: true });
+        else if (error.stop === 'interrupted')
+          finish({ failure: { kind: 'interrupted', message: 'the request was interrupted' }, interrupted: true });
         else finish({ answer: partial('too-large', `answer larger than ${maxBodyBytes} bytes`) });
         // Before the request is on a connection there is no controller yet: onRequestStart aborts it.
         controller?.abort(error);
@@ -288,7 +295,15 @@ export class OutboundClient {
           if (settled || error instanceof StopError) return;
           const code = (error as { code?: string }).code ?? '';
           if (/bad upgrade/i.test(error.message)) {
-            finish({ answer: { status: 101, headers, headerPairs: pairs, body: Buffer.alloc(0), partial: { reason: 'switched-protocols', bytes: 0, message: switchedProtocols } } });
+            finish({
+              answer: {
+                status: 101,
+                headers,
+                headerPairs: pairs,
+                body: Buffer.alloc(0),
+                partial: { reason: 'switched-protocols', bytes: 0, message: switchedProtocols },
+              },
+            });
             return;
           }
           if (code === 'UND_ERR_HEADERS_TIMEOUT') {
@@ -296,7 +311,10 @@ export class OutboundClient {
             return;
           }
           if (code === 'UND_ERR_BODY_TIMEOUT' && started) {
-            finish({ answer: partial('timeout', `the body stopped arriving for ${this.limits.bodyTimeoutMs} ms (${buffer.bytes} bytes received)`), timedOut: true });
+            finish({
+              answer: partial('timeout', `the body stopped arriving for ${this.limits.bodyTimeoutMs} ms (${buffer.bytes} bytes received)`),
+              timedOut: true,
+            });
             return;
           }
           const described = describeFailure(error, { host, maxHeaderBytes: this.limits.maxHeaderBytes });
@@ -421,16 +439,30 @@ export function describeFailure(error: Error, options: { host: string; maxHeader
     return { kind: 'malformed', message: 'the server sent a 100 Continue the request did not ask for (refused as malformed)' };
   if (code === 'UND_ERR_HEADERS_OVERFLOW')
     return { kind: 'malformed', message: `the answer's status line and headers are larger than ${options.maxHeaderBytes} bytes` };
-  if (/Expected HTTP\//.test(error.message)) return { kind: 'malformed', message: 'the answer is not HTTP: it does not start with an HTTP/1.x status line' };
+  if (/Expected HTTP\//.test(error.message))
+    return { kind: 'malformed', message: 'the answer is not HTTP: it does not start with an HTTP/1.x status line' };
   if (error.name === 'HTTPParserError' || code.startsWith('HPE_'))
-    return { kind: 'malformed', message: `the answer is not valid HTTP/1.1 (${error.message.replace(/^Response does not match the HTTP\/1\.1 protocol\s*/, '').replace(/^\((.*)\)$/, '$1').slice(0, 200)})` };
+    return {
+      kind: 'malformed',
+      message: `the answer is not valid HTTP/1.1 (${error.message
+        .replace(/^Response does not match the HTTP\/1\.1 protocol\s*/, '')
+        .replace(/^\((.*)\)$/, '$1')
+        .slice(0, 200)})`,
+    };
   const message = plainTransportError(error, { host: options.host });
   return { kind: failureKind(code, message), message };
 }
 function failureKind(code: string, message: string): FailureKind {
   if (/CERT|SSL|TLS/.test(code) || message.includes('TLS certificate')) return 'tls';
   if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') return 'malformed';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'UND_ERR_CONNECT_TIMEOUT')
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
     return 'unreachable';
   return 'closed';
 }

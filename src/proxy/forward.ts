@@ -3,37 +3,15 @@
  * One request passed to the upstream and its answer passed back, as a reverse proxy must:
  * method, path, query, status and end-to-end headers kept; hop-by-hop headers (RFC 9110 §7.6.1)
  * dropped both ways, with any header the Connection header names; `Host` set to the upstream's;
- * redirects passed back, never followed. Both bodies are bounded: the request body is streamed
- * to the upstream as it arrives (kept, up to a cap, for judging), and the answer is read whole,
- * up to `maxResponseBytes`, within `timeoutMs`, so that it can be judged before the client gets
- * it — which is what lets the proxy add a Contract-Violations header, or answer 502 instead.
+ * redirects passed back, never followed. The request body is streamed to the upstream as it
+ * arrives (kept, up to a cap, for judging); the answer is read whole through the one outbound
+ * client (src/http), within its caps and deadline, so that it can be judged before the client
+ * gets it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { type UpstreamClient, UpstreamError } from './upstream-client.js';
-
-/** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/** The names a message's Connection header lists: hop-by-hop for that message too. */
-function connectionListed(connection: string | string[] | undefined): Set<string> | undefined {
-  if (connection === undefined) return undefined;
-  return new Set(
-    String(connection)
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .filter(Boolean),
-  );
-}
+import { CappedBuffer } from '../http/capped-buffer.js';
+import { connectionListed, hopByHopHeaders } from '../http/headers.js';
+import type { OutboundClient } from '../http/outbound-client.js';
 
 /**
  * The request's end-to-end header lines for the upstream, names and repeats as the client sent
@@ -46,7 +24,8 @@ export function endToEndRequestHeaders(rawHeaders: readonly string[], connection
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index]!;
     const lower = name.toLowerCase();
-    if (hopByHop.has(lower) || lower === 'host' || lower === 'content-length' || listed?.has(lower)) continue;
+    // Expect is answered here, not upstream: the proxy reads the body itself.
+    if (hopByHopHeaders.has(lower) || lower === 'host' || lower === 'content-length' || lower === 'expect' || listed?.has(lower)) continue;
     kept.push([name, rawHeaders[index + 1]!]);
   }
   return kept;
@@ -55,7 +34,7 @@ export function endToEndRequestHeaders(rawHeaders: readonly string[], connection
 export interface ForwardLimits {
   /** How long the upstream may take to answer, body included. */
   readonly timeoutMs: number;
-  /** The largest answer body passed back; a larger one is cut and reported. */
+  /** The largest answer body passed back; a larger one is refused and reported. */
   readonly maxResponseBytes: number;
   /** How much of the request body is kept for judging (all of it is forwarded). */
   readonly maxCapturedRequestBytes: number;
@@ -63,7 +42,7 @@ export interface ForwardLimits {
 
 export interface ForwardedRequest {
   readonly method: string;
-  /** Path and query, as the client sent them. */
+  /** Path and query, origin-form. */
   readonly target: string;
   readonly headers: IncomingHttpHeaders;
   /** The body as far as it was kept. */
@@ -75,10 +54,11 @@ export interface ForwardedRequest {
 
 export interface UpstreamAnswer {
   readonly status: number;
-  /** End-to-end headers of the answer, as the upstream sent them. */
-  readonly headers: IncomingHttpHeaders;
-  /** Raw headers (names in their case, repeated ones kept), for passing back unchanged. */
-  readonly rawHeaders: readonly string[];
+  /** One string per lower-case name. */
+  readonly headers: Record<string, string>;
+  /** Header pairs as the upstream sent them, repeats kept, for passing back unchanged. */
+  readonly headerPairs: readonly [string, string][];
+  /** As sent (not decoded). */
   readonly body: Buffer;
 }
 
@@ -95,107 +75,97 @@ export type ForwardOutcome =
 
 export interface ForwardOptions {
   readonly incoming: IncomingMessage;
+  /** Path and query to forward (origin-form, checked by targets.ts). */
+  readonly target: string;
   /** The upstream's origin and base path, e.g. http://staging.internal:8080/api. */
   readonly upstream: URL;
   readonly limits: ForwardLimits;
-  /** Keep-alive connections to the upstream (its answers bounded by `limits.maxResponseBytes`). */
-  readonly client: UpstreamClient;
+  readonly client: OutboundClient;
   /**
    * The request body already read whole (the proxy reads it first when it may refuse the request
    * without forwarding it, with --errors); otherwise it is streamed from `incoming`.
    */
   readonly bufferedBody?: Buffer;
-  /** Registers what to do when the client has gone: the upstream request is cut at once. */
-  readonly onClientLeft?: (leave: () => void) => void;
+  /** Aborted when the client has gone: the upstream request is cut at once. */
+  readonly clientLeft: AbortSignal;
 }
 
 /** Sends the client's request to the upstream and reads its answer, within the limits. */
-export function forward(options: ForwardOptions): Promise<ForwardOutcome> {
+export async function forward(options: ForwardOptions): Promise<ForwardOutcome> {
   const { incoming, upstream, limits } = options;
   const started = performance.now();
-  const target = incoming.url ?? '/';
   const method = incoming.method ?? 'GET';
   const basePath = upstream.pathname.length > 1 ? upstream.pathname.replace(/\/+$/, '') : '';
-  const captured: Buffer[] = [];
-  let capturedBytes = 0;
-  let bytes = 0;
-  const keep = (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (capturedBytes >= limits.maxCapturedRequestBytes) return;
-    const part =
-      chunk.length <= limits.maxCapturedRequestBytes - capturedBytes
-        ? chunk
-        : chunk.subarray(0, limits.maxCapturedRequestBytes - capturedBytes);
-    captured.push(part);
-    capturedBytes += part.length;
-  };
-  const forwarded = (): ForwardedRequest => ({
-    method,
-    target,
-    headers: incoming.headers,
-    body: captured.length === 1 ? captured[0]! : Buffer.concat(captured, capturedBytes),
-    bodyCut: bytes > capturedBytes,
-    bytes,
-  });
+  const captured = new CappedBuffer(limits.maxCapturedRequestBytes);
   const declaredLength = incoming.headers['content-length'];
   const streamed =
     options.bufferedBody === undefined && (declaredLength !== undefined || incoming.headers['transfer-encoding'] !== undefined);
-  if (options.bufferedBody !== undefined) keep(options.bufferedBody);
-
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: ForwardOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
-      if (streamed && !incoming.complete) incoming.resume();
-      resolve(outcome);
-    };
-    const failed = (cause: Extract<ForwardOutcome, { kind: 'failed' }>['cause'], reason: string) => {
-      if (settled) return;
-      call.abort();
-      finish({ kind: 'failed', request: forwarded(), cause, reason, durationMs: performance.now() - started });
-    };
-    const call = options.client.request({
-      method,
-      path: `${basePath}${target}`,
-      headers: endToEndRequestHeaders(incoming.rawHeaders, incoming.headers.connection),
-      ...(options.bufferedBody !== undefined
-        ? { body: options.bufferedBody }
-        : streamed
-          ? { body: { stream: true, ...(declaredLength === undefined ? {} : { length: Number(declaredLength) }) } }
-          : {}),
-    });
-    const deadline = setTimeout(
-      () => failed('timeout', `the upstream did not answer within ${limits.timeoutMs} ms (--timeout)`),
-      limits.timeoutMs,
-    );
-    call.answer.then(
-      (answer) => finish({ kind: 'answered', request: forwarded(), answer, durationMs: performance.now() - started }),
-      (error: unknown) => {
-        if (settled) return;
-        const failure = error instanceof UpstreamError ? error : new UpstreamError('closed', String(error));
-        if (failure.kind === 'unreachable') failed('unreachable', `the upstream ${upstream.origin} ${failure.message}`);
-        else failed(failure.kind === 'too-large' ? 'too-large' : 'closed', failure.message);
-      },
-    );
-    options.onClientLeft?.(() => failed('client-left', 'the client left before its answer'));
-    if (streamed) {
-      incoming.on('data', (chunk: Buffer) => {
-        keep(chunk);
-        if (!call.write(chunk)) {
-          incoming.pause();
-          call.onDrain(() => incoming.resume());
-        }
-      });
-      incoming.on('end', () => call.end());
-      incoming.on('aborted', () => failed('client-left', 'the client left before its request was whole'));
-    } else if (options.bufferedBody === undefined) {
-      // No body announced: whatever else arrives is not forwarded, and the stream must end for the connection to be reused.
-      incoming.resume();
-    }
+  if (options.bufferedBody !== undefined) captured.add(options.bufferedBody);
+  else if (!streamed) incoming.resume(); // no body announced: the stream must end for the connection to be reused
+  const forwarded = (): ForwardedRequest => ({
+    method,
+    target: options.target,
+    headers: incoming.headers,
+    body: captured.body,
+    bodyCut: captured.cut,
+    bytes: captured.bytes,
   });
+  const headers = endToEndRequestHeaders(incoming.rawHeaders, incoming.headers.connection);
+  if (streamed && declaredLength !== undefined) headers.push(['content-length', declaredLength]);
+  const outcome = await options.client.send({
+    method,
+    url: `${upstream.origin}${basePath}${options.target}`,
+    headers,
+    ...(options.bufferedBody !== undefined ? { body: options.bufferedBody } : streamed ? { body: keeping(incoming, captured) } : {}),
+    signal: options.clientLeft,
+  });
+  // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
+  if (streamed && !incoming.complete) incoming.resume();
+  const durationMs = performance.now() - started;
+  if (outcome.interrupted)
+    return { kind: 'failed', request: forwarded(), cause: 'client-left', reason: 'the client left before its answer', durationMs };
+  const answer = outcome.answer;
+  if (answer && !answer.partial)
+    return {
+      kind: 'answered',
+      request: forwarded(),
+      answer: { status: answer.status, headers: answer.headers, headerPairs: answer.headerPairs, body: answer.body },
+      durationMs,
+    };
+  if (answer?.partial?.reason === 'too-large')
+    return {
+      kind: 'failed',
+      request: forwarded(),
+      cause: 'too-large',
+      reason: `the upstream's answer is larger than ${limits.maxResponseBytes} bytes (--max-response-bytes)`,
+      durationMs,
+    };
+  if (outcome.timedOut)
+    return {
+      kind: 'failed',
+      request: forwarded(),
+      cause: 'timeout',
+      reason: `the upstream did not answer within ${limits.timeoutMs} ms (--timeout)`,
+      durationMs,
+    };
+  const message = answer?.partial?.message ?? outcome.failure?.message ?? 'no answer';
+  if (outcome.failure?.kind === 'unreachable')
+    return {
+      kind: 'failed',
+      request: forwarded(),
+      cause: 'unreachable',
+      reason: `the upstream ${upstream.origin}: ${message}`,
+      durationMs,
+    };
+  return { kind: 'failed', request: forwarded(), cause: 'closed', reason: `the upstream's answer: ${message}`, durationMs };
+}
+
+/** The client's body as it arrives, kept (up to the cap) for judging while it is forwarded. */
+async function* keeping(incoming: IncomingMessage, captured: CappedBuffer): AsyncGenerator<Uint8Array> {
+  for await (const chunk of incoming) {
+    captured.add(chunk as Buffer);
+    yield chunk as Buffer;
+  }
 }
 
 /**
@@ -207,13 +177,12 @@ export function answerHeadersForClient(answer: UpstreamAnswer, options: { method
   const listed = connectionListed(answer.headers.connection);
   const keepsStatedLength = options.method.toUpperCase() === 'HEAD' || answer.status === 304;
   const pairs: [string, string][] = [];
-  for (let index = 0; index + 1 < answer.rawHeaders.length; index += 2) {
-    const name = answer.rawHeaders[index]!;
+  for (const [name, value] of answer.headerPairs) {
     const lower = name.toLowerCase();
-    if (hopByHop.has(lower) || listed?.has(lower)) continue;
+    if (hopByHopHeaders.has(lower) || listed?.has(lower)) continue;
     // The length is set below, once, from the body or (HEAD, 304) the value the upstream stated, checked and normalised.
     if (lower === 'content-length') continue;
-    pairs.push([name, answer.rawHeaders[index + 1]!]);
+    pairs.push([name, value]);
   }
   // A HEAD or 304 answer's length is the one the upstream stated for the body it did not send.
   const stated = answer.headers['content-length'];

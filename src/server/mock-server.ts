@@ -371,7 +371,11 @@ async function serve(context: { options: MockServerOptions; shared: SharedState 
   const edge = createServerEdge({
     onRequest: (incoming, outgoing) => void handle(incoming, outgoing),
     connectRefusal: connectRefused('mock'),
-    timeouts: { headersMs: headersTimeout, requestMs: requestTimeout, ...(options.timeouts?.keepAliveMs === undefined ? {} : { keepAliveMs: options.timeouts.keepAliveMs }) },
+    timeouts: {
+      headersMs: headersTimeout,
+      requestMs: requestTimeout,
+      ...(options.timeouts?.keepAliveMs === undefined ? {} : { keepAliveMs: options.timeouts.keepAliveMs }),
+    },
     ...(options.tls ? { tls: options.tls } : {}),
     onUnsupportedExpect: (incoming, outgoing) => {
       incoming.resume();

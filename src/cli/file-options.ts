@@ -1,0 +1,37 @@
+/**
+ * @module cli/file-options
+ * Options that name files the commands read or write: the TLS trust of --ca / --insecure
+ * (conformance and proxy alike), and plain words for file system errors.
+ */
+import { readFileSync } from 'node:fs';
+import type { OutboundTls } from '../http/outbound-client.js';
+import { UsageError } from './command.js';
+
+export /** Plain words for the file system errors a report path meets. */
+const fileProblems: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EEXIST: 'a file is in the way of a folder on its path',
+  ENOTDIR: 'a file is in the way of a folder on its path',
+  EISDIR: 'it is a folder',
+  ENOENT: 'a folder on its path cannot be made',
+  EROFS: 'the file system is read-only',
+};
+
+export /** --ca and --insecure, checked: the CA file read once, its problems said in plain words. */
+function tlsOptions(options: { ca: string | undefined; insecure: boolean }): OutboundTls | undefined {
+  if (options.ca !== undefined && options.insecure)
+    throw new UsageError('--ca trusts a certificate and --insecure trusts any; give only one of them.');
+  if (options.insecure) return { insecure: true };
+  if (options.ca === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(options.ca, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--ca ${options.ca}: cannot read it (${fileProblems[code] ?? (code === 'ENOENT' ? 'no such file' : code)})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(`--ca ${options.ca}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
+  return { ca: text };
+}

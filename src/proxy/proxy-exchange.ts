@@ -1,0 +1,473 @@
+/**
+ * @module proxy/proxy-exchange
+ * One exchange through the proxy, as a chain of small steps that each may end it: the request
+ * target (targets.ts), a scenario's injected fault, the --errors refusals, the upstream's answer
+ * judged by the runner's checks. However it ends, it ends in `finish`, once: the proxy's own
+ * answer (an Error body from the engine's one builder) is written there, and the exchange is
+ * kept for the report, recorded in the cassette and logged the same way on every path.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
+import { toReceived as toReceivedAnswer } from '../conformance/http/transport.js';
+import { verdictsOn } from '../conformance/judge.js';
+import type { CassetteEntry } from '../conformance/report/har.js';
+import type { EngineAnswer } from '../engine/call.js';
+import { anonymousCaller, callerFingerprint } from '../engine/caller.js';
+import { type EngineError, errorAnswer } from '../engine/responses.js';
+import type { OperationId } from '../engine/router.js';
+import { readCapped } from '../http/capped-buffer.js';
+import { decodeContent } from '../http/content-decoding.js';
+import { answerHeadersForClient, type ForwardOutcome, forward } from './forward.js';
+import type { ProxyContext } from './proxy-context.js';
+import type { Violation } from './proxy-types.js';
+import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
+import { judgeTarget } from './targets.js';
+import type { TrafficState } from './traffic-state.js';
+
+/** The request rules that judge a request of an operation, besides request_operation_known. */
+const rulesWithoutBody = ['request_parameters'] as const;
+const rulesWithBody = ['request_parameters', 'request_media_type', 'request_json_valid', 'request_body_schema'] as const;
+
+/** Codings the proxy undoes to judge an answer; a longer list is passed on unjudged. */
+const maxCodings = 3;
+
+/** How an exchange ended: what the client got, what is kept, and why. */
+interface Exit {
+  /** The proxy's own answer, when the upstream's is not passed on (not yet written). */
+  readonly answer?: EngineAnswer;
+  /** Extra headers on the proxy's own answer. */
+  readonly extraHeaders?: Record<string, string>;
+  /** The status the client got (the upstream's, when passed on). */
+  readonly status: number;
+  readonly operationId?: string;
+  readonly found?: readonly Violation[];
+  readonly blocked?: 'request' | 'response';
+  readonly injected?: string;
+  /** For the log line and the cassette's comment. */
+  readonly note?: string;
+  readonly upstream?: { readonly status: number; readonly headers: Record<string, string>; readonly bodyText: string };
+  readonly requestBody?: string;
+  /** The client left: nothing is answered or kept. */
+  readonly silent?: boolean;
+}
+
+export interface ExchangeStart {
+  readonly id: number;
+  readonly started: number;
+  readonly method: string;
+  /** The path as the client sent it (origin-form after targets.ts). */
+  readonly path: string;
+  readonly target: string;
+}
+
+export async function handleExchange(context: ProxyContext, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const method = incoming.method ?? 'GET';
+  const rawTarget = incoming.url ?? '/';
+  const verdict = judgeTarget(rawTarget, context.ownAuthorities());
+  const scrub = context.scrubberFor({ headers: incoming.headers, secrets: verdict.secrets });
+  const start: ExchangeStart = {
+    id: context.ledger.nextId(),
+    started: performance.now(),
+    method,
+    target: verdict.ok ? verdict.target : '/',
+    path: verdict.ok ? (verdict.target.split('?')[0] ?? '/') : '(refused target)',
+  };
+  const finish = (exit: Exit) => finishExchange({ context, incoming, outgoing, start, exit, scrub });
+  try {
+    if (!verdict.ok) {
+      incoming.resume();
+      return finish({
+        answer: errorAnswer({ status: 400, code: 'invalid_request', message: verdict.message }),
+        status: 400,
+        blocked: 'request',
+        note: 'request target refused: not sent upstream',
+      });
+    }
+    const injected = await injectedFault(context, start);
+    if (injected) {
+      // The client's body is not forwarded: read and drop it, so the connection stays usable.
+      incoming.resume();
+      return finish(injected);
+    }
+    await forwardAndJudge({ context, incoming, outgoing, start, finish });
+  } catch (error) {
+    const reason = `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
+    finish({ answer: errorAnswer({ status: 500, code: 'internal_error', message: reason }), status: 500, note: reason });
+  }
+}
+
+async function injectedFault(context: ProxyContext, start: ExchangeStart): Promise<Exit | undefined> {
+  const scenario = context.scenario;
+  if (!scenario) return undefined;
+  const matched = matchOperation(context.contract.operations, { method: start.method, path: start.path });
+  const forced = matched ? await context.faults.decide({ scenario, operationId: matched.operation.operationId as OperationId }) : undefined;
+  const delay = (forced?.latencyMs ?? 0) + scenario.latencyMs;
+  if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+  if (!forced || !matched) return undefined;
+  context.ledger.noteInjected();
+  const answer = errorAnswer(forced.error);
+  return {
+    answer,
+    status: answer.status,
+    operationId: matched.operation.operationId,
+    injected: scenario.name,
+    note: `injected by scenario '${scenario.name}'`,
+  };
+}
+
+async function forwardAndJudge(options: {
+  context: ProxyContext;
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  start: ExchangeStart;
+  finish: (exit: Exit) => void;
+}): Promise<void> {
+  const { context, incoming, outgoing, start, finish } = options;
+  const { method, path } = start;
+  const limits = context.limits;
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  // With --errors the request is read whole first, so that a violating one never reaches the upstream.
+  let buffered: { body: Buffer; bytes: number } | undefined;
+  if (context.options.errors) {
+    buffered = hasBody ? await readCapped(incoming, limits.maxCapturedRequestBytes) : { body: Buffer.alloc(0), bytes: 0 };
+    // Only part of it was kept: forwarding that part would leave the upstream waiting for the rest.
+    if (buffered.bytes > buffered.body.length) {
+      const message = `The request body is larger than ${limits.maxCapturedRequestBytes - 1} bytes, more than any operation of the contract takes; it was not sent to the upstream (--errors).`;
+      return finish({
+        answer: errorAnswer({ status: 413, code: 'body_too_large', message }),
+        status: 413,
+        blocked: 'request',
+        note: 'body too large: not sent upstream',
+        requestBody: buffered.body.toString('utf8'),
+      });
+    }
+  }
+  const judgeOf = (body: Buffer, bytes: number) =>
+    judgeRequest({
+      request: { method, path, headers: incoming.headers, body, bodyCut: bytes > body.length },
+      operations: context.contract.operations,
+      validator: context.validator,
+    });
+  if (buffered) {
+    const early = judgeOf(buffered.body, buffered.bytes);
+    if (early.violations.length > 0) {
+      const found = early.violations.map((violation) => requestViolation(violation, start.id, early.operation?.operationId));
+      const names = found.map((violation) => violation.check).join(', ');
+      const message = `The request breaks the contract (${names}): ${found[0]!.message}. It was not sent to the upstream (--errors).`;
+      return finish({
+        answer: errorAnswer({ status: 400, code: 'invalid_request', message }),
+        extraHeaders: { 'contract-violations': names },
+        status: 400,
+        ...operationIdOf(early.operation),
+        found,
+        blocked: 'request',
+        note: `blocked: not sent upstream (${names})`,
+        requestBody: buffered.body.toString('utf8'),
+      });
+    }
+  }
+
+  const clientLeft = new AbortController();
+  outgoing.once('close', () => {
+    if (!outgoing.writableEnded) clientLeft.abort();
+  });
+  const outcome = await forward({
+    incoming,
+    target: start.target,
+    upstream: context.upstream,
+    limits,
+    client: context.client,
+    clientLeft: clientLeft.signal,
+    ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
+  });
+  const judged = judgeOf(outcome.request.body, outcome.request.bytes);
+  // Every request is judged by every request rule that applies to it.
+  context.ledger.tally('request_operation_known');
+  if (judged.operation) for (const rule of judged.operation.requestBody ? rulesWithBody : rulesWithoutBody) context.ledger.tally(rule);
+  const operation = judged.operation;
+  const found: Violation[] = judged.violations.map((violation) => requestViolation(violation, start.id, operation?.operationId));
+  const requestText = outcome.request.body.toString('utf8');
+
+  if (outcome.kind === 'failed') {
+    if (outcome.cause === 'client-left') return finish({ status: 0, silent: true });
+    const status = outcome.cause === 'timeout' ? 504 : 502;
+    const error: EngineError = {
+      status,
+      code: outcome.cause === 'timeout' ? 'service_unavailable' : 'internal_error',
+      message: `evidence-harness proxy: ${outcome.reason}.`,
+    };
+    return finish({
+      answer: errorAnswer(error),
+      status,
+      ...operationIdOf(operation),
+      found,
+      note: outcome.reason,
+      requestBody: requestText,
+    });
+  }
+
+  const response = await toReceived(outcome, limits.maxResponseBytes);
+  const caller = await callerOf(incoming);
+  const intent = intentOf({ judged, state: context.state, caller, incoming, operationId: operation?.operationId, path, requestText });
+  const exchange: Exchange = {
+    id: start.id,
+    ...(operation ? { operationId: operation.operationId } : {}),
+    caller: 1,
+    intent: intent.intent,
+    request: { method, url: context.upstreamUrl(start.target), headers: {}, body: requestText },
+    response,
+    notes: [],
+    // A 429 says nothing about the input; the data checks leave it unjudged, as in the runner.
+    rateLimited: response.status === 429,
+    durationMs: outcome.durationMs,
+  };
+  // Contract checks judge contract operations; routes outside the contract are the request side's
+  // finding. A HEAD answer has no body for them to judge.
+  if (operation && method !== 'HEAD') {
+    for (const { check, verdict } of verdictsOn(exchange, context.setting)) {
+      if (verdict.outcome === 'skip') continue;
+      context.ledger.tally(check.name);
+      if (verdict.outcome !== 'fail') continue;
+      found.push({
+        check: check.name,
+        side: 'response',
+        severity: check.severity,
+        operationId: operation.operationId,
+        message: `${verdict.title}: expected ${verdict.expected}`,
+        exchange: start.id,
+      });
+    }
+  }
+  intent.remember(response);
+  const upstream = { status: response.status, headers: outcome.answer.headers, bodyText: response.bodyText };
+  const names = [...new Set(found.map((violation) => violation.check))];
+  const breaking = found.filter((violation) => violation.side === 'response' && violation.severity === 'required');
+  if (context.options.errors && breaking.length > 0) {
+    const message = `The upstream's answer breaks the contract (${breaking.map((violation) => violation.check).join(', ')}): ${breaking[0]!.message}. Its answer is kept in the proxy's report (--errors).`;
+    return finish({
+      answer: errorAnswer({ status: 502, code: 'internal_error', message }),
+      extraHeaders: { 'contract-violations': names.join(', ') },
+      status: 502,
+      ...operationIdOf(operation),
+      found,
+      blocked: 'response',
+      upstream,
+      requestBody: requestText,
+    });
+  }
+  const headers = answerHeadersForClient(outcome.answer, { method });
+  if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
+  let status = response.status;
+  try {
+    outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
+  } catch (error) {
+    // An answer node will not write (this is the last guard): the client gets the contract's error, and the exchange is still kept.
+    status = 502;
+    return finish({
+      answer: errorAnswer({
+        status: 502,
+        code: 'internal_error',
+        message: `evidence-harness proxy: the upstream's answer cannot be passed on (${String(error).slice(0, 200)}).`,
+      }),
+      status,
+      ...operationIdOf(operation),
+      found,
+      upstream,
+      requestBody: requestText,
+    });
+  }
+  finish({
+    status,
+    ...operationIdOf(operation),
+    found,
+    upstream,
+    requestBody: requestText,
+    ...(names.length > 0 ? { note: `Contract-Violations: ${names.join(', ')}` } : {}),
+  });
+}
+
+/** The one end of every exchange: answers (when the proxy answers), keeps, records, logs. */
+function finishExchange(options: {
+  context: ProxyContext;
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  start: ExchangeStart;
+  exit: Exit;
+  scrub: (text: string) => string;
+}): void {
+  const { context, incoming, outgoing, start, exit, scrub } = options;
+  if (exit.answer) writeOwnAnswer(outgoing, exit.answer, exit.extraHeaders);
+  if (exit.silent) return;
+  const durationMs = performance.now() - start.started;
+  const found = exit.found ?? [];
+  const violations = [...new Set(found.map((violation) => violation.check))];
+  context.ledger.keep(
+    {
+      id: start.id,
+      method: start.method,
+      path: scrub(start.path),
+      ...(exit.operationId ? { operationId: exit.operationId } : {}),
+      ...(exit.upstream ? { upstreamStatus: exit.upstream.status, upstreamBody: scrub(firstChars(exit.upstream.bodyText, 4096)) } : {}),
+      status: exit.status,
+      violations,
+      ...(exit.blocked ? { blocked: exit.blocked } : {}),
+      ...(exit.injected ? { injected: exit.injected } : {}),
+      durationMs,
+    },
+    found.map((violation) => ({ ...violation, message: scrub(violation.message) })),
+  );
+  context.recordIf(() => ({
+    entry: {
+      startedAt: Date.now() - durationMs,
+      durationMs,
+      request: {
+        method: start.method,
+        url: context.upstreamUrl(start.target),
+        headers: incoming.headers,
+        ...(exit.requestBody === undefined ? {} : { body: exit.requestBody }),
+      },
+      ...(exit.upstream
+        ? { response: { status: exit.upstream.status, headers: exit.upstream.headers, body: exit.upstream.bodyText } }
+        : exit.answer
+          ? {
+              response: {
+                status: exit.answer.status,
+                headers: { ...exit.answer.headers, ...exit.extraHeaders },
+                body: exit.answer.body ?? '',
+              },
+            }
+          : {}),
+      ...(exit.note || exit.answer
+        ? { comment: exit.injected ? `${exit.note}; not sent upstream` : (exit.note ?? 'answered by the proxy, not sent upstream') }
+        : {}),
+    } satisfies CassetteEntry,
+    scrub,
+  }));
+  context.log?.(scrub(logLine({ method: start.method, path: start.path, status: exit.status, found, note: exit.note, ms: durationMs })));
+}
+
+function writeOwnAnswer(outgoing: ServerResponse, answer: EngineAnswer, extra: Record<string, string> | undefined): void {
+  if (outgoing.headersSent) {
+    if (!outgoing.writableEnded) outgoing.destroy();
+    return;
+  }
+  const body = answer.body ?? '';
+  outgoing.writeHead(answer.status, { ...answer.headers, ...extra, 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** A copy of the first `count` characters (a slice would keep the whole text alive). */
+function firstChars(text: string, count: number): string {
+  return text.length <= count ? text : Buffer.from(text.slice(0, count)).toString('utf8');
+}
+
+/**
+ * The upstream's answer as the checks judge it: decoded from its Content-Encoding by the one
+ * decoder (off the event loop, one budget, a few codings at most), then read as the runner reads
+ * answers (the same bounds on nesting and values). The client still gets the bytes as sent; an
+ * encoding the proxy does not decode is left unjudged.
+ */
+async function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxBytes: number): Promise<ReceivedResponse> {
+  const { status, headers } = outcome.answer;
+  const decoded = await decodeContent({
+    body: outcome.answer.body,
+    contentEncoding: headers['content-encoding'],
+    maxDecodedBytes: maxBytes,
+    maxCodings,
+  });
+  if ('problem' in decoded)
+    return {
+      status,
+      headers,
+      contentType: headers['content-type'] ?? null,
+      bodyText: '',
+      json: undefined,
+      incomplete: { reason: 'undecodable', bytes: decoded.bytes, message: `${decoded.message}; left unjudged` },
+    };
+  return toReceivedAnswer({ status, headers, body: decoded.body });
+}
+
+async function callerOf(incoming: IncomingMessage): Promise<string> {
+  const authorization = incoming.headers.authorization;
+  // The mock's own caller identity (A-10), so a caller means the same thing in mock and proxy.
+  return authorization ? callerFingerprint(Array.isArray(authorization) ? authorization.join(', ') : authorization) : anonymousCaller;
+}
+
+function operationIdOf(operation: { operationId: string } | undefined): { operationId?: string } {
+  return operation ? { operationId: operation.operationId } : {};
+}
+
+function requestViolation(violation: RequestViolation, exchange: number, operationId: string | undefined): Violation {
+  return {
+    check: violation.check,
+    side: 'request',
+    severity: 'required',
+    ...(operationId ? { operationId } : {}),
+    message: violation.message,
+    exchange,
+  };
+}
+
+/** The intent the runner would have sent this request with, from the traffic seen so far, and how to remember its answer. */
+function intentOf(options: {
+  judged: ReturnType<typeof judgeRequest>;
+  state: TrafficState;
+  caller: string;
+  incoming: IncomingMessage;
+  operationId: string | undefined;
+  path: string;
+  /** The request body's text, the one `judged.json` was parsed from. */
+  requestText: string;
+}): { intent: Intent; remember: (response: ReceivedResponse) => void } {
+  const { judged, state, caller } = options;
+  const nothing = () => undefined;
+  if (judged.violations.length > 0)
+    return {
+      intent: { kind: 'observed-invalid', description: judged.violations.map((violation) => violation.check).join(', ') },
+      remember: nothing,
+    };
+  if (options.operationId === 'createEvaluation') {
+    const header = options.incoming.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header.join(', ') : (header ?? '');
+    const { intent, body } = state.createIntent({ caller, key, body: judged.json, text: options.requestText });
+    return {
+      intent,
+      remember: (response) => state.createAnswered({ caller, key, body, intent, status: response.status, job: response.json }),
+    };
+  }
+  if (options.operationId === 'getJob') {
+    const jobId = safeDecode(options.path.split('/').pop() ?? '');
+    return {
+      intent: state.readIntent({ caller, jobId }),
+      remember: (response) => state.readAnswered({ jobId, status: response.status, job: response.json }),
+    };
+  }
+  return {
+    intent: { kind: 'positive', source: 'observed', description: `${options.operationId ?? 'request'} through the proxy` },
+    remember: nothing,
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function logLine(options: {
+  method: string;
+  path: string;
+  status: number;
+  found: readonly Violation[];
+  note?: string | undefined;
+  ms: number;
+}): string {
+  const time = new Date().toISOString().slice(11, 23);
+  const path = options.path.length > 200 ? `${options.path.slice(0, 200)}…` : options.path;
+  const violations =
+    options.found.length === 0
+      ? 'ok'
+      : options.found.map((violation) => `${violation.side === 'request' ? 'request' : 'response'}:${violation.check}`).join(' ');
+  return `${time} ${options.method.slice(0, 20)} ${path} ${options.status} ${options.ms.toFixed(1)}ms ${violations}${options.note ? ` (${options.note})` : ''}`;
+}
