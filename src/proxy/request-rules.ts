@@ -5,9 +5,11 @@
  * the same meaning the runner gives the matching response rule: a request breaking
  * `request_body_schema` is the input `negative_data_rejection` expects a 400 for.
  */
+
+import { essence } from '../contract/media-type.js';
 import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
 import type { OperationDescription } from '../openapi/document.js';
-import { essence, type ResponseValidator } from '../openapi/response-validator.js';
+import type { ResponseValidator } from '../openapi/response-validator.js';
 
 export interface RequestViolation {
   readonly check: RequestRuleName;
@@ -112,7 +114,7 @@ export function judgeRequest(options: {
   const schema = content['application/json'];
   if (!operation.requestBody) return { operation, violations };
   const contentType = headerValue(request.headers, 'content-type');
-  if (essence(contentType ?? null) !== 'application/json')
+  if (essence(contentType) !== 'application/json')
     violations.push({
       check: 'request_media_type',
       message:
