@@ -4,10 +4,12 @@
  * from spec/openapi.yaml) and `waitForJob`, which polls a job to its final state. Imports
  * nothing from Node, so it runs in browsers as well.
  */
+// The one Retry-After reading, shared with the runner: the only file of the contract the client
+// imports, and it imports nothing (ARCHITECTURE.md).
+export { parseRetryAfter } from '../contract/retry-after.js';
 export { type ClientPaths, createEvidenceClient, type EvidenceClient, type EvidenceClientOptions } from './evidence-client.js';
 export { type PollClock, realClock } from './poll-clock.js';
 export type { DeepReadonly, ReadonlyRequestBodies } from './readonly-requests.js';
-export { parseRetryAfter } from './retry-after.js';
 export type { components, paths } from './schema.js';
 export {
   type ApiError,

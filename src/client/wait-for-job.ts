@@ -4,9 +4,9 @@
  * polls, the server's Retry-After on 429 and 503, and a deadline. Every way it gives up is a
  * WaitForJobError whose `kind` says why, so callers branch on a value, not on a message.
  */
+import { parseRetryAfter } from '../contract/retry-after.js';
 import type { EvidenceClient } from './evidence-client.js';
 import { type PollClock, realClock } from './poll-clock.js';
-import { parseRetryAfter } from './retry-after.js';
 import { type ApiError, isFinalStatus, type Job } from './types.js';
 
 /** Answers worth polling again after: rate limited or temporarily unavailable (docs/assumptions.md A-8, A-11). */

@@ -11,6 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compilePathTemplate } from '../contract/path-template.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
@@ -674,11 +675,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
 
 /** Whether a filled path still has the shape of its template: each {parameter} one non-empty segment. */
 export function pathFitsTemplate(path: string, template: string): boolean {
-  const pattern = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${pattern}$`).test(path.split('?')[0] ?? path);
+  return compilePathTemplate(template).test(path.split('?')[0] ?? path);
 }
 
 /**

@@ -7,6 +7,7 @@
  * report the same coverage.
  */
 import { evaluations, jobStatuses } from '../contract/index.js';
+import { parseRetryAfter } from '../contract/retry-after.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { anonymousCaller, callerFingerprint } from './caller.js';
 import { type ClientFinding, ClientJudge } from './client-findings/judge.js';
@@ -51,9 +52,10 @@ function jobOf(answer: EngineAnswer): Observation['job'] {
   }
 }
 
-function retryAfterOf(answer: EngineAnswer): number | undefined {
-  const value = answer.headers['retry-after'];
-  return value !== undefined && /^[0-9]{1,6}$/.test(value) ? Number(value) : undefined;
+/** The answer's Retry-After in whole seconds, read as every other reader in the project reads it. */
+function retryAfterOf(answer: EngineAnswer, answeredAt: number): number | undefined {
+  const ms = parseRetryAfter(answer.headers['retry-after'], { now: answeredAt });
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 export class ConsumerWatch {
@@ -106,7 +108,7 @@ export class ConsumerWatch {
       operationId === undefined || operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
     const key = call.header('idempotency-key');
     const contentType = call.header('content-type');
-    const retryAfterSeconds = retryAfterOf(answer);
+    const retryAfterSeconds = retryAfterOf(answer, entry.time + entry.durationMs);
     const carriesJob = (operationId === 'createEvaluation' && answer.status === 202) || (operationId === 'getJob' && answer.status === 200);
     const job = carriesJob ? jobOf(answer) : undefined;
     const bodyDigest = body && body.byteLength > 0 ? await sha256Hex(bytesAsText.decode(body)) : undefined;

@@ -5,6 +5,7 @@
  * object gets through. Each refusal is an EngineError whose status the operation chooses.
  */
 import type { ErrorCode } from '../contract/index.js';
+import { essence } from '../contract/media-type.js';
 import type { EngineCall } from './call.js';
 import type { EngineError } from './responses.js';
 
@@ -20,9 +21,9 @@ function refusal(status: number, code: ErrorCode, message: string): EngineError 
   return { status, code, message };
 }
 
+/** Whether a Content-Type names application/json, whatever its parameters and case. */
 export function isJsonMediaType(contentType: string | null): boolean {
-  const essence = contentType?.split(';')[0]?.trim().toLowerCase();
-  return essence === 'application/json';
+  return essence(contentType) === 'application/json';
 }
 
 /** The parsed body as a plain JSON object, or the refusal to answer with. */

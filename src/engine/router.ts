@@ -3,6 +3,7 @@
  * Stage 1 of the pipeline: maps a method and path to an operation of the contract, or to the
  * 404/405 the contract leaves to `default` (docs/assumptions.md A-20).
  */
+import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
 import type { EngineError } from './responses.js';
 
 export type OperationId = 'health' | 'createEvaluation' | 'verifyReport' | 'getJob';
@@ -10,14 +11,15 @@ export type OperationId = 'health' | 'createEvaluation' | 'verifyReport' | 'getJ
 interface Route {
   readonly operationId: OperationId;
   readonly method: 'GET' | 'POST';
-  readonly pattern: RegExp;
+  readonly path: PathTemplate;
 }
 
+// The spec's paths as written there, matched as the proxy and the runner match them.
 const routes: readonly Route[] = [
-  { operationId: 'health', method: 'GET', pattern: /^\/health$/ },
-  { operationId: 'createEvaluation', method: 'POST', pattern: /^\/v0\/evaluations$/ },
-  { operationId: 'verifyReport', method: 'POST', pattern: /^\/v0\/verifications$/ },
-  { operationId: 'getJob', method: 'GET', pattern: /^\/v0\/jobs\/([^/]+)$/ },
+  { operationId: 'health', method: 'GET', path: compilePathTemplate('/health') },
+  { operationId: 'createEvaluation', method: 'POST', path: compilePathTemplate('/v0/evaluations') },
+  { operationId: 'verifyReport', method: 'POST', path: compilePathTemplate('/v0/verifications') },
+  { operationId: 'getJob', method: 'GET', path: compilePathTemplate('/v0/jobs/{jobId}') },
 ];
 
 export interface RouteMatch {
@@ -28,7 +30,7 @@ export interface RouteMatch {
 
 export function matchRoute(options: { method: string; path: string }): RouteMatch | EngineError {
   const method = options.method.toUpperCase();
-  const candidates = routes.filter((route) => route.pattern.test(options.path));
+  const candidates = routes.filter((route) => route.path.test(options.path));
   if (candidates.length === 0) {
     return { status: 404, code: 'route_not_found', message: `No operation of the contract has the path ${truncatePath(options.path)}.` };
   }
@@ -43,11 +45,7 @@ export function matchRoute(options: { method: string; path: string }): RouteMatc
       headers: { allow: allow.join(', ') },
     };
   }
-  const match = route.pattern.exec(options.path);
-  return {
-    operationId: route.operationId,
-    params: route.operationId === 'getJob' && match?.[1] !== undefined ? { jobId: match[1] } : {},
-  };
+  return { operationId: route.operationId, params: route.path.match(options.path) ?? {} };
 }
 
 function truncatePath(path: string): string {

@@ -5,6 +5,7 @@
  * the behaviour suites on every response they receive and by the conformance runner.
  */
 import type { ValidateFunction } from 'ajv';
+import { essence } from '../contract/media-type.js';
 import type { ContractDocument, OperationDescription, ResponseDescription } from './document.js';
 import { createSchemaValidator, type SchemaProblem, toSchemaProblems } from './schema-validator.js';
 
@@ -30,12 +31,6 @@ export function matchResponse(operation: OperationDescription, status: number): 
   if (exact) return exact;
   const range = operation.responses.find((response) => response.status.toUpperCase() === `${String(status)[0]}XX`);
   return range ?? operation.responses.find((response) => response.status === 'default');
-}
-
-/** The media type without parameters, lower-cased: 'application/json; charset=utf-8' → 'application/json'. */
-export function essence(contentType: string | null): string | null {
-  if (!contentType) return null;
-  return contentType.split(';')[0]?.trim().toLowerCase() || null;
 }
 
 export class ResponseValidator {

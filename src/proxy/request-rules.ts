@@ -5,8 +5,11 @@
  * the same meaning the runner gives the matching response rule: a request breaking
  * `request_body_schema` is the input `negative_data_rejection` expects a 400 for.
  */
+
+import { essence } from '../contract/media-type.js';
+import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
 import type { OperationDescription } from '../openapi/document.js';
-import { essence, type ResponseValidator } from '../openapi/response-validator.js';
+import type { ResponseValidator } from '../openapi/response-validator.js';
 
 export interface RequestViolation {
   readonly check: RequestRuleName;
@@ -33,23 +36,13 @@ export interface ObservedRequest {
   readonly bodyCut: boolean;
 }
 
-/** Each operation's path template as a RegExp and its parameter names, compiled once. */
-const compiledPaths = new WeakMap<OperationDescription, { pattern: RegExp; names: string[] }>();
+/** Each operation's path template, compiled once. */
+const compiledPaths = new WeakMap<OperationDescription, PathTemplate>();
 
-function compiledPath(operation: OperationDescription): { pattern: RegExp; names: string[] } {
+function compiledPath(operation: OperationDescription): PathTemplate {
   let compiled = compiledPaths.get(operation);
   if (!compiled) {
-    const names: string[] = [];
-    const source = operation.path
-      .split(/(\{[^}]+\})/)
-      .map((part) => {
-        const parameter = /^\{([^}]+)\}$/.exec(part);
-        if (!parameter) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        names.push(parameter[1]!);
-        return '([^/]+)';
-      })
-      .join('');
-    compiled = { pattern: new RegExp(`^${source}$`), names };
+    compiled = compilePathTemplate(operation.path);
     compiledPaths.set(operation, compiled);
   }
   return compiled;
@@ -64,15 +57,14 @@ export function matchOperation(
   const method = request.method.toUpperCase() === 'HEAD' ? 'GET' : request.method.toUpperCase();
   for (const operation of operations) {
     if (operation.method.toUpperCase() !== method) continue;
-    const { pattern, names } = compiledPath(operation);
-    const match = pattern.exec(request.path);
+    const match = compiledPath(operation).match(request.path);
     if (!match) continue;
     const pathParameters: Record<string, string> = {};
-    for (const [index, name] of names.entries()) {
+    for (const [name, value] of Object.entries(match)) {
       try {
-        pathParameters[name] = decodeURIComponent(match[index + 1]!);
+        pathParameters[name] = decodeURIComponent(value);
       } catch {
-        pathParameters[name] = match[index + 1]!;
+        pathParameters[name] = value;
       }
     }
     return { operation, pathParameters };
@@ -122,7 +114,7 @@ export function judgeRequest(options: {
   const schema = content['application/json'];
   if (!operation.requestBody) return { operation, violations };
   const contentType = headerValue(request.headers, 'content-type');
-  if (essence(contentType ?? null) !== 'application/json')
+  if (essence(contentType) !== 'application/json')
     violations.push({
       check: 'request_media_type',
       message:

@@ -17,7 +17,7 @@ import type { Exchange } from '../../src/conformance/exchange.js';
 import { switchedProtocols } from '../../src/conformance/http/bounded-client.js';
 import { redacted, toCurl } from '../../src/conformance/http/curl.js';
 import { parseHeaderLine } from '../../src/conformance/http/header-line.js';
-import { Transport } from '../../src/conformance/http/transport.js';
+import { retryAfterMs, Transport } from '../../src/conformance/http/transport.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -101,6 +101,15 @@ it('turns a server that never answers into a timeout, not a hung run', async () 
   const result = await new Transport({ baseUrl: silent, timeoutMs: 300 }).send({ method: 'GET', path: '/', headers: {} });
   expect(result.response).toBeUndefined();
   expect(result.transportError).toBe('no answer within 300 ms (--timeout)');
+});
+
+it('waits a Retry-After as the contract reads it, and 1 s when it is absent or unreadable', () => {
+  expect(retryAfterMs('2')).toBe(2000);
+  expect(retryAfterMs(undefined)).toBe(1000);
+  // Date.parse once read these as dates in the past, so the runner retried at once.
+  expect(retryAfterMs('1.5')).toBe(1000);
+  expect(retryAfterMs('2001-01-01')).toBe(1000);
+  expect(retryAfterMs(new Date(Date.now() - 60_000).toUTCString())).toBe(0);
 });
 
 it('retries a 429 once after Retry-After, and marks a persistent one', async () => {

@@ -5,7 +5,8 @@
  * errors. They read only the OpenAPI document, so an edit to the spec changes what they check.
  */
 import { errorCodeList } from '../../contract/index.js';
-import { essence, matchResponse } from '../../openapi/response-validator.js';
+import { essence } from '../../contract/media-type.js';
+import { matchResponse } from '../../openapi/response-validator.js';
 import type { IntentKind } from '../exchange.js';
 import { fail, pass, skip, unjudged } from '../failures.js';
 import { type Check, onlyForOperation, received, withResponse } from './check.js';
@@ -51,7 +52,7 @@ export const contentTypeDocumented: Check = {
       const receivedType = essence(exchange.response!.contentType);
       if (mediaTypes.some((mediaType) => mediaType.toLowerCase() === receivedType)) return pass;
       return fail({
-        title: `undocumented Content-Type ${receivedType ?? '(none)'}`,
+        title: `undocumented Content-Type ${receivedType ?? (exchange.response!.contentType === null ? '(none)' : '(unreadable)')}`,
         expected: `${mediaTypes.join(' or ')} (documented for ${documented.status})`,
         received: exchange.response!.contentType ?? '(no Content-Type header)',
       });

@@ -7,6 +7,7 @@
  * follows a redirect to another origin. A request's redirects and its 429 retry share the
  * request's one deadline: following them never buys a server more time than --timeout.
  */
+import { parseRetryAfter } from '../../contract/retry-after.js';
 import type { IncompleteBody, ReceivedResponse, SentRequest } from '../exchange.js';
 import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome, type TlsOptions } from './bounded-client.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -137,12 +138,12 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Retry-After in milliseconds (delta-seconds or an HTTP-date); 1 s when absent or unreadable. */
+/**
+ * Retry-After in milliseconds, read as src/contract/retry-after.ts reads it; 1 s when absent or
+ * unreadable (the runner's policy: a 429 always buys some pause).
+ */
 export function retryAfterMs(value: string | undefined): number {
-  if (!value) return 1000;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : 1000;
+  return parseRetryAfter(value, { now: Date.now() }) ?? 1000;
 }
 
 /** Waits `ms`, or less when `signal` aborts. */

@@ -4,6 +4,7 @@
  * (A-13), a method no contract path declares (A-20), and a path outside the contract (A-20).
  */
 import { bodyLimits } from '../../contract/index.js';
+import { fillPathTemplate } from '../../contract/path-template.js';
 import { httpMethods } from '../../openapi/document.js';
 import { contractOperationIds } from './contract-operations.js';
 import type { ProbeContext } from './probe-context.js';
@@ -34,7 +35,7 @@ export async function undeclaredMethodProbe(context: ProbeContext): Promise<void
       (['delete', 'patch', 'put'] as const).find((candidate) => !declared.has(candidate)) ??
       httpMethods.find((candidate) => !declared.has(candidate));
     if (!method) continue;
-    const path = template.replace(/\{[^}]+\}/g, 'v');
+    const path = fillPathTemplate(template, () => 'v');
     await context.send({ method: method.toUpperCase(), path }, { kind: 'undeclared-method', method: method.toUpperCase(), path });
   }
 }

@@ -4,6 +4,7 @@
  * fills the path template, adds declared header parameters (a fresh Idempotency-Key-like value
  * for each required string header unless one is given), and serialises the JSON body.
  */
+import { fillPathTemplate } from '../../contract/path-template.js';
 import type { JsonSchema, OperationDescription, ParameterDescription } from '../../openapi/document.js';
 import { fullValidValue } from '../generators/mutations.js';
 import { fitToLength, idempotencyKeyFor, type ProbeRequest } from './probe-context.js';
@@ -50,7 +51,7 @@ export function encodeSegment(value: string): string {
 
 export function buildRequest(options: BuildOptions): ProbeRequest {
   const { operation } = options;
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+  const path = fillPathTemplate(operation.path, (name) => {
     const parameter = operation.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
     const value = options.path?.[name] ?? (parameter ? defaultPathValue(parameter) : '');
     return encodeSegment(value);
