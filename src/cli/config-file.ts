@@ -7,9 +7,10 @@
  * check it through its `$schema`).
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from '../server/document-text.js';
+import { readRegularFile, UserFileError } from '../server/regular-file.js';
 import { UsageError } from './command.js';
 
 /** The names looked for in the working folder, in this order, when no --config is given. */
@@ -95,24 +96,29 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
   const path = resolve(options.cwd, file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A regular file only, bounded, never a FIFO that would hold the start (regular-file.ts, A-27).
+    ({ text } = await readRegularFile({ path }));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof UserFileError)) throw error;
     throw new UsageError(
-      code === 'ENOENT'
+      error.problem === 'missing'
         ? `--config: file not found: ${file} (resolved to ${path}). Pass the path of an evidence-harness.config.json or .yaml file.`
-        : `--config: ${file} cannot be read (${code ?? (error as Error).message}).`,
+        : `--config: ${error.message.replace(path, file)}.`,
     );
   }
+  const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   let value: unknown;
   try {
-    value = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? (await import('yaml')).parse(text) : JSON.parse(text);
+    value = await parseDocumentText({ text, yaml });
   } catch (error) {
-    throw new UsageError(`${file} is not valid ${extname(path).slice(1).toUpperCase()}: ${(error as Error).message}`);
+    if (!(error instanceof DocumentSyntaxError)) throw error;
+    const frame = error.frame === undefined ? '' : `:\n\n${error.frame.replace(/^/gm, '    ')}\n`;
+    throw new UsageError(`${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${error.problem}${frame}`);
   }
   const parsed = configSchema.safeParse(value ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  /${issue.path.join('/')}: ${issue.message}`);
+    // zod quotes unknown keys: short quotes only (document-text.ts).
+    const problems = parsed.error.issues.map((issue) => withShortQuotes(`  /${issue.path.join('/')}: ${issue.message}`, text));
     throw new UsageError(
       `${file} is not a valid configuration:\n${problems.join('\n')}\nIts JSON Schema is evidence-harness.config.schema.json in this package; option names are the flags' ('evidence-harness mock --help').`,
     );

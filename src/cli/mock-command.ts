@@ -18,7 +18,7 @@ import { startMockServer } from '../server/mock-server.js';
 import type { SharedState } from '../server/redis/shared-state.js';
 // The URL helpers only: the Redis client itself is loaded when --store is given.
 import { isRedisUrl, redactedUrl } from '../server/redis/store-url.js';
-import { isScenarioPath, loadScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
+import { isScenarioPath, type LoadedScenarioFile, readScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
 import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
@@ -53,7 +53,9 @@ Options:
                        API with CORS; repeatable. Without it, a control call carrying any Origin
                        is refused, and so is one whose Host is not this machine (DNS rebinding)
   --watch              reload the --scenario file when it changes (the journal notes each reload;
-                       a file that does not validate is reported and the scenario stays as it was)
+                       a file that does not validate is reported and the scenario stays as it was).
+                       It must stay a regular file where the path led at start: a symbolic link
+                       given is followed once, and a link, FIFO or folder put there later is refused
   --tls-cert FILE      serve HTTPS with this certificate (PEM), so an https frontend can call the
   --tls-key FILE       mock without mixed-content errors; give both
   --config FILE        read options from FILE (default: ${configFileNames.join(', ')}
@@ -199,8 +201,11 @@ export const mockCommand: Command = {
     };
     let engine: ReturnType<typeof createMockEngine>;
     let shared: SharedState | undefined;
+    // The file as read at start: --watch holds later reads to the same place (A-27).
+    let scenarioFile: LoadedScenarioFile | undefined;
     try {
-      const scenario = isScenarioPath(choice) ? await loadScenarioFile(choice) : choice;
+      scenarioFile = isScenarioPath(choice) ? await readScenarioFile(choice) : undefined;
+      const scenario = scenarioFile?.scenario ?? choice;
       if (storeUrl !== undefined) shared = await openStore({ url: storeUrl, namespace: values['store-namespace'], limits, say });
       engine = createMockEngine({
         scenario,
@@ -260,6 +265,7 @@ export const mockCommand: Command = {
       ? watchScenarioFile({
           file: choice,
           engine,
+          ...(scenarioFile ? { resolvedPath: scenarioFile.resolvedPath, startText: scenarioFile.text } : {}),
           onReload: ({ scenario, inForce }) =>
             say(
               `scenario reloaded from ${choice}: ${scenario}${inForce ? ' (in force)' : ' (another scenario, chosen since, stays in force)'}\n`,

@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { notRegularProblem } from '../server/regular-file.js';
 
 /** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which swagger-parser reads itself). */
 export function specFileProblem(source: string): string | undefined {
@@ -12,8 +13,9 @@ export function specFileProblem(source: string): string | undefined {
   if (source.trim() === '') return 'the value is empty';
   const where = `${source} (resolved to ${resolve(source)})`;
   try {
-    if (statSync(resolve(source)).isDirectory()) return `${where} is a folder, not a file`;
-    return undefined;
+    // A FIFO or a device would hold the command in a read that never ends (A-27).
+    const stats = statSync(resolve(source));
+    return stats.isFile() ? undefined : `${where} ${notRegularProblem(stats)}`;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? `file not found: ${where}` : `${where} cannot be read: ${code ?? (error as Error).message}`;

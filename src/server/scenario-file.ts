@@ -1,11 +1,14 @@
 /**
  * @module server/scenario-file
  * Resolves `--scenario NAME|FILE`: a shipped scenario's name, or a JSON or YAML file parsed
- * and validated with errors that name the file and the path inside it.
+ * and validated with errors that name the file and the path inside it. The file is read by
+ * `readRegularFile` (a regular file only, bounded) and its errors quote at most a few dozen of
+ * its characters (`document-text.ts`), docs/assumptions.md A-27.
  */
-import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { checkScenario, parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
+import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from './document-text.js';
+import { readRegularFile, UserFileError } from './regular-file.js';
 
 /** True when `value` looks like a path rather than a scenario name. */
 export function isScenarioPath(value: string): boolean {
@@ -13,9 +16,9 @@ export function isScenarioPath(value: string): boolean {
 }
 
 /**
- * A scenario file that cannot be used as it is: missing, unreadable, or not JSON/YAML. Still a
- * ScenarioError (callers that catch those keep working); its message says which file, what is
- * wrong and what to do, with the parser's code frame when there is one.
+ * A scenario file that cannot be used as it is: missing, unreadable, not a regular file, or
+ * not JSON/YAML. Still a ScenarioError (callers that catch those keep working); its message
+ * says which file, what is wrong and what to do, with a short code frame when there is one.
  */
 export class ScenarioFileError extends ScenarioError {
   constructor(options: { readonly path: string; readonly problem: string; readonly message: string }) {
@@ -26,31 +29,6 @@ export class ScenarioFileError extends ScenarioError {
 
 const whatToPass = "pass a shipped scenario's name or the path of a .json, .yaml or .yml scenario file";
 
-/** What went wrong reading `path`, in words, with the absolute path it was resolved to. */
-function readProblem(path: string, error: NodeJS.ErrnoException): string {
-  const where = `${path} (resolved to ${resolve(path)})`;
-  switch (error.code) {
-    case 'ENOENT':
-      return `file not found: ${where}`;
-    case 'EISDIR':
-      return `${where} is a folder, not a file`;
-    case 'EACCES':
-    case 'EPERM':
-      return `${where} cannot be read: permission denied (${error.code})`;
-    default:
-      return `${where} cannot be read: ${error.code ?? error.message}`;
-  }
-}
-
-/** The line of `text` holding `offset`, with a caret under that column, as YAML's errors show it. */
-function codeFrame(text: string, offset: number): { line: number; column: number; frame: string } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
-  const source = text.split('\n')[line - 1] ?? '';
-  return { line, column, frame: `${source}\n${' '.repeat(column - 1)}^` };
-}
-
 function indent(text: string): string {
   return text
     .replace(/^\n+|\n+$/g, '')
@@ -59,46 +37,63 @@ function indent(text: string): string {
     .join('\n');
 }
 
-export async function loadScenarioFile(path: string): Promise<Scenario> {
-  let text: string;
+/** A scenario file read: the scenario, the text it came from and where the path led. */
+export interface LoadedScenarioFile {
+  readonly scenario: Scenario;
+  readonly text: string;
+  /** The file the path led to (symbolic links resolved); `--watch` requires later reads to lead there too. */
+  readonly resolvedPath: string;
+}
+
+/**
+ * Reads and validates the scenario file at `path`. With `resolvedPath` (a previous read's), the
+ * path must still lead to that file. Throws ScenarioFileError for a file that cannot be read or
+ * parsed, ScenarioError for one the schema refuses.
+ */
+export async function readScenarioFile(path: string, options: { readonly resolvedPath?: string } = {}): Promise<LoadedScenarioFile> {
+  let read: { text: string; resolvedPath: string };
   try {
-    text = await readFile(path, 'utf8');
+    read = await readRegularFile({ path, ...options });
   } catch (error) {
-    const problem = readProblem(path, error as NodeJS.ErrnoException);
-    throw new ScenarioFileError({ path, problem, message: `${problem}; ${whatToPass}.` });
+    if (!(error instanceof UserFileError)) throw error;
+    throw new ScenarioFileError({ path, problem: error.message, message: `${error.message}; ${whatToPass}.` });
   }
+  return { scenario: await scenarioFromText({ text: read.text, path }), ...read };
+}
+
+/** Reads and validates the scenario file at `path` (see readScenarioFile). */
+export async function loadScenarioFile(path: string): Promise<Scenario> {
+  return (await readScenarioFile(path)).scenario;
+}
+
+/**
+ * The scenario in `text`, read from `path` (whose extension says JSON or YAML). Its errors hold
+ * no run of the text longer than a few dozen characters.
+ */
+export async function scenarioFromText(options: { readonly text: string; readonly path: string }): Promise<Scenario> {
+  const { text, path } = options;
   const yaml = ['.yaml', '.yml'].includes(extname(path).toLowerCase());
   let value: unknown;
   try {
-    // yaml is loaded only for YAML files: it is dozens of modules, and loading them on every
-    // start of `evidence-harness mock` delayed its first answer by about 20 ms.
-    value = yaml ? (await import('yaml')).parse(text) : JSON.parse(text);
+    value = await parseDocumentText({ text, yaml });
   } catch (error) {
-    const message = (error as Error).message;
-    let problem: string;
-    let frame = '';
-    if (yaml) {
-      // The yaml package's message ends with "at line L, column C:" and its own code frame.
-      const [first, ...rest] = message.split('\n');
-      problem = `${path} is not valid YAML: ${first}`;
-      frame = rest.join('\n');
-    } else {
-      const position = /at position (\d+)/.exec(message);
-      if (position) {
-        const at = codeFrame(text, Number(position[1]));
-        problem = `${path} is not valid JSON: ${message.replace(/ in JSON at position \d+.*$/s, '')} at line ${at.line}, column ${at.column}:`;
-        frame = at.frame;
-      } else {
-        // Node 20 words some errors with an excerpt of the text instead of a position; one line reads better.
-        problem = `${path} is not valid JSON: ${message.replace(/\s*\n\s*/g, ' ')}`;
-      }
-    }
+    if (!(error instanceof DocumentSyntaxError)) throw error;
+    const problem = `${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${error.problem}`;
     throw new ScenarioFileError({
       path,
       problem,
-      message: `${problem}${frame.trim() === '' ? '. ' : `\n\n${indent(frame)}\n\n`}Fix the file, or pass a shipped scenario's name instead.`,
+      message: `${problem}${error.frame === undefined ? '. ' : `:\n\n${indent(error.frame)}\n\n`}Fix the file, or pass a shipped scenario's name instead.`,
     });
   }
-  // Patterns are compiled now, so one the linear-time matcher refuses stops the start (exit 2).
-  return checkScenario({ scenario: parseScenario({ value, source: path }), source: path });
+  try {
+    // Patterns are compiled now, so one the linear-time matcher refuses stops the start (exit 2).
+    return await checkScenario({ scenario: parseScenario({ value, source: path }), source: path });
+  } catch (error) {
+    if (!(error instanceof ScenarioError)) throw error;
+    // zod quotes unknown keys, and a pattern's error quotes the pattern: short quotes only.
+    throw new ScenarioError(
+      path,
+      error.problems.map((problem) => ({ path: withShortQuotes(problem.path, text), message: withShortQuotes(problem.message, text) })),
+    );
+  }
 }

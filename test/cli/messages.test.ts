@@ -6,12 +6,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { scratchFolder } from '../package/scratch.js';
+import { fifosReleasedAfterEach } from '../support/fifo.js';
 import { runMain } from '../support/run-main.js';
 
 const scratch = scratchFolder('eh-messages-');
 afterAll(() => scratch.remove());
 
 const run = runMain;
+const makeFifo = fifosReleasedAfterEach();
 
 function file(name: string, text: string): string {
   const path = join(scratch.path, name);
@@ -35,14 +37,13 @@ it('--scenario with a folder: says it is a folder', async () => {
   );
 });
 
-it('--scenario with malformed YAML: keeps the yaml package’s line, column and code frame', async () => {
+it('--scenario with malformed YAML: keeps the yaml package’s line and column, with a code frame of that line alone (A-27)', async () => {
   const path = file('bad.yaml', 'name: x\nfaults:\n  - a: [1\n  b: 2\n');
   const result = await run('mock', '--scenario', path);
   expect(result.code).toBe(2);
   expect(result.stderr).toBe(
     `evidence-harness: mock: --scenario: ${path} is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 3:
 
-      - a: [1
       b: 2
       ^
 
@@ -75,6 +76,24 @@ it('--scenario with a file the schema refuses: names the file and the path insid
   );
   expect(result.stderr).toMatch(
     /\nFix the file: scenarios\/scenario\.schema\.json in this package is its JSON Schema, and 'evidence-harness mock --help' lists the shipped scenarios\.\n$/,
+  );
+});
+
+it('--config with malformed YAML: the line and column, and no more than 40 characters of the file (A-27)', async () => {
+  const secret = 'SECRET-7f3a9c1e-aaaa-bbbb-cccc-dddd-eeee-ffff-0123456789';
+  const path = file('leaky.config.yaml', `mock:\n  port: ${secret}: ${secret}\n`);
+  const result = await run('mock', '--config', path);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain(`${path} is not valid YAML: Nested mappings are not allowed in compact mappings at line 2, column 9:`);
+  expect(result.stderr).toContain(`\n\n      port: ${secret.slice(0, 31)}…\n            ^\n`);
+  expect(result.stderr).not.toContain(secret);
+});
+
+it.skipIf(process.platform === 'win32')('--spec with a FIFO: refused as no regular file, not read (A-27)', async () => {
+  const fifo = join(scratch.path, 'spec.yaml');
+  makeFifo(fifo);
+  expect((await run('spec', '--spec', fifo)).stderr).toBe(
+    `evidence-harness: spec: --spec: ${fifo} (resolved to ${fifo}) is a FIFO (named pipe), not a regular file; pass the path or URL of an OpenAPI 3.1 document, or leave --spec out to read the bundled spec/openapi.yaml.\n`,
   );
 });
 

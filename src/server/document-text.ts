@@ -1,0 +1,116 @@
+/**
+ * @module server/document-text
+ * Parses the JSON or YAML text of a file the mock reads on the user's behalf (a scenario, a
+ * config file), and keeps the file's own text out of messages (docs/assumptions.md A-27): an
+ * error gives the line and column and shows at most `maxQuotedChars` characters of the file.
+ * The path may have led somewhere the user did not mean (a secrets file), and the message ends
+ * up in a terminal, a CI log or a bug report. Parsers quote freely (the yaml package prints
+ * the lines around an error; V8 and zod quote tokens and keys), so every message built from a
+ * file's text goes through `withShortQuotes` as well.
+ */
+
+/** The most characters of a file, in one run, that a message may hold. */
+export const maxQuotedChars = 40;
+
+/** A file that is not valid JSON or YAML: `problem` is one line with the line and column, `frame` the line cut around the column. */
+export class DocumentSyntaxError extends Error {
+  override readonly name = 'DocumentSyntaxError';
+  readonly problem: string;
+  readonly frame: string | undefined;
+  constructor(options: { readonly problem: string; readonly frame?: string }) {
+    super(options.frame === undefined ? options.problem : `${options.problem}:\n${options.frame}`);
+    this.problem = options.problem;
+    this.frame = options.frame;
+  }
+}
+
+/**
+ * The value of `text` as JSON or YAML. Throws DocumentSyntaxError, whose problem and frame hold
+ * no run of the file longer than maxQuotedChars.
+ */
+export async function parseDocumentText(options: { readonly text: string; readonly yaml: boolean }): Promise<unknown> {
+  const { text } = options;
+  try {
+    // yaml is loaded only for YAML files: it is dozens of modules, and loading them on every
+    // start of `evidence-harness mock` delayed its first answer by about 20 ms. logLevel
+    // 'error': its warnings would go to process.emitWarning, printed with the file's lines.
+    return options.yaml ? (await import('yaml')).parse(text, { logLevel: 'error' }) : JSON.parse(text);
+  } catch (error) {
+    const message = String((error as Error)?.message ?? error);
+    let head: string;
+    let at: { line: number; column: number } | undefined;
+    if (options.yaml) {
+      // The yaml package's message is "what at line L, column C:" and its own code frame, which
+      // quotes the lines in full: only its first words are kept, and the frame is made here.
+      head = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+      const position = (error as { linePos?: readonly { line: number; col: number }[] }).linePos?.[0];
+      if (position) at = { line: position.line, column: position.col };
+    } else {
+      // V8 gives a position, or (Node 20, some errors) an excerpt of the text in its place.
+      const position = /at position (\d+)/.exec(message);
+      head = message.replace(/ in JSON at position \d+.*$/s, '').replace(/\s*\n\s*/g, ' ');
+      if (position) at = lineAndColumn(text, Number(position[1]));
+    }
+    const problem = withShortQuotes(`${head}${at ? ` at line ${at.line}, column ${at.column}` : ''}`, text);
+    throw new DocumentSyntaxError({ problem, ...(at ? { frame: lineFrame(text, at) } : {}) });
+  }
+}
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
+}
+
+/**
+ * The line at `at` with a caret under its column, as the yaml package shows it, but cut to
+ * fewer than maxQuotedChars characters around the column ('…' marks a cut).
+ */
+export function lineFrame(text: string, at: { readonly line: number; readonly column: number }): string {
+  const source = (text.split('\n')[at.line - 1] ?? '').replace(/\r$/, '');
+  // One less than the bound: the line's end, shown after it, is in the file too.
+  const width = maxQuotedChars - 1;
+  const index = Math.max(0, at.column - 1);
+  const start = Math.max(0, Math.min(index - Math.floor(width / 2), source.length - width));
+  const end = Math.min(source.length, start + width);
+  const shown = `${start > 0 ? '…' : ''}${source.slice(start, end)}${end < source.length ? '…' : ''}`;
+  const caret = index - start + (start > 0 ? 1 : 0);
+  return `${shown}\n${' '.repeat(Math.max(0, caret))}^`;
+}
+
+/**
+ * `message` with every run of more than maxQuotedChars characters that also appears in `text`
+ * cut to maxQuotedChars and '…'. Whatever a parser or a schema quoted, no longer piece of the
+ * file is shown. Runs are found from probes of half that length at fixed steps (a run longer
+ * than the limit holds one), then widened by halving searches, so a few dozen searches of the
+ * text suffice for a message of a few hundred characters.
+ */
+export function withShortQuotes(message: string, text: string): string {
+  const probe = Math.floor(maxQuotedChars / 2);
+  const inText = (start: number, end: number) => text.includes(message.slice(start, end));
+  let kept = '';
+  let from = 0;
+  for (let start = 0; start + probe <= message.length; start += probe) {
+    if (start < from || !inText(start, start + probe)) continue;
+    // The longest run of the text that starts here, then the earliest start that still fits.
+    let low = start + probe;
+    let high = message.length;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (inText(start, middle)) low = middle;
+      else high = middle - 1;
+    }
+    const end = low;
+    let first = start;
+    let earliest = from;
+    while (earliest < first) {
+      const middle = Math.floor((earliest + first) / 2);
+      if (inText(middle, end)) first = middle;
+      else earliest = middle + 1;
+    }
+    if (end - first <= maxQuotedChars) continue;
+    kept += `${message.slice(from, first + maxQuotedChars)}…`;
+    from = end;
+  }
+  return kept + message.slice(from);
+}
