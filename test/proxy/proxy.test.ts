@@ -335,7 +335,8 @@ it('answers 502 with the contract’s error for a hostile upstream’s control-c
       if (line.includes('/control')) socket.end('HTTP/1.1 200 OK\r\nX-Evil: a\x01b\r\nContent-Length: 2\r\n\r\n{}');
       else if (line.includes('/bad-length')) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 12x\r\n\r\n');
       else if (line.includes('/conflict')) socket.end('HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n');
-      else if (line.includes('/repeated-length')) socket.end('HTTP/1.1 304 Not Modified\r\nContent-Length: 05\r\nContent-Length: 5\r\n\r\n');
+      else if (line.includes('/repeated-length'))
+        socket.end('HTTP/1.1 304 Not Modified\r\nContent-Length: 05\r\nContent-Length: 5\r\n\r\n');
       // undici refuses a 304 that states a length (docs/proxy.md): one without is passed on.
       else socket.end('HTTP/1.1 304 Not Modified\r\nETag: "a"\r\n\r\n');
     });
