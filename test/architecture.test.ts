@@ -30,8 +30,16 @@ const layers = [
   // The runner tests servers over HTTP only: it may not reach into the mock it is tested against.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract'],
+    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http'],
     packages: ['fast-check', 'ajv', '@apidevtools'],
+    node: true,
+  },
+  // The one outbound client and server edge: plumbing under every Node-side layer, above none of them
+  // but the engine's one Error builder (the early answers are contract Error bodies).
+  {
+    folder: 'src/http',
+    mayImport: ['src/http', 'src/engine', 'src/contract'],
+    packages: ['undici'],
     node: true,
   },
 ];

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { type CheckContext, received } from '../../src/conformance/checks/check.js';
 import { notAServerError } from '../../src/conformance/checks/generic-checks.js';
 import type { Exchange } from '../../src/conformance/exchange.js';
-import { CappedBuffer } from '../../src/http/capped-buffer.js';
 import { jsonTooComplex, maxJsonDepth, maxJsonValues, Transport } from '../../src/conformance/http/transport.js';
 import { scrubberFor } from '../../src/conformance/secrets.js';
+import { CappedBuffer } from '../../src/http/capped-buffer.js';
 
 describe('CappedBuffer', () => {
   it('copies 1-byte chunks into one buffer, keeps what fits under the cap, and counts every byte', () => {
