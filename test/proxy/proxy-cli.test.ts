@@ -3,7 +3,7 @@
  * exchange naming its violations, serves its report at /__proxy/report, and on SIGTERM writes
  * the JSON report and exits within 5 s. Usage errors exit 2 with a message naming the flag.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -84,3 +84,29 @@ it('refuses a missing or unusable --upstream with exit 2, naming the flag', asyn
     "--scenario: scenario 'slow-pass' has a job timeline or rules; the proxy injects only faults and latency",
   );
 });
+
+it('exits 1 naming the reason when the cassette cannot be written on stop, after writing what it can', async () => {
+  const mock = await startMock();
+  const folder = mkdtempSync(join(tmpdir(), 'eh-proxy-'));
+  folders.push(folder);
+  const blocker = join(folder, 'a-file');
+  writeFileSync(blocker, 'not a folder');
+  const reportFile = join(folder, 'proxy.json');
+  const proxy = spawnCli([
+    'proxy',
+    '--upstream',
+    mock.url,
+    '--port',
+    '0',
+    '--record',
+    join(blocker, 'proxy.har'),
+    '--report',
+    `json=${reportFile}`,
+  ]);
+  const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  proxy.child.kill('SIGTERM');
+  expect(await proxy.exit).toBe(1);
+  expect(proxy.stderr()).toMatch(/cannot write the cassette .*proxy\.har: a file is in the way of a folder on its path/);
+  expect(JSON.parse(readFileSync(reportFile, 'utf8')).exchanges).toBe(1);
+}, 30_000);
