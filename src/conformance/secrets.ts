@@ -6,6 +6,7 @@
  * construction may echo a request's headers in its bodies. Reproductions name credentials by
  * environment variable instead (http/curl.ts).
  */
+import { escapeMarkup } from '../contract/markup.js';
 import { redacted } from './http/curl.js';
 
 /**
@@ -30,10 +31,6 @@ export function secretFragments(value: string): string[] {
     }
   }
   return fragments;
-}
-
-function escapeMarkup(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
 /** The forms a secret can take in output: as is, JSON-escaped, percent-encoded, HTML/XML-escaped. */
