@@ -7,6 +7,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { escapeMarkup } from '../contract/markup.js';
 import type { BehaviourCoverage, ConsumerReport } from '../engine/index.js';
 import { UsageError } from './command.js';
 
@@ -79,12 +80,8 @@ export function coverageSummary(report: ConsumerReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
-}
-
 function behaviourRow(behaviour: BehaviourCoverage): string {
-  return `<tr class="${behaviour.covered ? 'covered' : 'missing'}"><td>${behaviour.covered ? 'seen' : 'missing'}</td><td><code>${escapeHtml(behaviour.id)}</code></td><td>${behaviour.count}</td><td>${escapeHtml(behaviour.description)}</td></tr>`;
+  return `<tr class="${behaviour.covered ? 'covered' : 'missing'}"><td>${behaviour.covered ? 'seen' : 'missing'}</td><td><code>${escapeMarkup(behaviour.id)}</code></td><td>${behaviour.count}</td><td>${escapeMarkup(behaviour.description)}</td></tr>`;
 }
 
 /** A static page: no script, styles inline but forbidden nothing else (it is opened from disk). */
@@ -93,7 +90,7 @@ export function coverageHtml(report: ConsumerReport): string {
     ? `<table><thead><tr><th>Rule</th><th>Count</th><th>Message</th><th>Example request</th></tr></thead><tbody>${report.clientFindings
         .map(
           (finding) =>
-            `<tr><td><code>${escapeHtml(finding.rule)}</code></td><td>${finding.count}</td><td>${escapeHtml(finding.message)}</td><td>${escapeHtml(
+            `<tr><td><code>${escapeMarkup(finding.rule)}</code></td><td>${finding.count}</td><td>${escapeMarkup(finding.message)}</td><td>${escapeMarkup(
               `${finding.example.method} ${finding.example.path} → ${finding.example.status}`,
             )}</td></tr>`,
         )

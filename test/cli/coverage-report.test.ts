@@ -79,7 +79,7 @@ it('escapes what clients sent in the HTML report, and the summary names what is 
   );
   const html = coverageHtml(engine.control.coverage());
   expect(html).not.toMatch(/<script|<b>/);
-  expect(html).toContain('text/&#60;b&#62;x&#60;/b&#62;');
+  expect(html).toContain('text/&lt;b&gt;x&lt;/b&gt;');
   const summary = coverageSummary(engine.control.coverage());
   expect(summary).toMatch(/statuses: +2 of \d+ — missing: health 200, createEvaluation 202/);
   expect(summary).toContain('content_type_not_json (1×), e.g. POST /v0/evaluations → 415');

@@ -125,3 +125,14 @@ it('reads --report FORMAT=FILE', () => {
   expect(parseReportTarget('junit=out/a=b.xml')).toEqual({ format: 'junit', file: 'out/a=b.xml' });
   expect(() => parseReportTarget('html')).toThrow(/FORMAT=FILE/);
 });
+
+it('keeps JUnit and HTML well-formed when a server sent control characters and quotes', () => {
+  const hostile = { ...failure, check: 'idempotency_conflict', received: `202 {"x":"a\u0000b\u001bc'd"}` };
+  const withHostile = report({
+    checks: [{ ...report().checks[0]!, failures: [hostile] }],
+  });
+  const xml = renderJunit(withHostile);
+  expect(xml).toContain('received: 202 {&quot;x&quot;:&quot;abc&#39;d&quot;}');
+  expect([...xml].filter((character) => character < ' ' && !'\t\n\r'.includes(character))).toEqual([]);
+  expect(renderHtml(withHostile)).toContain('202 {&quot;x&quot;:&quot;abc&#39;d&quot;}');
+});

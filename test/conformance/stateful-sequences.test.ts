@@ -169,7 +169,7 @@ it('prints a failing sequence, shrunk, as numbered curl commands in every report
     JSON.parse(renderJson(report)).checks.find((candidate: { name: string }) => candidate.name === check.name).failures[0].sequence,
   ).toEqual(sequence);
   expect(renderHtml(report)).toMatch(/<ol><li><pre>curl -i -X POST [^<]*<\/pre><\/li><li><pre>curl -i -X GET/);
-  expect(renderJunit(report)).toContain(`     2. ${sequence[1]!.replaceAll('"', '&quot;')}`);
+  expect(renderJunit(report)).toContain(`     2. ${sequence[1]!.replaceAll('"', '&quot;').replaceAll("'", '&#39;')}`);
   expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:/);
 });
 

@@ -2,10 +2,12 @@
  * @module conformance/report/har
  * A cassette of exchanges in HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), the
  * format browsers' developer tools, proxies and HTTP clients open. Credentials never reach it:
- * the values of credential headers are replaced, and each exchange's credential values are
- * also taken out of its bodies and other headers (a server that echoes them).
+ * everything is written through the one scrubber (../secrets.ts): credential headers' and
+ * query parameters' values replaced, userinfo taken out of URLs, and every secret the session
+ * carries taken out of bodies, other headers and comments (a server that echoes them).
  */
 import { STATUS_CODES } from 'node:http';
+import { Scrubber } from '../secrets.js';
 
 export interface CassetteEntry {
   /** When the request was sent (ms since the epoch). */
@@ -26,9 +28,10 @@ export interface CassetteEntry {
   readonly comment?: string;
 }
 
-/** Headers whose values are credentials: shown as "[scrubbed]". */
-const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-mock-token', 'x-api-key']);
-const scrubbed = '[scrubbed]';
+/** What a cassette writes for a credential (docs/conformance.md, docs/proxy.md). */
+export const harPlaceholder = '[scrubbed]';
+
+const harScrubber = new Scrubber({ placeholder: harPlaceholder });
 
 function pairs(headers: CassetteEntry['request']['headers']): { name: string; value: string }[] {
   const list: { name: string; value: string }[] = [];
@@ -40,47 +43,12 @@ function pairs(headers: CassetteEntry['request']['headers']): { name: string; va
 }
 
 /**
- * The credential values a request's headers carry, longest first: each credential header's
- * value, its last word ("Bearer abc" → "abc"), and each cookie's value, so that a server echoing
- * any of them on its own is caught too. Values under 8 characters are left out: they would scrub
- * ordinary words (the runner's scrubber has the same floor).
+ * `text` with every credential of a request's headers taken out, as `[scrubbed]`.
+ * @deprecated Use one Scrubber (../secrets.ts) for a whole session: `learnFromRequest` and
+ * `learnFromAnswer` for each exchange, then `scrub`, `scrubUrl`, `scrubHeaders`.
  */
-export function credentialValues(headers: CassetteEntry['request']['headers']): string[] {
-  const values: string[] = [];
-  // Names first: the proxy asks this of every exchange, and most carry no credential header at all.
-  for (const name of Object.keys(headers)) {
-    const lower = name.toLowerCase();
-    if (!credentialHeaders.has(lower)) continue;
-    const header = headers[name];
-    if (header === undefined) continue;
-    for (const value of typeof header === 'string' ? [header] : header) {
-      values.push(value);
-      const token = value.split(/\s+/).at(-1);
-      if (token && token !== value) values.push(token);
-      if (lower === 'cookie' || lower === 'set-cookie')
-        for (const part of value.split(';')) values.push(part.slice(part.indexOf('=') + 1).trim());
-    }
-  }
-  if (values.length === 0) return values;
-  return [...new Set(values.filter((value) => value.length >= 8))].sort((a, b) => b.length - a.length);
-}
-
-/** `text` with every credential value of `headers` replaced by "[scrubbed]". */
 export function scrubCredentials(text: string, headers: CassetteEntry['request']['headers']): string {
-  return scrubText(text, credentialValues(headers));
-}
-
-function scrubText(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) result = result.split(secret).join(scrubbed);
-  return result;
-}
-
-function harHeaders(headers: CassetteEntry['request']['headers'], secrets: readonly string[]) {
-  return pairs(headers).map(({ name, value }) => ({
-    name,
-    value: credentialHeaders.has(name.toLowerCase()) ? scrubbed : scrubText(value, secrets),
-  }));
+  return harScrubber.forExchange({ requestHeaders: headers }).scrub(text);
 }
 
 function mimeTypeOf(headers: CassetteEntry['request']['headers']): string {
@@ -88,28 +56,48 @@ function mimeTypeOf(headers: CassetteEntry['request']['headers']): string {
   return found?.value ?? '';
 }
 
-/** The cassette as a HAR 1.2 document. */
-export function buildHar(options: { readonly creator: { name: string; version: string }; readonly entries: readonly CassetteEntry[] }) {
+/**
+ * The cassette as a HAR 1.2 document, every credential scrubbed: by `scrubber` when given (all it
+ * has learnt, a proxy session's), plus every secret the entries carry (a Set-Cookie value the
+ * upstream echoes in a later entry), plus each entry's own even when more entries carry secrets
+ * than a scrubber keeps. Credentials are written `[scrubbed]`.
+ */
+export function buildHar(options: {
+  readonly creator: { name: string; version: string };
+  readonly entries: readonly CassetteEntry[];
+  readonly scrubber?: Scrubber;
+}) {
+  const session = (options.scrubber ?? harScrubber).forExchange({ placeholder: harPlaceholder });
+  for (const entry of options.entries) {
+    session.learnFromRequest({ url: entry.request.url, headers: entry.request.headers });
+    if (entry.response) session.learnFromAnswer({ headers: entry.response.headers });
+  }
   return {
     log: {
       version: '1.2',
       creator: options.creator,
       entries: options.entries.map((entry) => {
-        const secrets = credentialValues(entry.request.headers);
+        const scrubber = session.forExchange({
+          url: entry.request.url,
+          requestHeaders: entry.request.headers,
+          ...(entry.response ? { answerHeaders: entry.response.headers } : {}),
+        });
+        const scrubbedUrl = scrubber.scrubUrl(entry.request.url);
         // A request target such as `*` (OPTIONS *) makes no URL: the entry keeps it as it was.
-        const url = URL.canParse(entry.request.url) ? new URL(entry.request.url) : undefined;
-        const requestBody = entry.request.body === undefined ? undefined : scrubText(entry.request.body, secrets);
-        const responseBody = entry.response ? scrubText(entry.response.body, secrets) : '';
+        const url = URL.canParse(scrubbedUrl) ? new URL(scrubbedUrl) : undefined;
+        const requestBody = entry.request.body === undefined ? undefined : scrubber.scrub(entry.request.body);
+        const responseBody = entry.response ? scrubber.scrub(entry.response.body) : '';
+        const responseHeaders = entry.response ? scrubber.scrubHeaders(entry.response.headers) : {};
         return {
           startedDateTime: new Date(entry.startedAt).toISOString(),
           time: Math.max(0, Math.round(entry.durationMs * 1000) / 1000),
           request: {
             method: entry.request.method,
-            url: scrubText(url?.href ?? entry.request.url, secrets),
+            url: url?.href ?? scrubbedUrl,
             httpVersion: 'HTTP/1.1',
             cookies: [],
-            headers: harHeaders(entry.request.headers, secrets),
-            queryString: [...(url?.searchParams ?? [])].map(([name, value]) => ({ name, value: scrubText(value, secrets) })),
+            headers: pairs(scrubber.scrubHeaders(entry.request.headers)),
+            queryString: [...(url?.searchParams ?? [])].map(([name, value]) => ({ name, value: scrubber.scrub(value) })),
             headersSize: -1,
             bodySize: requestBody === undefined ? 0 : Buffer.byteLength(requestBody),
             ...(requestBody === undefined ? {} : { postData: { mimeType: mimeTypeOf(entry.request.headers), text: requestBody } }),
@@ -120,9 +108,9 @@ export function buildHar(options: { readonly creator: { name: string; version: s
                 statusText: STATUS_CODES[entry.response.status] ?? '',
                 httpVersion: 'HTTP/1.1',
                 cookies: [],
-                headers: harHeaders(entry.response.headers, secrets),
+                headers: pairs(responseHeaders),
                 content: { size: Buffer.byteLength(responseBody), mimeType: mimeTypeOf(entry.response.headers), text: responseBody },
-                redirectURL: String(pairs(entry.response.headers).find(({ name }) => name.toLowerCase() === 'location')?.value ?? ''),
+                redirectURL: pairs(responseHeaders).find(({ name }) => name.toLowerCase() === 'location')?.value ?? '',
                 headersSize: -1,
                 bodySize: Buffer.byteLength(responseBody),
               }
@@ -140,7 +128,7 @@ export function buildHar(options: { readonly creator: { name: string; version: s
               },
           cache: {},
           timings: { send: 0, wait: Math.max(0, entry.durationMs), receive: 0 },
-          ...(entry.comment ? { comment: scrubText(entry.comment, secrets) } : {}),
+          ...(entry.comment ? { comment: scrubber.scrub(entry.comment) } : {}),
         };
       }),
     },

@@ -5,26 +5,11 @@
  * failures are written to <system-out> so CI shows them without turning red (advisory failures
  * do not fail the run either). A check that judged nothing, or ran only in part, is <skipped>.
  */
+import { escapeMarkup } from '../../contract/markup.js';
 import type { Severity } from '../failures.js';
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { coverageGaps, coverageLine } from './coverage.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
-
-/** XML 1.0 forbids most control characters even as references, so they are dropped. */
-function isXmlCharacter(character: string): boolean {
-  const code = character.codePointAt(0)!;
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code !== 0xfffe && code !== 0xffff);
-}
-
-function escapeXml(text: string): string {
-  return [...text]
-    .filter(isXmlCharacter)
-    .join('')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;');
-}
 
 function failureText(check: CheckResult): string {
   return check.failures
@@ -40,19 +25,19 @@ function failureText(check: CheckResult): string {
 }
 
 function testCase(check: CheckResult, report: ConformanceReport): string {
-  const open = `    <testcase classname="conformance.${check.severity}" name="${escapeXml(check.name)}" time="0">`;
-  const description = `      <properties><property name="description" value="${escapeXml(check.description)}"/>${
-    check.assumption ? `<property name="assumption" value="${escapeXml(check.assumption)}"/>` : ''
+  const open = `    <testcase classname="conformance.${check.severity}" name="${escapeMarkup(check.name)}" time="0">`;
+  const description = `      <properties><property name="description" value="${escapeMarkup(check.description)}"/>${
+    check.assumption ? `<property name="assumption" value="${escapeMarkup(check.assumption)}"/>` : ''
   }</properties>`;
   let body = '';
   if (check.status === 'skipped') {
-    body = `      <skipped message="${escapeXml(check.note ?? 'nothing to judge')}"/>`;
+    body = `      <skipped message="${escapeMarkup(check.note ?? 'nothing to judge')}"/>`;
   } else if (check.status === 'failed') {
-    const title = escapeXml(`${check.failures.length} distinct failure(s): ${check.failures[0]?.title ?? ''}`);
+    const title = escapeMarkup(`${check.failures.length} distinct failure(s): ${check.failures[0]?.title ?? ''}`);
     body =
       check.severity === 'required' || report.strict
-        ? `      <failure message="${title}" type="${check.severity}">${escapeXml(failureText(check))}</failure>`
-        : `      <system-out>${escapeXml(`ADVISORY FAILURE (does not fail the run without --strict)\n${failureText(check)}`)}</system-out>`;
+        ? `      <failure message="${title}" type="${check.severity}">${escapeMarkup(failureText(check))}</failure>`
+        : `      <system-out>${escapeMarkup(`ADVISORY FAILURE (does not fail the run without --strict)\n${failureText(check)}`)}</system-out>`;
   }
   return [open, description, body, '    </testcase>'].filter(Boolean).join('\n');
 }
@@ -65,18 +50,20 @@ export function renderJunit(report: ConformanceReport): string {
     return [
       `  <testsuite name="${severity}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" timestamp="${report.startedAt}">`,
       `    <properties><property name="verdict" value="${report.verdict}"/><property name="exit-code" value="${report.exitCode}"/>${report.incomplete
-        .map((reason) => `<property name="incomplete" value="${escapeXml(reason)}"/>`)
-        .join('')}${report.coverage ? `<property name="coverage" value="${escapeXml(coverageLine(report.coverage))}"/>` : ''}</properties>`,
+        .map((reason) => `<property name="incomplete" value="${escapeMarkup(reason)}"/>`)
+        .join(
+          '',
+        )}${report.coverage ? `<property name="coverage" value="${escapeMarkup(coverageLine(report.coverage))}"/>` : ''}</properties>`,
       ...checks.map((check) => testCase(check, report)),
       // The coverage gaps once, in the required suite, where CI shows a suite's output.
-      ...(severity === 'required' && report.coverage ? [`    <system-out>${escapeXml(coverageText(report))}</system-out>`] : []),
+      ...(severity === 'required' && report.coverage ? [`    <system-out>${escapeMarkup(coverageText(report))}</system-out>`] : []),
       '  </testsuite>',
     ].join('\n');
   });
   const failures = report.checks.filter((check) => check.status === 'failed' && (check.severity === 'required' || report.strict)).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${escapeXml(`${report.tool} ${report.target} seed ${report.seed}: ${verdictLine(report)}`)}" tests="${report.checks.length}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `<testsuites name="${escapeMarkup(`${report.tool} ${report.target} seed ${report.seed}: ${verdictLine(report)}`)}" tests="${report.checks.length}" failures="${failures}" time="${(report.durationMs / 1000).toFixed(3)}">`,
     ...suites,
     '</testsuites>',
     '',
