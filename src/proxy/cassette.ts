@@ -8,6 +8,7 @@
  */
 import { open } from 'node:fs/promises';
 import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
+import type { Scrubber } from '../conformance/secrets.js';
 
 export interface CassetteLimits {
   /** Bytes of serialised entries kept in all. Default 64 MiB. */
@@ -74,8 +75,8 @@ export class ProxyCassette {
     return this.entries.length;
   }
 
-  /** Keeps an exchange, bounded; `scrub` takes the exchange's credentials out of every text (the one scrubber). */
-  add(entry: CassetteEntry, scrub: (text: string) => string): void {
+  /** Keeps an exchange, bounded, with its credentials taken out by the one scrubber. */
+  add(entry: CassetteEntry, scrubber: Scrubber): void {
     const request = boundedHeaders(entry.request.headers, this.limits.maxHeaderChars);
     const response = entry.response ? boundedHeaders(entry.response.headers, this.limits.maxHeaderChars) : undefined;
     const left = request.left + (response?.left ?? 0);
@@ -90,8 +91,10 @@ export class ProxyCassette {
         ? { comment: [entry.comment, left > 0 ? `${left} header lines left out of the cassette` : undefined].filter(Boolean).join('; ') }
         : {}),
     };
-    const [harEntry] = buildHar({ creator: this.options.creator, entries: [bounded] }).log.entries;
-    const text = JSON.stringify(harEntry, (_key, value: unknown) => (typeof value === 'string' ? scrub(value) : value));
+    const [harEntry] = buildHar({ creator: this.options.creator, entries: [bounded], scrubber }).log.entries;
+    // buildHar scrubs with the exchange's own credentials; the deep pass adds every form the
+    // scrubber learnt from other exchanges (a cookie set earlier, echoed percent-encoded now).
+    const text = JSON.stringify(scrubber.scrubDeep(harEntry));
     this.entries.push(text);
     this.bytes += text.length;
     while (this.entries.length > this.limits.maxEntries || (this.bytes > this.limits.maxBytes && this.entries.length > 0))

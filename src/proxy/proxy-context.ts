@@ -3,9 +3,9 @@
  * What every exchange of one proxy shares: the contract and its checks, the one outbound client,
  * the traffic seen so far, the scenario's faults, and the ledger that keeps what is reported.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Check } from '../conformance/checks/check.js';
 import type { CassetteEntry } from '../conformance/report/har.js';
+import type { Scrubber } from '../conformance/secrets.js';
 import type { FaultInjector } from '../engine/faults.js';
 import type { Scenario } from '../engine/scenario.js';
 import type { OutboundClient } from '../http/outbound-client.js';
@@ -32,10 +32,14 @@ export interface ProxyContext {
   ownAuthorities(): ReadonlySet<string>;
   /** Where a target was sent: the upstream's base URL and the target. */
   upstreamUrl(target: string): string;
-  /** The scrub for one exchange: the one scrubber with the secrets its request carries. */
-  scrubberFor(options: { headers: IncomingHttpHeaders; secrets: readonly string[] }): (text: string) => string;
+  /**
+   * The one scrubber (src/conformance/secrets.ts), for everything the proxy writes: it learns each
+   * request's credentials (credential headers, query parameters, userinfo) and each answer's
+   * Set-Cookie values, and takes them out of the log, the report and the cassette.
+   */
+  readonly scrubber: Scrubber;
   /** Keeps an exchange in the cassette when recording; the entry is built only then. */
-  recordIf(entryOf: () => { entry: CassetteEntry; scrub: (text: string) => string }): void;
+  recordIf(entryOf: () => CassetteEntry): void;
 }
 
 /** Violations and exchanges kept: a long session must not grow without bound. */

@@ -62,18 +62,19 @@ export interface ExchangeStart {
 
 export async function handleExchange(context: ProxyContext, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
   const method = incoming.method ?? 'GET';
-  const rawTarget = incoming.url ?? '/';
-  const verdict = judgeTarget(rawTarget, context.ownAuthorities());
-  const scrub = context.scrubberFor({ headers: incoming.headers, secrets: verdict.secrets });
-  const start: ExchangeStart = {
+  const start: { -readonly [K in keyof ExchangeStart]: ExchangeStart[K] } = {
     id: context.ledger.nextId(),
     started: performance.now(),
     method,
-    target: verdict.ok ? verdict.target : '/',
-    path: verdict.ok ? (verdict.target.split('?')[0] ?? '/') : '(refused target)',
+    target: '/',
+    path: '(refused target)',
   };
+  const scrub = (text: string) => context.scrubber.scrub(text);
   const finish = (exit: Exit) => finishExchange({ context, incoming, outgoing, start, exit, scrub });
   try {
+    const rawTarget = incoming.url ?? '/';
+    context.scrubber.learnFromRequest({ url: rawTarget, headers: incoming.headers });
+    const verdict = judgeTarget(rawTarget, context.ownAuthorities());
     if (!verdict.ok) {
       incoming.resume();
       return finish({
@@ -83,6 +84,8 @@ export async function handleExchange(context: ProxyContext, incoming: IncomingMe
         note: 'request target refused: not sent upstream',
       });
     }
+    start.target = verdict.target;
+    start.path = verdict.target.split('?')[0] ?? '/';
     const injected = await injectedFault(context, start);
     if (injected) {
       // The client's body is not forwarded: read and drop it, so the connection stays usable.
@@ -92,7 +95,12 @@ export async function handleExchange(context: ProxyContext, incoming: IncomingMe
     await forwardAndJudge({ context, incoming, outgoing, start, finish });
   } catch (error) {
     const reason = `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
-    finish({ answer: errorAnswer({ status: 500, code: 'internal_error', message: reason }), status: 500, note: reason });
+    try {
+      finish({ answer: errorAnswer({ status: 500, code: 'internal_error', message: reason }), status: 500, note: reason });
+    } catch {
+      // The last guard: the exchange cannot even be kept; the client still gets no hang.
+      if (!outgoing.writableEnded) outgoing.destroy();
+    }
   }
 }
 
@@ -206,6 +214,7 @@ async function forwardAndJudge(options: {
     });
   }
 
+  context.scrubber.learnFromAnswer({ headers: headerLists(outcome.answer.headerPairs) });
   const response = await toReceived(outcome, limits.maxResponseBytes);
   const caller = await callerOf(incoming);
   const intent = intentOf({ judged, state: context.state, caller, incoming, operationId: operation?.operationId, path, requestText });
@@ -316,33 +325,33 @@ function finishExchange(options: {
     },
     found.map((violation) => ({ ...violation, message: scrub(violation.message) })),
   );
-  context.recordIf(() => ({
-    entry: {
-      startedAt: Date.now() - durationMs,
-      durationMs,
-      request: {
-        method: start.method,
-        url: context.upstreamUrl(start.target),
-        headers: incoming.headers,
-        ...(exit.requestBody === undefined ? {} : { body: exit.requestBody }),
-      },
-      ...(exit.upstream
-        ? { response: { status: exit.upstream.status, headers: exit.upstream.headers, body: exit.upstream.bodyText } }
-        : exit.answer
-          ? {
-              response: {
-                status: exit.answer.status,
-                headers: { ...exit.answer.headers, ...exit.extraHeaders },
-                body: exit.answer.body ?? '',
-              },
-            }
+  context.recordIf(
+    () =>
+      ({
+        startedAt: Date.now() - durationMs,
+        durationMs,
+        request: {
+          method: start.method,
+          url: context.upstreamUrl(start.target),
+          headers: incoming.headers,
+          ...(exit.requestBody === undefined ? {} : { body: exit.requestBody }),
+        },
+        ...(exit.upstream
+          ? { response: { status: exit.upstream.status, headers: exit.upstream.headers, body: exit.upstream.bodyText } }
+          : exit.answer
+            ? {
+                response: {
+                  status: exit.answer.status,
+                  headers: { ...exit.answer.headers, ...exit.extraHeaders },
+                  body: exit.answer.body ?? '',
+                },
+              }
+            : {}),
+        ...(exit.note || exit.answer
+          ? { comment: exit.injected ? `${exit.note}; not sent upstream` : (exit.note ?? 'answered by the proxy, not sent upstream') }
           : {}),
-      ...(exit.note || exit.answer
-        ? { comment: exit.injected ? `${exit.note}; not sent upstream` : (exit.note ?? 'answered by the proxy, not sent upstream') }
-        : {}),
-    } satisfies CassetteEntry,
-    scrub,
-  }));
+      }) satisfies CassetteEntry,
+  );
   context.log?.(scrub(logLine({ method: start.method, path: start.path, status: exit.status, found, note: exit.note, ms: durationMs })));
 }
 
@@ -353,6 +362,13 @@ function writeOwnAnswer(outgoing: ServerResponse, answer: EngineAnswer, extra: R
   }
   const body = answer.body ?? '';
   outgoing.writeHead(answer.status, { ...answer.headers, ...extra, 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** Header pairs as one list of values per lower-case name (Set-Cookie lines kept apart). */
+function headerLists(pairs: readonly [string, string][]): Record<string, string[]> {
+  const lists: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of pairs) (lists[name.toLowerCase()] ??= []).push(value);
+  return lists;
 }
 
 /** A copy of the first `count` characters (a slice would keep the whole text alive). */

@@ -12,9 +12,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checks as registry } from '../conformance/checks/registry.js';
-import { scrubCredentials } from '../conformance/report/har.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
-import { scrubberFor } from '../conformance/secrets.js';
+import { Scrubber } from '../conformance/secrets.js';
 import { bodyLimits } from '../contract/index.js';
 import { FaultInjector } from '../engine/faults.js';
 import { createRandom } from '../engine/random.js';
@@ -129,6 +128,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       })
     : undefined;
   const ledger = new ProxyLedger();
+  const scrubber = new Scrubber({ credentialHeaders: options.credentialHeaders ?? [] });
   let own: ReadonlySet<string> = new Set();
   const context: ProxyContext = {
     options: { ...(options.errors ? { errors: true } : {}) },
@@ -145,17 +145,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     log: options.log,
     ownAuthorities: () => own,
     upstreamUrl: (target) => (target.startsWith('/') ? `${upstreamBase}${target}` : target),
-    scrubberFor: ({ headers, secrets }) => {
-      const extra = secrets.length > 0 ? scrubberFor({ extra: secrets }) : undefined;
-      return (text) => scrubCredentials(extra ? extra.scrub(text) : text, headers);
-    },
+    scrubber,
     recordIf: (entryOf) => {
-      if (!cassette) return;
-      const { entry, scrub } = entryOf();
-      cassette.add(entry, scrub);
+      if (cassette) cassette.add(entryOf(), scrubber);
     },
   };
-  const report = (): ProxyReport => ledger.report({ upstream: upstream.href, spec: contract.source });
+  // Scrubbed again when read: a credential learnt after an exchange was kept (a Set-Cookie value) is taken out too.
+  const report = (): ProxyReport => scrubber.scrubDeep(ledger.report({ upstream: upstream.href, spec: contract.source }));
   // The report holds the upstream's answers: only this machine may read it, as the mock's control API.
   const reportGuard = createControlGuard({ listeningHost: host, origins: [], tokenInForce: false });
   const serveReport = (incoming: IncomingMessage, outgoing: ServerResponse) => {

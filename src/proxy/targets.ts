@@ -3,16 +3,13 @@
  * The request-target rules of a reverse proxy (RFC 9112 §3.2): origin-form is forwarded as it is;
  * absolute-form naming the proxy itself is rewritten to origin-form, because the upstream would
  * take the authority from an absolute target, not from Host (§3.2.2); absolute-form naming any
- * other authority is refused, never forwarded; userinfo is dropped wherever it appears.
+ * other authority is refused, never forwarded; userinfo goes with the authority (the one scrubber
+ * learns it from the raw target, so it is never logged or recorded either).
  */
 
 export type TargetVerdict =
-  | {
-      readonly ok: true /** Path and query, origin-form. */;
-      readonly target: string /** Userinfo the target carried, as secrets to scrub. */;
-      readonly secrets: readonly string[];
-    }
-  | { readonly ok: false; readonly message: string; readonly secrets: readonly string[] };
+  /** `target`: path and query, origin-form (userinfo goes with the authority). */
+  { readonly ok: true; readonly target: string } | { readonly ok: false; readonly message: string };
 
 const loopbackNames = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
@@ -31,41 +28,23 @@ export function ownAuthorities(options: { host: string; port: number }): Set<str
 
 /** Judges a request target against the proxy's own authorities. */
 export function judgeTarget(target: string, own: ReadonlySet<string>): TargetVerdict {
-  if (target.startsWith('/')) return { ok: true, target, secrets: [] };
-  if (target === '*') return { ok: true, target, secrets: [] };
+  if (target.startsWith('/')) return { ok: true, target };
+  if (target === '*') return { ok: true, target };
   let url: URL;
   try {
     url = new URL(target);
   } catch {
-    return { ok: false, message: 'The request target is neither a path nor an absolute URL.', secrets: [] };
+    return { ok: false, message: 'The request target is neither a path nor an absolute URL.' };
   }
-  const secrets = userinfoSecrets(url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return {
       ok: false,
       message: `The request target names the scheme '${url.protocol.slice(0, 20)}'; the proxy forwards http only.`,
-      secrets,
     };
   if (!own.has(authorityOf(url)))
     return {
       ok: false,
       message: 'The request target names another host than this proxy; a reverse proxy forwards only to its upstream, so it was not sent.',
-      secrets,
     };
-  return { ok: true, target: `${url.pathname}${url.search}`, secrets };
-}
-
-/** The user name and password of a URL, as typed and decoded. */
-export function userinfoSecrets(url: URL): string[] {
-  if (!url.username && !url.password) return [];
-  const decode = (text: string) => {
-    try {
-      return decodeURIComponent(text);
-    } catch {
-      return text;
-    }
-  };
-  return [url.username, url.password, decode(url.username), decode(url.password), `${decode(url.username)}:${decode(url.password)}`].filter(
-    (secret) => secret.length > 0,
-  );
+  return { ok: true, target: `${url.pathname}${url.search}` };
 }

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
+import { Scrubber } from '../../src/conformance/secrets.js';
 import { ProxyCassette } from '../../src/proxy/cassette.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
 import { makeTestCertificate } from '../support/test-certificate.js';
@@ -156,7 +157,7 @@ it('keeps a header-heavy exchange under 200 kB of cassette, says what it left ou
         request: { method: 'GET', url: `http://upstream/v0/jobs/${exchange}`, headers: headers(1500, 'x-request') },
         response: { status: 200, headers: headers(2600, 'x-answer'), body: '{}' },
       },
-      (text) => text,
+      new Scrubber([]),
     );
   expect(cassette.size / 50).toBeLessThanOrEqual(200 * 1024);
   const har = cassette.toHar();
@@ -173,7 +174,7 @@ it('keeps a header-heavy exchange under 200 kB of cassette, says what it left ou
   for (let exchange = 0; exchange < 50; exchange += 1)
     small.add(
       { startedAt: 0, durationMs: 0, request: { method: 'GET', url: `http://u/${exchange}`, headers: headers(1500, 'x') } },
-      (text) => text,
+      new Scrubber([]),
     );
   expect(small.size).toBeLessThanOrEqual(100 * 1024);
   expect(small.toHar().log.entries.at(-1)?.request.url).toBe('http://u/49');
@@ -211,4 +212,50 @@ it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () 
   });
   expect(answer).toBe('400');
   expect(upstream.seen).toEqual([]);
+});
+
+it('takes every credential form out of the log, the report, /__proxy/report, the JUnit and HTML reports and the cassette', async () => {
+  const password = 'Pa55word-Basic-777';
+  const bearer = 'tok/en+with=chars&more-12345';
+  const apiKey = 'api-key-value-5551234';
+  const authToken = 'x-auth-token-value-987';
+  const queryKey = 'query-api-key-value-4242';
+  const accessToken = 'query-access-token-3131';
+  const cookie = 'session-cookie-value-8080';
+  const upstream = await upstreamWith((request, response) => {
+    const echo = {
+      basic: Buffer.from(String(request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString('utf8'),
+      bearer: encodeURIComponent(String(request.headers.authorization ?? '').replace(/^Bearer /, '')),
+      headers: request.headers,
+      url: request.url,
+      html: `<p>${String(request.headers['x-auth-token'] ?? '')}</p>`,
+    };
+    response.writeHead(200, { 'content-type': 'application/json', 'set-cookie': `session=${cookie}; Path=/; HttpOnly` });
+    response.end(JSON.stringify({ status: 'ok', echo }));
+  });
+  const proxy = await proxyTo(upstream.url, { record: true });
+  await fetch(`${proxy.url}/health?api_key=${queryKey}&access_token=${accessToken}`, {
+    headers: {
+      authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`,
+      'api-key': apiKey,
+      'x-auth-token': authToken,
+    },
+  });
+  await fetch(`${proxy.url}/health`, { headers: { authorization: `Bearer ${bearer}` } });
+  // The cookie the upstream set, echoed by a later answer.
+  await fetch(`${proxy.url}/health?note=${cookie}`);
+  const { renderJunit } = await import('../../src/conformance/report/junit-report.js');
+  const { renderHtml } = await import('../../src/conformance/report/html-report.js');
+  const outputs = {
+    log: proxy.lines.join('\n'),
+    report: JSON.stringify(proxy.report()),
+    served: await (await fetch(`${proxy.url}/__proxy/report`)).text(),
+    junit: renderJunit(proxy.conformanceReport()),
+    html: renderHtml(proxy.conformanceReport()),
+    har: JSON.stringify(proxy.cassette()),
+  };
+  for (const [where, text] of Object.entries(outputs))
+    for (const secret of [password, bearer, encodeURIComponent(bearer), apiKey, authToken, queryKey, accessToken, cookie])
+      expect(text, `${where} holds ${secret}`).not.toContain(secret);
+  expect(outputs.report).toContain('"upstreamStatus":200');
 });
