@@ -12,7 +12,11 @@
 import type { DeliveredChange, ReplicaChange, ReplicaLink, ScenarioInput, SharedScenarioState } from '../../engine/index.js';
 import { type RedisConnection, redisScript } from './redis-connection.js';
 
-/** KEYS: epoch, in force, registered. ARGV: kind, scenario JSON or '', name or '', max registered, channel, message. */
+/**
+ * KEYS: epoch, in force, registered. ARGV: kind, scenario JSON or '', name or '', max
+ * registered, channel, message, max registered bytes. The list is trimmed by count, then by
+ * bytes (oldest first, the newest always kept), so reading it back stays under the reply cap.
+ */
 const publishScript = redisScript(`
 local epoch = redis.call('INCR', KEYS[1])
 if ARGV[1] == 'reset' then
@@ -21,15 +25,38 @@ else
   if ARGV[2] ~= '' then
     redis.call('RPUSH', KEYS[3], ARGV[2])
     redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1)
+    local kept = redis.call('LRANGE', KEYS[3], 0, -1)
+    local total = 0
+    for i = 1, #kept do total = total + #kept[i] end
+    local drop = 0
+    while total > tonumber(ARGV[7]) and drop < #kept - 1 do
+      drop = drop + 1
+      total = total - #kept[drop]
+    end
+    if drop > 0 then redis.call('LTRIM', KEYS[3], drop, -1) end
   end
   if ARGV[1] == 'use' then redis.call('SET', KEYS[2], ARGV[3]) end
 end
 redis.call('PUBLISH', ARGV[5], epoch .. '|' .. ARGV[6])
 return epoch`);
 
-/** KEYS: epoch, in force, registered. */
+/**
+ * KEYS: epoch, in force, registered. ARGV: max registered bytes. The newest scenarios that fit
+ * in max bytes: the publish script keeps the list within them, and a list written otherwise
+ * (by hand, or by another version) still reads back under the reply cap.
+ */
 const loadScript = redisScript(`
-return {redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[2]) or '', redis.call('LRANGE', KEYS[3], 0, -1)}`);
+local list = redis.call('LRANGE', KEYS[3], 0, -1)
+local first = #list + 1
+local total = 0
+for i = #list, 1, -1 do
+  total = total + #list[i]
+  if total > tonumber(ARGV[1]) then break end
+  first = i
+end
+local kept = {}
+for i = first, #list do kept[#kept + 1] = list[i] end
+return {redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[2]) or '', kept}`);
 
 /** KEYS: counter. ARGV: ttl ms. */
 const countScript = redisScript(`
@@ -62,6 +89,10 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   const tag = `{${options.namespace}}`;
   const keys = [`${tag}:scenario:epoch`, `${tag}:scenario:in-force`, `${tag}:scenario:registered`];
   const channel = `${tag}:changes`;
+  // The shared list's bytes: half the reply cap, so the state read back (the list and two
+  // short values) always fits. By default 8 MiB, what the engine's own registry holds of ASCII
+  // JSON (maxScenarioRegistryBytes, 16 MiB at two bytes a character).
+  const maxRegisteredBytes = Math.floor(options.connection.maxReplyBytes / 2);
   let listeners: Parameters<ReplicaLink['subscribe']>[0] | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
@@ -82,7 +113,11 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   }
 
   async function load(): Promise<SharedScenarioState | undefined> {
-    const [epoch, inForce, registered] = (await options.connection.run(loadScript, { keys, args: [] })) as [string, string, string[]];
+    const [epoch, inForce, registered] = (await options.connection.run(loadScript, { keys, args: [maxRegisteredBytes] })) as [
+      string,
+      string,
+      string[],
+    ];
     if (epoch === '0') return undefined;
     return {
       epoch: Number(epoch),
@@ -123,7 +158,15 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
           : '';
       const epoch = await options.connection.run(publishScript, {
         keys,
-        args: [change.kind, scenarioJson, name, options.maxRegistered, channel, `${options.replicaId}|${JSON.stringify(change)}`],
+        args: [
+          change.kind,
+          scenarioJson,
+          name,
+          options.maxRegistered,
+          channel,
+          `${options.replicaId}|${JSON.stringify(change)}`,
+          maxRegisteredBytes,
+        ],
       });
       return Number(epoch);
     },

@@ -32,6 +32,8 @@ export interface SharedStateOptions {
   /** How many journal entries the shared stream keeps (about: Redis trims in whole nodes). Default 1000. */
   readonly journalCapacity?: number;
   readonly commandTimeoutMs?: number;
+  /** Largest reply read from Redis, in bytes (openRedisConnection's maxReplyBytes). Default 16 MiB. */
+  readonly maxReplyBytes?: number;
   /** The engine's clock, on which jobs and keys expire (a virtual one in tests). Default: real time. */
   readonly clock?: Clock;
   /** Told when the store is lost and found again. */
@@ -75,6 +77,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     openRedisConnection({
       url: options.url,
       ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
       onEvent: (event) => {
         if (event.kind === 'lost' && role === 'commands') options.log?.(`shared store ${where} lost: ${event.message ?? ''}`);
         if (event.kind === 'ready') {
