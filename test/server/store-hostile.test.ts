@@ -1,6 +1,7 @@
 /**
  * The link to Redis as hard as the mock (issue 22, deliverable 6): a reply that never ends is
- * cut at the reply cap and the connection opened again.
+ * cut at the reply cap and the connection opened again, and a command past its deadline drops
+ * its connection so that a reply half read is never taken for the next command's.
  * Hostile replies come from a proxy in front of a real redis-server that answers one chosen
  * command itself.
  */
@@ -20,14 +21,16 @@ const mebibyte = 1024 * 1024;
 /** What a proxy writes at most on one hostile connection: well past the 64 MiB a replica may take. */
 const ceiling = 256 * mebibyte;
 
-type Hostility = 'endless-bulk' | 'endless-line';
+type Hostility = 'endless-bulk' | 'endless-line' | 'stall';
 
 interface HostileProxy {
   readonly url: string;
   /**
    * The next command whose bytes contain `when` is not passed on: the proxy answers it itself,
-   * with a bulk string announced as 999999999 bytes then bytes for ever, or a simple string that
-   * never ends. Resolves once that connection is closed, with the bytes written on it.
+   * with a bulk string announced as 999999999 bytes then bytes for ever, a simple string that
+   * never ends, or (stall) the header of an array of two whose elements never come, then passes
+   * on what follows as before (valid RESP: only the client can tell the next replies are not
+   * that array's). Resolves once that connection is closed, with the bytes written on it.
    */
   arm(options: { when: string; reply: Hostility }): Promise<{ written: number }>;
   close(): Promise<void>;
@@ -76,6 +79,11 @@ async function hostileProxy(redisPort: number): Promise<HostileProxy> {
 /** Writes the hostile answer, minding backpressure, until the client closes or the ceiling. */
 async function answer(client: net.Socket, reply: Hostility): Promise<{ written: number }> {
   const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+  if (reply === 'stall') {
+    client.write('*2\r\n');
+    await closed;
+    return { written: 4 };
+  }
   const filler = Buffer.alloc(64 * 1024, 'x');
   let written = 0;
   const head = reply === 'endless-bulk' ? '$999999999\r\n' : '+';
@@ -198,6 +206,20 @@ describe.runIf(redisAvailable)('the Redis link against a hostile or broken store
     await expect
       .poll(() => connection.command(['GET', 'hostile-line-key']).catch(() => 'unavailable'), { timeout: 10_000, interval: 50 })
       .toBe('value');
+  });
+
+  it('drops the connection when a command’s deadline passes, so its half-read reply is never read as the next one’s', async () => {
+    const connection = await connect({ commandTimeoutMs: 300 });
+    await connection.command(['SET', 'stall-key', 'value']);
+    const stalled = proxy.arm({ when: 'stall-me', reply: 'stall' });
+    await expect(connection.command(['GET', 'stall-me'])).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Read on the same connection, the next two replies would be the stalled array's elements,
+    // and every later one would go to the command two before.
+    await expect
+      .poll(() => connection.command(['GET', 'stall-key']).catch(() => 'unavailable'), { timeout: 10_000, interval: 50 })
+      .toBe('value');
+    // The stalled connection was closed by the client, not by the proxy.
+    await stalled;
   });
 
   it('ends a page of large records before it passes a quarter of the cap, and loses no record across pages', async () => {

@@ -4,9 +4,10 @@
  * when `--store` names Redis. Every command is bounded in time, and fails at once while the
  * server is out of reach (no offline queue), as a StoreUnavailableError: the engine answers 503
  * with Retry-After instead of holding requests (docs/assumptions.md A-25). The connection heals
- * by itself. A reply past `maxReplyBytes` (reply-cap.ts) drops the connection, which is then
- * opened again: no reply holds more memory than the cap. Scripts run by digest, loaded on first
- * use.
+ * by itself. A command whose deadline passes, or a reply past `maxReplyBytes` (reply-cap.ts),
+ * drops the connection, which is then opened again: a reply half read is never taken for the
+ * next command's, and no reply holds more memory than the cap. Scripts run by digest, loaded
+ * on first use.
  */
 import { createHash } from 'node:crypto';
 import { StoreUnavailableError } from '../../engine/index.js';
@@ -65,6 +66,7 @@ type RedisClient = {
   close?(): Promise<void>;
   quit?(): Promise<unknown>;
   isReady: boolean;
+  readonly socketEpoch: number;
 };
 
 /** A timeout option, checked once: a whole number of milliseconds from 1 to 10 minutes. */
@@ -111,6 +113,9 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   });
   let ready = false;
   let sent = 0;
+  let closed = false;
+  /** Why the connection was last dropped by this module, while it is being opened again. */
+  let dropped: string | undefined;
 
   /** The last connection error, to say why a first connection failed (refused, unknown host…). */
   let lastError = '';
@@ -130,6 +135,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     'ready',
     cap.outside(() => {
       ready = true;
+      dropped = undefined;
       // The first connection is connect()'s to report; every later one is a recovery.
       if (connected) options.onEvent?.({ kind: 'ready' });
     }),
@@ -147,6 +153,24 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   ready = true;
   connected = true;
 
+  /**
+   * Drops the connection and opens it again (a command's deadline passed): the reply it waited
+   * for may still come, half or whole, and must not be read as the next command's. The commands
+   * waiting on it fail at once; the client reconnects as it does after a loss, forever.
+   */
+  function drop(reason: string): void {
+    if (closed || !ready) return;
+    ready = false;
+    dropped = reason;
+    options.onEvent?.({ kind: 'lost', message: reason });
+    client.destroy();
+    cap
+      .run(() => client.connect())
+      .catch(() => {
+        // Only a close() while reconnecting stops connect(): nothing is left to do.
+      });
+  }
+
   const unavailable = (error: unknown) =>
     new StoreUnavailableError(`The mock's shared store cannot be reached now (${messageOf(error)}); try again shortly.`);
 
@@ -155,17 +179,23 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     sent += 1;
     const name = String(args[0]);
     counts[name] = (counts[name] ?? 0) + 1;
+    const epoch = client.socketEpoch;
     try {
       // The client's own `timeout` covers only the wait to be written, not the wait for the
       // answer: a hung server would hold the request for ever. The deadline covers both.
       return (await withDeadline(client.sendCommand(args.map(String), { timeout: commandTimeout }), {
         ms: commandTimeout,
         what: `${name.slice(0, 12)} on the shared store`,
+        onDeadline: (message) => {
+          // Only the connection the command went out on; a later one owes it nothing.
+          if (client.socketEpoch === epoch) drop(`${message}; the connection was dropped and is being reopened`);
+        },
       })) as RedisReply;
     } catch (error) {
       // A script's own error (a bug) is not an outage.
       if (error instanceof Error && /^(ERR|WRONGTYPE|NOSCRIPT)/.test(error.message)) throw error;
-      throw unavailable(error);
+      // The commands a drop failed say why it was dropped, not the client's "Disconnects client".
+      throw unavailable(dropped ?? error);
     }
   }
 
@@ -193,6 +223,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     },
     commandCounts: () => ({ ...counts }),
     async close() {
+      closed = true;
       cap.close();
       try {
         await withDeadline(client.close ? client.close() : (client.quit?.() ?? Promise.resolve()), { ms: 500, what: 'closing' });
@@ -225,9 +256,13 @@ function describe(error: unknown): string {
   return message.length > 200 ? `${message.slice(0, 200)}…` : message;
 }
 
-function withDeadline<T>(work: Promise<T>, options: { ms: number; what: string }): Promise<T> {
+function withDeadline<T>(work: Promise<T>, options: { ms: number; what: string; onDeadline?: (message: string) => void }): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.what} took over ${options.ms} ms`)), options.ms);
+    const timer = setTimeout(() => {
+      const message = `${options.what} took over ${options.ms} ms`;
+      options.onDeadline?.(message);
+      reject(new Error(message));
+    }, options.ms);
     timer.unref?.();
     work.then(
       (value) => {
