@@ -1,7 +1,8 @@
 /**
  * The link to Redis as hard as the mock (issue 22, deliverable 6): a reply that never ends is
- * cut at the reply cap and the connection opened again, and a command past its deadline drops
- * its connection so that a reply half read is never taken for the next command's.
+ * cut at the reply cap and the connection opened again, a command past its deadline drops its
+ * connection so that a reply half read is never taken for the next command's, and announcements
+ * on the replicas' channel that are not of the link's shape are logged and change nothing.
  * Hostile replies come from a proxy in front of a real redis-server that answers one chosen
  * command itself.
  */
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/engine/index.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { openRedisConnection, type RedisConnection } from '../../src/server/redis/redis-connection.js';
-import { createRedisLink } from '../../src/server/redis/redis-link.js';
+import { createRedisLink, newReplicaId, readAnnouncement } from '../../src/server/redis/redis-link.js';
 import { RedisStore } from '../../src/server/redis/redis-store.js';
 import { ReplyScanner } from '../../src/server/redis/reply-cap.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
@@ -143,6 +144,43 @@ describe('the reply scanner', () => {
   });
 });
 
+describe('announcements on the replicas’ channel', () => {
+  const replica = newReplicaId();
+
+  it('reads the link’s own announcements', () => {
+    expect(readAnnouncement(`7|${replica}|{"kind":"use","scenario":"fail"}`)).toEqual({
+      epoch: 7,
+      change: { kind: 'use', scenario: 'fail' },
+    });
+    expect(readAnnouncement(`8|${replica}|{"kind":"register","scenario":{"name":"x"}}`)).toEqual({
+      epoch: 8,
+      change: { kind: 'register', scenario: { name: 'x' } },
+    });
+    // Only the change's own fields go on: an `epoch` inside the JSON is not the announcement's.
+    expect(readAnnouncement(`9|${replica}|{"kind":"reset","epoch":"NaN"}`)).toEqual({ epoch: 9, change: { kind: 'reset' } });
+  });
+
+  it.each([
+    ['no separators', 'garbage'],
+    ['one separator', '5|{"kind":"reset"}'],
+    ['a non-numeric epoch', `abc|${replica}|{"kind":"reset"}`],
+    ['an epoch past 2^53', `99999999999999999999|${replica}|{"kind":"reset"}`],
+    ['a negative epoch', `-1|${replica}|{"kind":"reset"}`],
+    ['an epoch of 0', `0|${replica}|{"kind":"reset"}`],
+    ['an epoch in exponent form', `1e3|${replica}|{"kind":"reset"}`],
+    ['an epoch with a leading zero', `07|${replica}|{"kind":"reset"}`],
+    ['a bad replica name', '5|not a replica!|{"kind":"reset"}'],
+    ['bad JSON', `5|${replica}|{"kind":`],
+    ['JSON that is not an object', `5|${replica}|["reset"]`],
+    ['an unknown kind', `5|${replica}|{"kind":"explode"}`],
+    ['a use without a scenario', `5|${replica}|{"kind":"use"}`],
+    ['a use with a number for a scenario', `5|${replica}|{"kind":"use","scenario":5}`],
+    ['a register with a name', `5|${replica}|{"kind":"register","scenario":"fail"}`],
+  ])('refuses %s', (_, message) => {
+    expect(readAnnouncement(message)).toHaveProperty('problem');
+  });
+});
+
 describe.runIf(redisAvailable)('the Redis link against a hostile or broken store', () => {
   let redis: TestRedis;
   let proxy: HostileProxy;
@@ -265,5 +303,73 @@ describe.runIf(redisAvailable)('the Redis link against a hostile or broken store
         /maxReplyBytes must be a whole number of bytes from 65536/,
       );
     }
+  });
+
+  it('logs and ignores announcements not of the link’s shape; later scenario changes and counted faults still apply', async () => {
+    const namespace = 'hostile-channel';
+    const logged: string[] = [];
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => startMockServer({ port: 0, store: { url: redis.url, namespace }, log: (line) => logged.push(line) })),
+    );
+    servers.push(a!, b!);
+    const admin = await openRedisConnection({ url: redis.url });
+    connections.push(admin);
+    const oneFault = { name: 'one-503', faults: [{ operation: 'createEvaluation', status: 503, times: 1 }] };
+    const use = (server: RunningMockServer, body: unknown) => fetch(`${server.url}/__mock/scenario`, { ...jsonPost(body), method: 'PUT' });
+    const current = async (server: RunningMockServer) =>
+      ((await (await fetch(`${server.url}/__mock/scenarios`)).json()) as { current: string }).current;
+    let keys = 0;
+    const create = async (server: RunningMockServer) => {
+      keys += 1;
+      const response = await fetch(
+        `${server.url}/v0/evaluations`,
+        jsonPost(evaluationRequest(), { authorization: 'Bearer channel', 'idempotency-key': `channel-${keys}` }),
+      );
+      return response.status;
+    };
+
+    expect((await use(a!, { scenario: oneFault })).status).toBe(200);
+    await expect.poll(() => current(b!), { timeout: 5000, interval: 20 }).toBe('one-503');
+    expect([await create(a!), await create(b!)]).toEqual([503, 202]);
+
+    const epoch = Number(await admin.command(['GET', `{${namespace}}:scenario:epoch`]));
+    const replica = newReplicaId();
+    const next = epoch + 1;
+    const malformed = [
+      `abc|${replica}|{"kind":"use","scenario":"fail"}`,
+      `99999999999999999999|${replica}|{"kind":"use","scenario":"fail"}`,
+      `${next}|${replica}|{"kind":"explode","scenario":"fail"}`,
+      `${next}|${replica}|{"kind":"use","scenario":`,
+      '{"kind":"use","scenario":"fail"}',
+      `${next}|not a replica|{"kind":"use","scenario":"fail"}`,
+      `${next}|${replica}|{"kind":"use","scenario":"fail","pad":"${'z'.repeat(100_000)}"`,
+    ];
+    // A well-formed number far past the store's epoch is not taken either: the state is read again.
+    await admin.command(['PUBLISH', `{${namespace}}:changes`, `9007199254740991|${replica}|{"kind":"use","scenario":"fail"}`]);
+    for (const message of malformed) await admin.command(['PUBLISH', `{${namespace}}:changes`, message]);
+    // Each replica logs each malformed announcement once.
+    await expect
+      .poll(() => logged.filter((line) => /ignored an announcement/.test(line)).length, { timeout: 5000 })
+      .toBe(2 * malformed.length);
+    for (const line of logged.filter((line) => /ignored an announcement/.test(line))) {
+      expect(line.length).toBeLessThan(300);
+      expect(line).not.toContain('z'.repeat(50));
+    }
+    expect([await current(a!), await current(b!)]).toEqual(['one-503', 'one-503']);
+    expect(await create(b!)).toBe(202);
+
+    // Every scenario change after them restarts counted faults on every replica (twice: a number
+    // that stuck, such as NaN, would give the second change the first one's counter), and a
+    // switch reaches the other replica.
+    for (const [first, second] of [
+      [a!, b!],
+      [b!, a!],
+    ] as const) {
+      expect((await use(first, { scenario: oneFault })).status).toBe(200);
+      await expect.poll(() => create(second), { timeout: 5000, interval: 20 }).toBe(503);
+      expect(await create(first)).toBe(202);
+    }
+    expect((await use(b!, { name: 'default' })).status).toBe(200);
+    await expect.poll(() => current(a!), { timeout: 5000, interval: 20 }).toBe('default');
   });
 });

@@ -8,9 +8,31 @@
  * changed the scenario at the same moment still end in the same state. They apply what they
  * hear at once (well under the 100 ms the issue asks), and read the whole state again after a
  * lost connection, or when a change of their own could not be shared.
+ *
+ * Anyone who can reach the Redis can publish on the channel: every announcement is checked
+ * (`readAnnouncement`) before the engine sees it, and one that is not of this shape is logged
+ * (cut short) and ignored. An announcement numbered past the next epoch means changes were
+ * missed (or the number is not one the store gave): the shared state is read again instead, so
+ * no number the store never gave becomes this replica's epoch, and later changes still apply.
  */
-import type { DeliveredChange, ReplicaChange, ReplicaLink, ScenarioInput, SharedScenarioState } from '../../engine/index.js';
+import { randomBytes } from 'node:crypto';
+import {
+  type DeliveredChange,
+  type ReplicaChange,
+  type ReplicaLink,
+  type ScenarioInput,
+  type SharedScenarioState,
+  truncate,
+} from '../../engine/index.js';
 import { type RedisConnection, redisScript } from './redis-connection.js';
+
+/** A replica's name in its announcements: 9 random bytes in base64url. */
+const replicaIdPattern = /^[A-Za-z0-9_-]{12}$/;
+
+/** A new replica name, of the shape announcements are checked against. */
+export function newReplicaId(): string {
+  return randomBytes(9).toString('base64url');
+}
 
 /**
  * KEYS: epoch, in force, registered. ARGV: kind, scenario JSON or '', name or '', max
@@ -74,6 +96,8 @@ export interface RedisLinkOptions {
   readonly replicaId: string;
   /** How many run-time scenarios the shared list keeps (the engine's maxRegisteredScenarios). */
   readonly maxRegistered: number;
+  /** Told of announcements ignored (bounded lines, the message cut short). */
+  readonly log?: (line: string) => void;
 }
 
 export interface RedisLink extends ReplicaLink {
@@ -86,6 +110,7 @@ export interface RedisLink extends ReplicaLink {
 }
 
 export function createRedisLink(options: RedisLinkOptions): RedisLink {
+  if (!replicaIdPattern.test(options.replicaId)) throw new TypeError('createRedisLink: replicaId must be one newReplicaId() gave');
   const tag = `{${options.namespace}}`;
   const keys = [`${tag}:scenario:epoch`, `${tag}:scenario:in-force`, `${tag}:scenario:registered`];
   const channel = `${tag}:changes`;
@@ -96,13 +121,35 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   let listeners: Parameters<ReplicaLink['subscribe']>[0] | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
+  /** The newest epoch known to be the store's: from its state, or heard in order since. */
+  let heard = 0;
+  /** A resync is reading the state; `again`: another was asked for meanwhile, and reads after it. */
+  let resyncing = false;
+  let again = false;
+  let ignored = 0;
 
   /** Reads the shared state and hands it over; while the store does not answer, tries again every 500 ms. */
   function resync(): void {
-    if (retry || closed) return;
-    load().then(
-      (state) => listeners?.resync(state),
+    if (closed || retry) return;
+    if (resyncing) {
+      again = true;
+      return;
+    }
+    resyncing = true;
+    readState().then(
+      (state) => {
+        resyncing = false;
+        // After a loss the store's word is taken whatever its number (a restarted Redis starts again).
+        heard = state?.epoch ?? 0;
+        listeners?.resync(state);
+        if (again) {
+          again = false;
+          resync();
+        }
+      },
       () => {
+        resyncing = false;
+        again = false;
         retry = setTimeout(() => {
           retry = undefined;
           resync();
@@ -113,6 +160,12 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   }
 
   async function load(): Promise<SharedScenarioState | undefined> {
+    const state = await readState();
+    heard = Math.max(heard, state?.epoch ?? 0);
+    return state;
+  }
+
+  async function readState(): Promise<SharedScenarioState | undefined> {
     const [epoch, inForce, registered] = (await options.connection.run(loadScript, { keys, args: [maxRegisteredBytes] })) as [
       string,
       string,
@@ -133,17 +186,26 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   }
 
   function hear(message: string): void {
-    // `<epoch>|<replica>|<change JSON>`
-    const first = message.indexOf('|');
-    const second = message.indexOf('|', first + 1);
-    if (first < 0 || second < 0) return;
-    let change: ReplicaChange;
-    try {
-      change = JSON.parse(message.slice(second + 1)) as ReplicaChange;
-    } catch {
+    const announcement = readAnnouncement(message);
+    if ('problem' in announcement) {
+      ignored += 1;
+      // Bounded: the first ten, then the 100th, the 1000th…; each line quotes 40 characters at
+      // most, JSON-escaped (no control character reaches the log).
+      if (ignored <= 10 || /^10+$/.test(String(ignored))) {
+        const count = ignored > 10 ? `; ${ignored} ignored so far` : '';
+        options.log?.(
+          `shared store: ignored an announcement on ${channel} (${announcement.problem}): ${JSON.stringify(truncate(message, 40))}${count}`,
+        );
+      }
       return;
     }
-    listeners?.change({ ...change, epoch: Number(message.slice(0, first)) } as DeliveredChange);
+    if (announcement.epoch > heard + 1) {
+      // Changes were missed, or the number is not one the store gave: its state says which.
+      resync();
+      return;
+    }
+    heard = Math.max(heard, announcement.epoch);
+    listeners?.change({ ...announcement.change, epoch: announcement.epoch } as DeliveredChange);
   }
 
   return {
@@ -187,4 +249,49 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       if (retry) clearTimeout(retry);
     },
   };
+}
+
+const changeKinds = new Set(['use', 'register', 'reset']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An announcement, `<epoch>|<replica>|<change JSON>`, as the change it carries, or what is wrong
+ * with it: the epoch digits only and a safe integer (INCR's, from 1), the replica a name
+ * `newReplicaId` gives, the change JSON of a known kind whose scenario is a name or an object
+ * (the engine checks the scenario itself, as it does any scenario). Only the change's own fields
+ * are kept.
+ */
+export function readAnnouncement(
+  message: string,
+): { readonly epoch: number; readonly change: ReplicaChange } | { readonly problem: string } {
+  const first = message.indexOf('|');
+  const second = first < 0 ? -1 : message.indexOf('|', first + 1);
+  if (second < 0) return { problem: "not '<epoch>|<replica>|<change>'" };
+  const epochText = message.slice(0, first);
+  const epoch = Number(epochText);
+  if (!(/^[1-9][0-9]{0,15}$/.test(epochText) && Number.isSafeInteger(epoch)))
+    return { problem: 'the epoch is not a whole number from 1 to 2^53 - 1' };
+  if (!replicaIdPattern.test(message.slice(first + 1, second))) return { problem: 'the replica is not a replica name' };
+  let change: unknown;
+  try {
+    change = JSON.parse(message.slice(second + 1));
+  } catch {
+    return { problem: 'the change is not JSON' };
+  }
+  if (!isPlainObject(change) || typeof change.kind !== 'string' || !changeKinds.has(change.kind)) {
+    return { problem: 'the change is not an object of kind use, register or reset' };
+  }
+  const scenario = change.scenario;
+  if (change.kind === 'reset') return { epoch, change: { kind: 'reset' } };
+  if (change.kind === 'register') {
+    return isPlainObject(scenario)
+      ? { epoch, change: { kind: 'register', scenario: scenario as ScenarioInput } }
+      : { problem: 'a register change without a scenario object' };
+  }
+  if (typeof scenario === 'string' && scenario.length >= 1 && scenario.length <= 64) return { epoch, change: { kind: 'use', scenario } };
+  if (isPlainObject(scenario)) return { epoch, change: { kind: 'use', scenario: scenario as ScenarioInput } };
+  return { problem: 'a use change without a scenario name or object' };
 }
