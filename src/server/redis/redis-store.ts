@@ -76,26 +76,36 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1`);
 
 /**
- * KEYS: index, sequence. ARGV: after (score), limit, entry key prefix, now. Reads the index one
- * row past the limit: whether that row exists says whether a next page does.
+ * KEYS: index, sequence. ARGV: after (score), limit, entry key prefix, now, max bytes. Reads the
+ * index one row past the limit: whether that row exists says whether a next page does. The page
+ * also ends before its values pass max bytes (one value always goes), so that no page of large
+ * records is a reply past the connection's cap: the next page starts after its last row.
  */
 const pageScript = redisScript(`${readEntry}
 local limit = tonumber(ARGV[2])
+local budget = tonumber(ARGV[5])
 local rows = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1, 'WITHSCORES')
 local more = #rows / 2 > limit
-if more then
-  rows[#rows] = nil
-  rows[#rows] = nil
-end
-local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), more and 1 or 0, rows[#rows] or '0'}
-for i = 1, #rows, 2 do
+local scanned = math.min(#rows, limit * 2)
+local out = {tonumber(redis.call('GET', KEYS[2]) or '0'), 0, '0'}
+local bytes = 0
+local last = 0
+for i = 1, scanned, 2 do
   local value = live(ARGV[3] .. rows[i], ARGV[4])
+  if value and #out > 3 and bytes + #value > budget then
+    more = true
+    break
+  end
+  last = i
   if value then
+    bytes = bytes + #value
     out[#out + 1] = rows[i]
     out[#out + 1] = rows[i + 1]
     out[#out + 1] = value
   end
 end
+out[2] = more and 1 or 0
+if last > 0 then out[3] = rows[last + 1] end
 return out`);
 
 /** KEYS: index. ARGV: entry key prefix. Deletes up to 1000 entries; returns how many are left. */
@@ -164,7 +174,9 @@ export class RedisStore<T> implements KeyValueStore<T> {
     if (Number.isNaN(after)) throw new TypeError(`not a cursor of this store: '${(options.cursor ?? '').slice(0, 40)}'`);
     const reply = (await this.options.connection.run(pageScript, {
       keys: [this.indexKey, this.sequenceKey],
-      args: [after, options.limit, this.prefix, this.clock.now()],
+      // A quarter of the reply cap (4 MiB by default): a page of 1000 records of up to a
+      // scenario's size each would be hundreds of megabytes.
+      args: [after, options.limit, this.prefix, this.clock.now(), Math.floor(this.options.connection.maxReplyBytes / 4)],
     })) as RedisReply[];
     const [issued, more, lastScanned] = reply as [number, number, string];
     // As the in-memory store does: a cursor past every number given so far was never given.

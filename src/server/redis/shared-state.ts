@@ -5,7 +5,6 @@
  * stream that every replica writes and any replica reads. Opened by `startMockServer` when
  * `store` names Redis; nothing else in the mock changes.
  */
-import { randomBytes } from 'node:crypto';
 import {
   type Clock,
   ControlError,
@@ -19,7 +18,7 @@ import {
   pageLimits,
 } from '../../engine/index.js';
 import { openRedisConnection, type RedisConnection } from './redis-connection.js';
-import { createRedisLink } from './redis-link.js';
+import { createRedisLink, newReplicaId } from './redis-link.js';
 import { RedisStore } from './redis-store.js';
 import { redactedUrl } from './store-url.js';
 
@@ -32,9 +31,11 @@ export interface SharedStateOptions {
   /** How many journal entries the shared stream keeps (about: Redis trims in whole nodes). Default 1000. */
   readonly journalCapacity?: number;
   readonly commandTimeoutMs?: number;
+  /** Largest reply read from Redis, in bytes (openRedisConnection's maxReplyBytes). Default 16 MiB. */
+  readonly maxReplyBytes?: number;
   /** The engine's clock, on which jobs and keys expire (a virtual one in tests). Default: real time. */
   readonly clock?: Clock;
-  /** Told when the store is lost and found again. */
+  /** Told when the store is lost and found again, and of announcements ignored. */
   readonly log?: (line: string) => void;
 }
 
@@ -68,13 +69,14 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
   const namespace = checkNamespace(options.namespace ?? 'evidence-harness');
   const limits = { ...defaultLimits, ...definedOnly(options.limits ?? {}) };
   const where = redactedUrl(options.url);
-  const replicaId = randomBytes(9).toString('base64url');
+  const replicaId = newReplicaId();
   // The link's resync needs the link, which needs the subscriber: bound once both exist.
   let onSubscriberReady: () => void = () => undefined;
   const connect = (role: string, onReady?: () => void): Promise<RedisConnection> =>
     openRedisConnection({
       url: options.url,
       ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      ...(options.maxReplyBytes === undefined ? {} : { maxReplyBytes: options.maxReplyBytes }),
       onEvent: (event) => {
         if (event.kind === 'lost' && role === 'commands') options.log?.(`shared store ${where} lost: ${event.message ?? ''}`);
         if (event.kind === 'ready') {
@@ -91,7 +93,14 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     await connection.close();
     throw error;
   }
-  const link = createRedisLink({ connection, subscriber, namespace, replicaId, maxRegistered: limits.maxRegisteredScenarios });
+  const link = createRedisLink({
+    connection,
+    subscriber,
+    namespace,
+    replicaId,
+    maxRegistered: limits.maxRegisteredScenarios,
+    ...(options.log ? { log: options.log } : {}),
+  });
   onSubscriberReady = () => link.resync();
   try {
     await link.start();
