@@ -48,6 +48,9 @@ Options:
                         cassette when stopped, credentials scrubbed; exit 1 if it cannot be written
   --ca FILE             trust this PEM certificate (a private CA, a self-signed upstream)
   --insecure            do not check the https upstream's certificate (encrypted, not authenticated)
+  --credential-header NAME  a header whose values are credentials, besides the defaults
+                        (authorization, cookie, set-cookie, api-key, x-api-key, x-auth-token, …):
+                        its values are scrubbed from the log, reports and cassette; repeatable
   --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
   --max-response-bytes SIZE  the largest answer passed back (default 4MiB)
   --quiet               no per-exchange log lines
@@ -85,6 +88,7 @@ export const proxyCommand: Command = {
           timeout: { type: 'string' },
           'max-response-bytes': { type: 'string' },
           ca: { type: 'string' },
+          'credential-header': { type: 'string', multiple: true },
           insecure: { type: 'boolean', default: false },
           quiet: { type: 'boolean', default: false },
         },
@@ -115,6 +119,9 @@ export const proxyCommand: Command = {
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
     }
     const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
+    for (const name of values['credential-header'] ?? [])
+      if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
+        throw new UsageError(`--credential-header takes a header name, got '${name.slice(0, 60)}'.`);
     const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
     let scenario: Scenario | undefined;
     if (values.scenario !== undefined) {
@@ -147,6 +154,7 @@ export const proxyCommand: Command = {
         errors: values.errors,
         record: values.record !== undefined,
         ...(tls ? { tls } : {}),
+        ...(values['credential-header'] ? { credentialHeaders: values['credential-header'] } : {}),
         ...(scenario ? { scenario } : {}),
         ...(seed === undefined ? {} : { seed }),
         limits: {
