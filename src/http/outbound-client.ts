@@ -6,12 +6,13 @@
  * constructor: header bytes, body bytes as received, the time to the headers and between body
  * chunks, one overall deadline per request, connections per origin. Whatever the other side
  * sends, an exchange ends within its deadline and holds at most its caps; what had arrived is
- * kept with the reason it is not whole. Decoding the body is the caller's choice
- * (content-decoding.ts), so the proxy can pass the bytes on as sent.
+ * kept with the reason it is not whole. Decoding the body is a second step (`decode`, within
+ * the decoded-bytes budget and coding count), so the proxy can pass the bytes on as sent.
  */
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { CappedBuffer } from './capped-buffer.js';
+import { type DecodeResult, decodeContent } from './content-decoding.js';
 import { flattenHeaders, headerPairs } from './headers.js';
 import { plainTransportError } from './plain-errors.js';
 
@@ -20,6 +21,10 @@ export interface OutboundLimits {
   readonly maxHeaderBytes: number;
   /** Body bytes kept as received; past them the exchange ends 'too-large'. Default 4 MiB. */
   readonly maxBodyBytes: number;
+  /** Bytes every decoding stage together may produce (`decode`). Default: maxBodyBytes. */
+  readonly maxDecodedBytes: number;
+  /** Content codings undone at most (`decode`); a longer list is not decoded. Default 3. */
+  readonly maxCodings: number;
   /** Time to the answer's headers. Default: the deadline. */
   readonly headersTimeoutMs: number;
   /** Longest silence between two body chunks. Default: the deadline. */
@@ -54,6 +59,8 @@ export class OutboundOptionError extends RangeError {
 const defaults: OutboundLimits = {
   maxHeaderBytes: 16 * 1024,
   maxBodyBytes: 4 * 1024 * 1024,
+  maxDecodedBytes: 4 * 1024 * 1024,
+  maxCodings: 3,
   headersTimeoutMs: 30_000,
   bodyTimeoutMs: 30_000,
   deadlineMs: 30_000,
@@ -66,6 +73,7 @@ export function checkOutboundLimits(options: Partial<OutboundLimits>): OutboundL
   const deadlineMs = options.deadlineMs ?? defaults.deadlineMs;
   const limits: OutboundLimits = {
     ...defaults,
+    maxDecodedBytes: options.maxBodyBytes ?? defaults.maxDecodedBytes,
     headersTimeoutMs: deadlineMs,
     bodyTimeoutMs: deadlineMs,
     connectTimeoutMs: Math.min(defaults.connectTimeoutMs, deadlineMs),
@@ -78,6 +86,8 @@ export function checkOutboundLimits(options: Partial<OutboundLimits>): OutboundL
   };
   integer('maxHeaderBytes', 1024, 1024 * 1024);
   integer('maxBodyBytes', 0, 2 ** 31 - 1);
+  integer('maxDecodedBytes', 0, 2 ** 31 - 1);
+  integer('maxCodings', 0, 16);
   integer('deadlineMs', 1, 2 ** 31 - 1);
   integer('headersTimeoutMs', 1, 2 ** 31 - 1);
   integer('bodyTimeoutMs', 1, 2 ** 31 - 1);
@@ -196,6 +206,16 @@ export class OutboundClient {
       return { ...second.outcome, attempts: 2 };
     }
     return first.outcome;
+  }
+
+  /** Undoes an answer's Content-Encoding within the client's decoding bounds (content-decoding.ts). */
+  decode(answer: { readonly body: Buffer; readonly headers: Readonly<Record<string, string>> }): Promise<DecodeResult> {
+    return decodeContent({
+      body: answer.body,
+      contentEncoding: answer.headers['content-encoding'],
+      maxDecodedBytes: this.limits.maxDecodedBytes,
+      maxCodings: this.limits.maxCodings,
+    });
   }
 
   /** Ends every connection, in use or idle, so nothing keeps the process alive. */

@@ -16,7 +16,7 @@ import { anonymousCaller, callerFingerprint } from '../engine/caller.js';
 import { type EngineError, errorAnswer } from '../engine/responses.js';
 import type { OperationId } from '../engine/router.js';
 import { readCapped } from '../http/capped-buffer.js';
-import { decodeContent } from '../http/content-decoding.js';
+import type { OutboundClient } from '../http/outbound-client.js';
 import { answerHeadersForClient, type ForwardOutcome, forward } from './forward.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Violation } from './proxy-types.js';
@@ -27,9 +27,6 @@ import type { TrafficState } from './traffic-state.js';
 /** The request rules that judge a request of an operation, besides request_operation_known. */
 const rulesWithoutBody = ['request_parameters'] as const;
 const rulesWithBody = ['request_parameters', 'request_media_type', 'request_json_valid', 'request_body_schema'] as const;
-
-/** Codings the proxy undoes to judge an answer; a longer list is passed on unjudged. */
-const maxCodings = 3;
 
 /** How an exchange ended: what the client got, what is kept, and why. */
 interface Exit {
@@ -215,7 +212,7 @@ async function forwardAndJudge(options: {
   }
 
   context.scrubber.learnFromAnswer({ headers: headerLists(outcome.answer.headerPairs) });
-  const response = await toReceived(outcome, limits.maxResponseBytes);
+  const response = await toReceived(outcome, context.client);
   const caller = await callerOf(incoming);
   const intent = intentOf({ judged, state: context.state, caller, incoming, operationId: operation?.operationId, path, requestText });
   const exchange: Exchange = {
@@ -380,16 +377,11 @@ function firstChars(text: string, count: number): string {
  * The upstream's answer as the checks judge it: decoded from its Content-Encoding by the one
  * decoder (off the event loop, one budget, a few codings at most), then read as the runner reads
  * answers (the same bounds on nesting and values). The client still gets the bytes as sent; an
- * encoding the proxy does not decode is left unjudged.
+ * encoding the proxy does not decode is judged as a body that could not be decoded.
  */
-async function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, maxBytes: number): Promise<ReceivedResponse> {
+async function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>, client: OutboundClient): Promise<ReceivedResponse> {
   const { status, headers } = outcome.answer;
-  const decoded = await decodeContent({
-    body: outcome.answer.body,
-    contentEncoding: headers['content-encoding'],
-    maxDecodedBytes: maxBytes,
-    maxCodings,
-  });
+  const decoded = await client.decode(outcome.answer);
   if ('problem' in decoded)
     return {
       status,

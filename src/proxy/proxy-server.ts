@@ -117,6 +117,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const client = new OutboundClient({
     deadlineMs: limits.timeoutMs,
     maxBodyBytes: limits.maxResponseBytes,
+    // Judged decoded within the same budget, at most 3 codings; the client gets the bytes as sent.
+    maxDecodedBytes: limits.maxResponseBytes,
+    maxCodings: 3,
     connectionsPerOrigin: options.maxUpstreamConnections ?? 64,
     ...(options.tls ? { tls: options.tls } : {}),
   });

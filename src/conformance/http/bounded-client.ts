@@ -7,7 +7,6 @@
  * function (an in-process engine) is read through the same cap.
  */
 import { CappedBuffer } from '../../http/capped-buffer.js';
-import { decodeContent } from '../../http/content-decoding.js';
 import { OutboundClient, type OutboundTls } from '../../http/outbound-client.js';
 import { plainTransportError } from '../../http/plain-errors.js';
 import type { IncompleteBody, SentRequest } from '../exchange.js';
@@ -56,9 +55,6 @@ function stated(limits: ExchangeLimits): number {
 /** How an https target's certificate is checked (--ca, --insecure). */
 export type TlsOptions = OutboundTls;
 
-/** The most codings undone in one answer: a longer list is kept as sent and named undecodable. */
-const maxCodings = 3;
-
 /** The runner's client: the one outbound client, asking for compressed answers and decoding them within the cap. */
 export class BoundedNodeClient {
   private readonly client: OutboundClient;
@@ -68,7 +64,11 @@ export class BoundedNodeClient {
       connectionsPerOrigin: options.maxSockets ?? 4,
       // The deadline is each request's (--timeout); the client's own is only an outer bound.
       deadlineMs: 2 ** 31 - 1,
-      ...(options.maxResponseBytes === undefined ? {} : { maxBodyBytes: options.maxResponseBytes }),
+      // As sent and once decoded (every stage together), at most 3 codings.
+      ...(options.maxResponseBytes === undefined
+        ? {}
+        : { maxBodyBytes: options.maxResponseBytes, maxDecodedBytes: options.maxResponseBytes }),
+      maxCodings: 3,
       ...(options.tls ? { tls: options.tls } : {}),
     });
   }
@@ -98,12 +98,7 @@ export class BoundedNodeClient {
         interrupted: false,
       };
     }
-    const decoded = await decodeContent({
-      body: answer.body,
-      contentEncoding: answer.headers['content-encoding'],
-      maxDecodedBytes: limits.maxResponseBytes,
-      maxCodings,
-    });
+    const decoded = await this.client.decode(answer);
     if ('problem' in decoded) {
       // An encoding it does not know is kept as sent; a corrupt or oversized one is not whole.
       if (decoded.problem === 'unsupported')
