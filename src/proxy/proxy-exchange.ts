@@ -364,7 +364,12 @@ function writeOwnAnswer(outgoing: ServerResponse, answer: EngineAnswer, extra: R
 /** Header pairs as one list of values per lower-case name (Set-Cookie lines kept apart). */
 function headerLists(pairs: readonly [string, string][]): Record<string, string[]> {
   const lists: Record<string, string[]> = Object.create(null);
-  for (const [name, value] of pairs) (lists[name.toLowerCase()] ??= []).push(value);
+  for (const [name, value] of pairs) {
+    const lower = name.toLowerCase();
+    const list = lists[lower];
+    if (list) list.push(value);
+    else lists[lower] = [value];
+  }
   return lists;
 }
 
