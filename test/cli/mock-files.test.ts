@@ -4,13 +4,14 @@
  * A-27), through the built executable: a FIFO or a symbolic link swapped in is refused, what it
  * points at is never shown, and SIGTERM still ends the mock within its 4 s.
  */
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect, it } from 'vitest';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
+import { saveByRename } from '../support/save-by-rename.js';
 
 const posix = process.platform !== 'win32';
 const spawnCli = cliChildrenKilledAfterEach();
@@ -29,10 +30,7 @@ function folder(): string {
 const scenarioText = (name: string) => `name: ${name}\n`;
 const secret = 'SECRET-7f3a9c1e-do-not-print';
 
-function save(path: string, text: string): void {
-  writeFileSync(`${path}.saving`, text);
-  renameSync(`${path}.saving`, path);
-}
+const save = saveByRename;
 
 it.skipIf(!posix)(
   '--watch: a FIFO swapped in is refused, a later save loads, and SIGTERM still exits within 4 s',

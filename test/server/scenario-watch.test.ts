@@ -3,7 +3,7 @@
  * (docs/assumptions.md A-27): a symbolic link, a FIFO or a folder put there is refused with one
  * line, the last version that loaded stays in force, and a later good save still loads.
  */
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createMockEngine } from '../../src/engine/index.js';
 import { readScenarioFile } from '../../src/server/scenario-file.js';
 import { type ScenarioWatch, watchScenarioFile } from '../../src/server/scenario-watch.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
+import { saveByRename } from '../support/save-by-rename.js';
 
 const posix = process.platform !== 'win32';
 const makeFifo = fifosReleasedAfterEach();
@@ -28,11 +29,7 @@ function folder(): string {
 const scenarioText = (name: string) => `name: ${name}\n`;
 const secret = 'SECRET-7f3a9c1e-do-not-print';
 
-/** Saves `text` at `path` by rename, as editors do. */
-function save(path: string, text: string): void {
-  writeFileSync(`${path}.saving`, text);
-  renameSync(`${path}.saving`, path);
-}
+const save = saveByRename;
 
 async function watched(path: string): Promise<{ engine: ReturnType<typeof createMockEngine>; errors: string[]; reloads: string[] }> {
   const loaded = await readScenarioFile(path);
