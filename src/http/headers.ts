@@ -27,12 +27,15 @@ export function headerPairs(raw: readonly (string | Uint8Array)[]): [string, str
   for (let index = 0; index + 1 < raw.length; index += 2) {
     const name = raw[index]!;
     const value = raw[index + 1]!;
-    pairs.push([
-      typeof name === 'string' ? name : Buffer.from(name).toString('latin1'),
-      typeof value === 'string' ? value : Buffer.from(value).toString('latin1'),
-    ]);
+    pairs.push([latin1(name), latin1(value)]);
   }
   return pairs;
+}
+
+function latin1(text: string | Uint8Array): string {
+  if (typeof text === 'string') return text;
+  // A Buffer decodes in place; a plain Uint8Array is viewed, not copied.
+  return (Buffer.isBuffer(text) ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength)).toString('latin1');
 }
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
