@@ -13,7 +13,7 @@ import { buildHar, type CassetteEntry } from './har.js';
 export const cassetteBodyBudget = 32 * 1024 * 1024;
 
 export class CassetteRecorder {
-  private readonly entries: CassetteEntry[] = [];
+  private readonly entries: (CassetteEntry & { readonly id: number })[] = [];
   private bodyBytes = 0;
   private readonly secretHeaders: Set<string>;
 
@@ -58,6 +58,7 @@ export class CassetteRecorder {
     const requestBody = keep(exchange.request.body, 'request');
     const response = exchange.response;
     this.entries.push({
+      id: exchange.id,
       startedAt: sent.startedAt,
       durationMs: exchange.durationMs,
       request: {
@@ -81,6 +82,8 @@ export class CassetteRecorder {
 
   /** The cassette as HAR 1.2 JSON text. */
   toHar(creator: { name: string; version: string }): string {
-    return `${JSON.stringify(buildHar({ creator, entries: this.entries }), null, 2)}\n`;
+    // In the order sent: a burst's answers are kept as they arrive, which is not always that order.
+    const entries = [...this.entries].sort((a, b) => a.id - b.id).map(({ id: _id, ...entry }) => entry);
+    return `${JSON.stringify(buildHar({ creator, entries }), null, 2)}\n`;
   }
 }
