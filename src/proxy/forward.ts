@@ -9,7 +9,7 @@
  * gets it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { CappedBuffer } from '../http/capped-buffer.js';
+import { CappedBuffer, readCapped } from '../http/capped-buffer.js';
 import { connectionListed, hopByHopHeaders } from '../http/headers.js';
 import type { OutboundClient } from '../http/outbound-client.js';
 
@@ -98,9 +98,35 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
   const basePath = upstream.pathname.length > 1 ? upstream.pathname.replace(/\/+$/, '') : '';
   const captured = new CappedBuffer(limits.maxCapturedRequestBytes);
   const declaredLength = incoming.headers['content-length'];
-  const streamed =
-    options.bufferedBody === undefined && (declaredLength !== undefined || incoming.headers['transfer-encoding'] !== undefined);
-  if (options.bufferedBody !== undefined) captured.add(options.bufferedBody);
+  let bufferedBody = options.bufferedBody;
+  // A body of a stated length the proxy keeps whole anyway is read first and sent as one buffer:
+  // streaming it through an async iterable cost more CPU per create than the judging did.
+  if (bufferedBody === undefined && declaredLength !== undefined && incoming.headers['transfer-encoding'] === undefined) {
+    const length = Number(declaredLength);
+    if (Number.isInteger(length) && length <= limits.maxCapturedRequestBytes) {
+      try {
+        bufferedBody = (await readCapped(incoming, limits.maxCapturedRequestBytes)).body;
+      } catch {
+        const request: ForwardedRequest = {
+          method,
+          target: options.target,
+          headers: incoming.headers,
+          body: Buffer.alloc(0),
+          bodyCut: true,
+          bytes: 0,
+        };
+        return {
+          kind: 'failed',
+          request,
+          cause: 'client-left',
+          reason: 'the client left before its request was whole',
+          durationMs: performance.now() - started,
+        };
+      }
+    }
+  }
+  const streamed = bufferedBody === undefined && (declaredLength !== undefined || incoming.headers['transfer-encoding'] !== undefined);
+  if (bufferedBody !== undefined) captured.add(bufferedBody);
   else if (!streamed) incoming.resume(); // no body announced: the stream must end for the connection to be reused
   const forwarded = (): ForwardedRequest => ({
     method,
@@ -116,7 +142,7 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
     method,
     url: `${upstream.origin}${basePath}${options.target}`,
     headers,
-    ...(options.bufferedBody !== undefined ? { body: options.bufferedBody } : streamed ? { body: keeping(incoming, captured) } : {}),
+    ...(bufferedBody !== undefined ? { body: bufferedBody } : streamed ? { body: keeping(incoming, captured) } : {}),
     signal: options.clientLeft,
   });
   // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
