@@ -98,17 +98,18 @@ const severityRank: Readonly<Record<Severity, number>> = { required: 0, advisory
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The reports' one order: required before advisory, then by check, operation and title (code
- * point order, the same in every locale), the earliest exchange first. Every report lists
- * failures in it, and `conformance replay` numbers them by it.
+ * The reports' one order: required before advisory, then by check and operation (code point
+ * order, the same in every locale), then in the order found (the exchange's number, fixed by
+ * the seed: a probe's own order, such as a sequence's pointers in document order, is kept), the
+ * title last. Every report lists failures in it, and `conformance replay` numbers them by it.
  */
 export function compareFailures(a: Failure, b: Failure): number {
   return (
     severityRank[a.severity] - severityRank[b.severity] ||
     byText(a.check, b.check) ||
     byText(a.operation, b.operation) ||
-    byText(a.title, b.title) ||
-    a.exchange - b.exchange
+    a.exchange - b.exchange ||
+    byText(a.title, b.title)
   );
 }
 

@@ -1,7 +1,7 @@
 /**
  * Failures as values: one key under which duplicates merge (check, operation, title), and one
- * order (required first, then check, operation, title, the earliest exchange) that the judge,
- * every reporter and `conformance replay` share.
+ * order (required first, then check and operation, then as found) that the judge, every
+ * reporter and `conformance replay` share.
  */
 import { expect, it } from 'vitest';
 import { compareFailures, type Failure, FailureGroups, failureKey, mergeFailures } from '../../src/conformance/failures.js';
@@ -30,7 +30,7 @@ it('gives failures of one check, operation and title one key, whatever their inp
   expect(failureKey(failure({ operation: 'a', title: 'b c' }))).not.toBe(failureKey(failure({ operation: 'a b', title: 'c' })));
 });
 
-it('orders failures required first, then by check, operation, title and exchange', () => {
+it('orders failures required first, then by check and operation, then as found', () => {
   const shuffled = [
     failure({ severity: 'advisory', check: 'error_code_documented', exchange: 2 }),
     failure({ check: 'response_schema_conformance', operation: 'getJob', exchange: 5 }),
@@ -43,8 +43,8 @@ it('orders failures required first, then by check, operation, title and exchange
     [...shuffled].sort(compareFailures).map((one) => `${one.severity} ${one.check} ${one.operation} ${one.title} #${one.exchange}`),
   ).toEqual([
     'required not_a_server_error getJob server error 500 #7',
-    'required not_a_server_error getJob server error 500 #9',
     'required not_a_server_error getJob server error 503 #8',
+    'required not_a_server_error getJob server error 500 #9',
     'required not_a_server_error verifyReport server error 500 #4',
     'required response_schema_conformance getJob server error 500 #5',
     'advisory error_code_documented createEvaluation server error 500 #2',

@@ -88,8 +88,8 @@ export interface ConformanceReport {
 
 /**
  * Every failure of a report, as every reporter lists them: duplicates merged and counted, in
- * one order (required first, then by check, operation and title). `conformance replay` numbers
- * failures by this list, as the summary does.
+ * one order (required first, then by check and operation, then as found). `conformance replay`
+ * numbers failures by this list, as the summary does.
  */
 export function reportedFailures(report: Pick<ConformanceReport, 'checks'>): Failure[] {
   return mergeFailures(report.checks.flatMap((check) => check.failures));

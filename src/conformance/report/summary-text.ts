@@ -1,7 +1,7 @@
 /**
  * @module conformance/report/summary-text
  * The end-of-run summary for a terminal: one row per check, then each failure (duplicates merged,
- * required first, by check and operation) with what was expected, what came back and a curl
+ * required first, by check and operation, then as found) with what was expected, what came back and a curl
  * command to reproduce it.
  */
 
