@@ -2,7 +2,9 @@
  * @module conformance/failures
  * Failures as typed values (STYLE 7): a check's verdict on one exchange, and the failure the
  * report shows — which check, which operation, what was expected against what was received,
- * and a curl command that reproduces it.
+ * its severity, and a curl command (or a sequence of them) that reproduces it. A failure has a
+ * key (check, operation, title) under which duplicates merge and are counted, and one order
+ * (severity, check, operation) that every report lists failures in.
  */
 
 export type Severity = 'required' | 'advisory';
@@ -76,4 +78,75 @@ export interface Failure {
   readonly replay?: ReplayableRequest;
   /** How many exchanges failed the same way (same check, operation and title). */
   readonly occurrences: number;
+}
+
+/** What makes two failures the same problem: the check, the operation and the title. */
+export type FailureIdentity = Pick<Failure, 'check' | 'operation' | 'title'>;
+
+/**
+ * A failure's fingerprint, for de-duplication: failures with one key are one entry in every
+ * report, with their occurrences counted. The title carries what differs between problems of
+ * one check on one operation (the status, the schema keyword and where); the input and the
+ * exchange do not, so the same problem found by two inputs is reported once.
+ */
+export function failureKey(failure: FailureIdentity): string {
+  return JSON.stringify([failure.check, failure.operation, failure.title]);
+}
+
+const severityRank: Readonly<Record<Severity, number>> = { required: 0, advisory: 1 };
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The reports' one order: required before advisory, then by check and operation (code point
+ * order, the same in every locale), then in the order found (the exchange's number, fixed by
+ * the seed: a probe's own order, such as a sequence's pointers in document order, is kept), the
+ * title last. Every report lists failures in it, and `conformance replay` numbers them by it.
+ */
+export function compareFailures(a: Failure, b: Failure): number {
+  return (
+    severityRank[a.severity] - severityRank[b.severity] ||
+    byText(a.check, b.check) ||
+    byText(a.operation, b.operation) ||
+    a.exchange - b.exchange ||
+    byText(a.title, b.title)
+  );
+}
+
+/**
+ * Failures merged by key, in compareFailures order: one entry per key, the earliest exchange's
+ * details kept and every entry's occurrences added up.
+ */
+export function mergeFailures(failures: Iterable<Failure>): Failure[] {
+  const merged = new Map<string, Failure>();
+  for (const failure of [...failures].sort(compareFailures)) {
+    const key = failureKey(failure);
+    const kept = merged.get(key);
+    merged.set(key, kept ? { ...kept, occurrences: kept.occurrences + failure.occurrences } : failure);
+  }
+  return [...merged.values()];
+}
+
+/**
+ * Failures grouped as they are found: the first of each key is built and kept (building one
+ * may write a body file for its curl line, so later ones are only counted).
+ */
+export class FailureGroups {
+  private readonly groups = new Map<string, Failure>();
+
+  /** Counts a failure under its identity; `build` makes the entry (with that identity) when it is new. */
+  add(identity: FailureIdentity, build: () => Omit<Failure, 'occurrences'>): void {
+    const key = failureKey(identity);
+    const kept = this.groups.get(key);
+    this.groups.set(key, kept ? { ...kept, occurrences: kept.occurrences + 1 } : { ...build(), occurrences: 1 });
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+
+  /** The groups in compareFailures order. */
+  list(): Failure[] {
+    return [...this.groups.values()].sort(compareFailures);
+  }
 }

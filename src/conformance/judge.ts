@@ -1,14 +1,15 @@
 /**
  * @module conformance/judge
  * Applies the selected checks to the recorded exchanges and turns their verdicts into check
- * results: failures grouped (one entry per check, operation and title, with a count), a check
- * whose prerequisite failed marked skipped, and a reason for every check that judged nothing.
+ * results: failures grouped (one entry per check, operation and title, with a count, in the
+ * reports' one order), a check whose prerequisite failed marked skipped, and a reason for every
+ * check that judged nothing.
  */
 import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
 import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine } from './exchange.js';
-import type { Failure, ReplayableRequest, Verdict } from './failures.js';
+import { FailureGroups, type ReplayableRequest, type Verdict } from './failures.js';
 import type { CheckResult } from './report/report.js';
 import type { BurstOutcome } from './stateful/model.js';
 import { sequenceCommand } from './stateful/sequence-lines.js';
@@ -111,7 +112,7 @@ function operationLabel(exchange: Exchange): string {
 interface Tally {
   applied: number;
   failed: number;
-  readonly groups: Map<string, Failure>;
+  readonly groups: FailureGroups;
   /** Why exchanges the check applies to could not be judged, with counts. */
   readonly unjudged: Map<string, number>;
 }
@@ -137,7 +138,7 @@ export class Judging {
 
   constructor(private readonly setting: JudgeSetting) {
     this.tallies = new Map(
-      setting.checks.map((check) => [check.name, { applied: 0, failed: 0, groups: new Map<string, Failure>(), unjudged: new Map() }]),
+      setting.checks.map((check) => [check.name, { applied: 0, failed: 0, groups: new FailureGroups(), unjudged: new Map() }]),
     );
   }
 
@@ -165,13 +166,8 @@ export class Judging {
       tally.failed += 1;
       failed.push(check);
       const operation = operationLabel(exchange);
-      const key = `${operation}\n${verdict.title}`;
-      const existing = tally.groups.get(key);
-      if (existing) {
-        tally.groups.set(key, { ...existing, occurrences: existing.occurrences + 1 });
-        continue;
-      }
-      tally.groups.set(key, {
+      // Built for the first failure of its kind only: its curl line may write a body file.
+      tally.groups.add({ check: check.name, operation, title: verdict.title }, () => ({
         check: check.name,
         severity: check.severity,
         operation,
@@ -185,8 +181,7 @@ export class Judging {
           : {}),
         exchange: exchange.id,
         ...replayField(this.setting.replayable?.(exchange)),
-        occurrences: 1,
-      });
+      }));
     }
     return failed;
   }
@@ -203,7 +198,7 @@ export class Judging {
   }): CheckResult[] {
     const results = this.setting.checks.map((check): CheckResult => {
       const tally = this.tallies.get(check.name)!;
-      const failures = [...tally.groups.values()];
+      const failures = tally.groups.list();
       const base = {
         name: check.name,
         description: check.description,

@@ -17,7 +17,7 @@ import type { Failure, ReplayableRequest } from './failures.js';
 import type { TlsOptions } from './http/bounded-client.js';
 import { defaultMaxResponseBytes, type FetchFunction, Transport } from './http/transport.js';
 import { contextFor, describeIntent } from './judge.js';
-import type { ConformanceReport } from './report/report.js';
+import { type ConformanceReport, reportedFailures } from './report/report.js';
 
 /** The intents whose request stands alone: none reads a job or a key an earlier request made. */
 const standalone = new Set<Intent['kind']>([
@@ -86,7 +86,7 @@ export interface ReplayResult {
 
 /** The failures of a report, numbered as its summary numbers them. */
 export function failuresOf(report: Pick<ConformanceReport, 'checks'>): Failure[] {
-  return report.checks.flatMap((check) => check.failures);
+  return reportedFailures(report);
 }
 
 /**

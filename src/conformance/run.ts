@@ -9,21 +9,16 @@
  * are scrubbed from everything it reports.
  */
 import { randomInt } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { compilePathTemplate } from '../contract/path-template.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
-import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, ProbeName } from './checks/check.js';
 import { maxResponseTime } from './checks/generic-checks.js';
 import { selectChecks, UnknownCheckError } from './checks/registry.js';
-import type { Exchange, Intent } from './exchange.js';
-import { type ConformanceHooks, HookError, type HookRequest } from './hooks.js';
+import type { Exchange } from './exchange.js';
+import type { ConformanceHooks } from './hooks.js';
 import type { TlsOptions } from './http/bounded-client.js';
-import { credentialVariable, inlineBodyLimit, toCurl } from './http/curl.js';
-import { defaultMaxResponseBytes, type FetchFunction, sleep, Transport } from './http/transport.js';
-import { Judging, verdictsOn } from './judge.js';
+import { credentialVariable } from './http/curl.js';
+import { defaultMaxResponseBytes, type FetchFunction } from './http/transport.js';
 import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
@@ -40,14 +35,18 @@ import {
   verificationProbe,
 } from './probes/job-probes.js';
 import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/media-type-probe.js';
-import { isRunId, newRunId, type ProbeContext, type ProbeRequest } from './probes/probe-context.js';
+import { isRunId, newRunId, type ProbeContext } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { sequenceProbe } from './probes/sequence-probe.js';
-import { replayableRequest } from './replay.js';
 import type { CassetteRecorder } from './report/cassette.js';
-import { CoverageTracker } from './report/coverage.js';
-import { type CheckResult, type ConformanceReport, conformanceExitCodes, type RunVerdict } from './report/report.js';
+import type { ConformanceReport } from './report/report.js';
+import { ConformanceRun } from './runner/conformance-run.js';
+import { formatDuration } from './runner/run-state.js';
+import type { RunSettings } from './runner/settings.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
+
+export { formatDuration } from './runner/run-state.js';
+export { pathFitsTemplate } from './runner/sender.js';
 
 export interface ConformanceOptions {
   /** The server under test, e.g. http://127.0.0.1:8080 (contract paths are appended). */
@@ -202,19 +201,35 @@ function neededProbes(checks: readonly Check[]): Set<ProbeName> {
   return needed;
 }
 
-/** A duration as a person writes it: 600000 → "10m", 5000 → "5s", 1500 → "1500ms". */
-export function formatDuration(ms: number): string {
-  if (ms % 60_000 === 0 && ms >= 60_000) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0 && ms >= 1000) return `${ms / 1000}s`;
-  return `${ms}ms`;
+export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+  const run = await startRun(options);
+  const { settings } = run;
+  try {
+    run.state.progress(
+      `checking ${run.transport.baseUrl} against ${settings.contract.source} (seed ${settings.seed}, run id ${settings.runId}, at most ${settings.limits.maxRequests} requests, ${settings.checks.length} checks, time budget ${formatDuration(settings.limits.timeBudgetMs)})`,
+    );
+    if (settings.basicAuth)
+      run.state.progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
+    await preflight(run.context, run.transport.baseUrl);
+    const shared: { jobId?: string } = {};
+    for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+  } finally {
+    run.close();
+  }
+  return run.report(reportedSettings(settings));
 }
 
-/** Requests outside the contract share one timeout streak; each operation has its own. */
-const outsideTheContract = 'routes outside the contract';
+/**
+ * Reads and checks the options and wires a run, sending nothing yet: runConformance runs its
+ * phases; a test may run one phase over `run.context` against an injected Fetch function.
+ */
+export async function startRun(options: ConformanceOptions): Promise<ConformanceRun> {
+  return new ConformanceRun(await resolveSettings(options));
+}
 
-export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
+/** Every default applied and every bound checked, once; the spec loaded and the checks selected. */
+async function resolveSettings(options: ConformanceOptions): Promise<RunSettings> {
   const started = Date.now();
-  const startedAt = new Date(started).toISOString();
   const maxResponseTimeMs = options.maxResponseTimeMs;
   if (maxResponseTimeMs !== undefined && !(maxResponseTimeMs > 0))
     throw new RangeError(`runConformance: maxResponseTimeMs must be above 0, got ${maxResponseTimeMs}`);
@@ -240,442 +255,74 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const concurrency = options.concurrency ?? conformanceDefaults.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 16)
     throw new RangeError(`runConformance: concurrency must be an integer from 2 to 16, got ${concurrency}`);
-  const maxRequests = options.maxRequests ?? conformanceDefaults.maxRequests;
-  const timeoutMs = options.timeoutMs ?? conformanceDefaults.timeoutMs;
-  const jobTimeoutMs = options.jobTimeoutMs ?? conformanceDefaults.jobTimeoutMs;
-  const timeBudgetMs = options.timeBudgetMs ?? conformanceDefaults.timeBudgetMs;
-  const maxResponseBytes = options.maxResponseBytes ?? conformanceDefaults.maxResponseBytes;
-  const maxConsecutiveTimeouts = options.maxConsecutiveTimeouts ?? conformanceDefaults.maxConsecutiveTimeouts;
   const maxExamples = options.maxExamples ?? options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation;
   if (!Number.isInteger(maxExamples) || maxExamples < 0)
     throw new RangeError(`runConformance: maxExamples must be a whole number, got ${maxExamples}`);
   const maxFailures = options.maxFailures;
   if (maxFailures !== undefined && (!Number.isInteger(maxFailures) || maxFailures < 1))
     throw new RangeError(`runConformance: maxFailures must be a whole number from 1, got ${maxFailures}`);
-  const strict = options.strict === true;
-  const deadline = started + timeBudgetMs;
+  const timeBudgetMs = options.timeBudgetMs ?? conformanceDefaults.timeBudgetMs;
   const fromUrl = credentialsFromBaseUrl(options.baseUrl);
   const firstCaller = { ...(fromUrl.authorization ? { Authorization: fromUrl.authorization } : {}), ...(options.headers ?? {}) };
   const callers = { 1: firstCaller, 2: options.secondCallerHeaders ?? {} } as const;
-  const scrubber = scrubberFor({
-    headers: callers[1],
-    secondCallerHeaders: callers[2],
-    extra: [...fromUrl.secrets, ...(options.secrets ?? [])],
-  });
-  const progress = (message: string) => options.onProgress?.(scrubber.scrub(message));
-  const secretHeaders = [...Object.keys(callers[1]), ...Object.keys(callers[2])];
-  // The run's own stop: an interrupt, passed on to the request in flight and to every wait.
-  const stop = new AbortController();
-  const onInterrupt = () => stop.abort();
-  if (options.signal?.aborted) stop.abort();
-  else options.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const interruptedBy = () => (options.signal?.aborted ? String(options.signal.reason ?? 'SIGINT') : undefined);
-  const transport = new Transport({
-    baseUrl: fromUrl.baseUrl,
-    timeoutMs,
-    maxResponseBytes,
-    signal: stop.signal,
-    // Credentials leave each answer as it arrives, before any excerpt could cut one in two.
-    ...(scrubber.active ? { scrub: (text: string) => scrubber.scrub(text) } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.tls ? { tls: options.tls } : {}),
-    ...(options.rate === undefined ? {} : { rate: options.rate }),
-    ...(options.afterLargeAnswer ? { afterLargeAnswer: options.afterLargeAnswer } : {}),
-    // A burst of identical creates goes out on that many connections at once.
-    maxSockets: Math.max(4, concurrency),
-  });
-  let bodyDirectoryMade = false;
-  /** Set once a body file could not be written: later long bodies stay out of curl lines too. */
-  let bodyFilesFailed = false;
-  /** The body file each exchange's curl line reads, by exchange id: its replay reads the same. */
-  const bodyFiles = new Map<number, string>();
-  const reproduce = (exchange: Pick<Exchange, 'id' | 'caller' | 'request'>) => {
-    const body = exchange.request.body;
-    let bodyFile: string | undefined;
-    if (body !== undefined && body.length > inlineBodyLimit && options.bodyDirectory && !bodyFilesFailed) {
-      try {
-        if (!bodyDirectoryMade) mkdirSync(options.bodyDirectory, { recursive: true });
-        bodyDirectoryMade = true;
-        bodyFile = join(options.bodyDirectory, `exchange-${exchange.id}.json`);
-        writeFileSync(bodyFile, body);
-        bodyFiles.set(exchange.id, bodyFile);
-      } catch (error) {
-        // A folder we cannot write must not abort the run: the reproduction says where the body is missing.
-        bodyFilesFailed = true;
-        bodyFile = undefined;
-        notes.push(
-          `Long request bodies could not be written to ${options.bodyDirectory} (${(error as NodeJS.ErrnoException).code ?? 'error'}); their curl lines leave the body out.`,
-        );
-      }
-    }
-    return toCurl(exchange.request, { secretHeaders, caller: exchange.caller, ...(bodyFile ? { bodyFile } : {}) });
-  };
-  const replayable = (exchange: Exchange) =>
-    replayableRequest({ exchange, baseUrl: transport.baseUrl, credentialHeaders: secretHeaders, bodyFile: bodyFiles.get(exchange.id) });
-  const setting = { contract, validator, checks, reproduce, replayable, maxResponseTimeMs };
-  const judging = new Judging(setting);
-  const needed = neededProbes(checks);
-  const coverage = new CoverageTracker({ contract, probeRuns: (probe) => needed.has(probe) });
-  const notes: string[] = [];
-  const probeNotes = new Map<ProbeName, string[]>();
-  /** Per probe: why requests it wanted were not sent, with counts. */
-  const unsent = new Map<ProbeName, Map<string, number>>();
-  /**
-   * Per check: why requests it would have judged were not sent, with counts. A check that
-   * judged some of its requests but not these did not run in full, and cannot pass.
-   */
-  const unsentForCheck = new Map<string, Map<string, number>>();
-  /** Why the last request was refused: the reason requests built on it were not sent either. */
-  let lastRefusal: string | undefined;
-  /** Whether that refusal was the user's operation filter: requests built on it are left out too, not missing. */
-  let lastRefusalLeftOut = false;
-  /** Per probe and per check: requests the operation filters left out, with counts (never a reason for "incomplete"). */
-  const leftOutByProbe = new Map<ProbeName, number>();
-  const leftOutForCheck = new Map<string, number>();
-  const timeoutStreaks = new Map<string, number>();
-  const stoppedGroups = new Map<string, string>();
-  let currentProbe: ProbeName = 'positive';
-  let requests = 0;
-  let requestsNotSent = 0;
-  let sequence = 0;
-  /** Requests sent and not yet answered: a burst sent at once must not pass --max-requests. */
-  let inFlight = 0;
-
-  function note(message: string): void {
-    // Several probes find the same gap (a spec without getJob is noted by each probe that needs
-    // it): the report says it once, and each probe's checks still know why they did not run.
-    if (!notes.includes(message)) notes.push(message);
-    const forProbe = probeNotes.get(currentProbe) ?? [];
-    if (!forProbe.includes(message)) probeNotes.set(currentProbe, [...forProbe, message]);
-  }
-
-  function count(counts: Map<string, number>, reason: string, by = 1): void {
-    counts.set(reason, (counts.get(reason) ?? 0) + by);
-  }
-
-  /**
-   * Counts a planned request as not sent, for its probe and, when the request is known, for
-   * each check that would have judged it: the checks its probe serves whose verdict on it,
-   * unanswered, is more than "does not apply". A stopped operation thus leaves incomplete only
-   * the checks that needed its answers.
-   */
-  function notSent(options: { reason: string; request?: Exchange; requests?: number }): undefined {
-    const planned = options.requests ?? 1;
-    requestsNotSent += planned;
-    lastRefusal = options.reason;
-    lastRefusalLeftOut = false;
-    const reasons = unsent.get(currentProbe) ?? new Map<string, number>();
-    count(reasons, options.reason, planned);
-    unsent.set(currentProbe, reasons);
-    if (options.request) {
-      for (const { check, verdict } of verdictsOn(options.request, setting)) {
-        if (!check.probes.includes(currentProbe) || (verdict.outcome === 'skip' && !verdict.reason)) continue;
-        const forCheck = unsentForCheck.get(check.name) ?? new Map<string, number>();
-        count(forCheck, options.reason);
-        unsentForCheck.set(check.name, forCheck);
-      }
-    }
-    return undefined;
-  }
-
-  /** Counts a request the operation filters leave out, for its probe and the checks that would have judged it. */
-  function leftOut(options: { reason: string; request?: Exchange; requests?: number }): undefined {
-    const planned = options.requests ?? 1;
-    lastRefusal = options.reason;
-    lastRefusalLeftOut = true;
-    leftOutByProbe.set(currentProbe, (leftOutByProbe.get(currentProbe) ?? 0) + planned);
-    if (options.request) {
-      for (const { check, verdict } of verdictsOn(options.request, setting)) {
-        if (!check.probes.includes(currentProbe) || (verdict.outcome === 'skip' && !verdict.reason)) continue;
-        leftOutForCheck.set(check.name, (leftOutForCheck.get(check.name) ?? 0) + 1);
-      }
-    }
-    return undefined;
-  }
-
-  /** Exchanges that failed a check that counts toward the verdict, for --max-failures. */
-  let failingExchanges = 0;
-
-  /** Why nothing more may be sent at all, if so. */
-  function runStopped(): string | undefined {
-    const signal = interruptedBy();
-    if (signal) return `the run was interrupted (${signal})`;
-    if (maxFailures !== undefined && failingExchanges >= maxFailures)
-      return `--max-failures ${maxFailures} was reached (${failingExchanges} failing exchange${failingExchanges === 1 ? '' : 's'})`;
-    if (Date.now() >= deadline) return `the --time-budget of ${formatDuration(timeBudgetMs)} ran out`;
-    return undefined;
-  }
-
-  /** Runs a hook; one that throws stops the run (HookError), since what it was for did not happen. */
-  async function callHook<T>(name: string, call: () => T | Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      throw new HookError(`the ${name} hook threw: ${scrubber.scrub(String((error as Error)?.message ?? error)).slice(0, 400)}`);
-    }
-  }
-
-  /** Exchanges recorded per probe, so a check that judged none of its probes' can say they were sent. */
-  const recorded = new Map<ProbeName, number>();
-
-  /** `operationId`: the operation the request was built for, even when its path left the template (coverage counts it there). */
-  function record(exchange: Exchange, operationId: string | undefined = exchange.operationId): void {
-    recorded.set(currentProbe, (recorded.get(currentProbe) ?? 0) + 1);
-    const failed = judging.add(exchange);
-    if (failed.some((check) => check.severity === 'required' || strict)) failingExchanges += 1;
-    coverage.sent(exchange, operationId);
-    options.onExchange?.(exchange);
-  }
-
-  async function send(request: ProbeRequest, intent: Intent, sendOptions: { record?: boolean } = {}): Promise<Exchange | undefined> {
-    // A request whose path leaves its operation's template (an empty jobId: /v0/jobs/) is a
-    // route outside the contract: contract checks do not judge its answer (A-20, A-23).
-    const operation = request.operation && pathFitsTemplate(request.path, request.operation.path) ? request.operation : undefined;
-    const group = operation?.operationId ?? outsideTheContract;
-    const caller = request.caller ?? 1;
-    // The request as it would have been recorded, unanswered: what the checks are asked about when it is not sent.
-    const refuse = (reason: string, byFilter = false) => {
-      coverage.refused({ operationId: request.operation?.operationId, intent, request, reason });
-      return (byFilter ? leftOut : notSent)({
-        reason,
-        request: {
-          id: 0,
-          ...(operation ? { operationId: operation.operationId } : {}),
-          caller,
-          intent,
-          request: { method: request.method, url: transport.urlOf(request.path), headers: request.headers ?? {} },
-          transportError: `not sent: ${reason}`,
-          notes: [],
-          rateLimited: false,
-          durationMs: 0,
-        },
-      });
-    };
-    // Judged on the operation the request was built for: a mutated path still belongs to it.
-    // The preflight only asks whether the target answers; it goes whatever the filters say.
-    const filteredOut = intent.kind === 'preflight' ? undefined : filter.leftOutBecause(request.operation);
-    if (filteredOut) return refuse(filteredOut, true);
-    const stopped = runStopped();
-    if (stopped) return refuse(stopped);
-    if (requests + inFlight >= maxRequests) return refuse(`--max-requests ${maxRequests} was reached`);
-    const groupStopped = stoppedGroups.get(group);
-    if (groupStopped) return refuse(groupStopped);
-    // The id is taken when the request goes, so requests sent at once keep the order they were sent in.
-    sequence += 1;
-    const id = sequence;
-    inFlight += 1;
-    const startedAt = Date.now();
-    let headers: Record<string, string> = request.withoutCredentials ? { ...request.headers } : { ...callers[caller], ...request.headers };
-    let body = request.body;
-    if (options.hooks?.beforeRequest) {
-      const hooked: HookRequest = {
-        method: request.method,
-        url: transport.urlOf(request.path),
-        headers,
-        ...(body === undefined ? {} : { body }),
-      };
-      const returned = await callHook('beforeRequest', () => options.hooks?.beforeRequest?.(hooked));
-      const final = returned ?? hooked;
-      headers = { ...final.headers };
-      body = final.body;
-    }
-    const result = await transport.send(
-      { method: request.method, path: request.path, headers, ...(body === undefined ? {} : { body }) },
-      { timeoutMs, runDeadline: deadline },
-    );
-    inFlight -= 1;
-    requests += result.requestsSent;
-    // Cut by the run's own stop or by the end of the budget: that says nothing about the server.
-    if (result.interrupted || result.cutByRunDeadline) return refuse(runStopped() ?? 'the run was stopped');
-    if (result.timedOut) {
-      const streak = (timeoutStreaks.get(group) ?? 0) + 1;
-      timeoutStreaks.set(group, streak);
-      if (streak >= maxConsecutiveTimeouts) {
-        const reason = `${group} stopped after ${streak} timeouts in a row (--timeout ${timeoutMs} ms)`;
-        stoppedGroups.set(group, reason);
-        note(reason);
-      }
-    } else {
-      timeoutStreaks.set(group, 0);
-    }
-    const exchange: Exchange = {
-      id,
-      ...(operation ? { operationId: operation.operationId } : {}),
-      caller,
-      intent,
-      request: result.request,
-      ...(result.response ? { response: result.response } : {}),
-      ...(result.transportError ? { transportError: result.transportError } : {}),
-      notes: result.notes,
-      rateLimited: result.rateLimited,
-      durationMs: result.durationMs,
-    };
-    options.cassette?.add(exchange, { startedAt });
-    if (options.hooks?.afterResponse) await callHook('afterResponse', () => options.hooks?.afterResponse?.(exchange));
-    if (sendOptions.record !== false) record(exchange, request.operation?.operationId);
-    return exchange;
-  }
-
-  const context: ProbeContext = {
+  return {
+    options,
     contract,
     validator,
+    checks,
+    needed: neededProbes(checks),
+    filter,
     seed,
     runId,
-    jobTimeoutMs,
-    examplesPerOperation: maxExamples,
-    concurrency,
-    hasSecondCaller: Object.keys(callers[2]).length > 0,
-    credentialHeaders: Object.keys(callers[1]),
-    runs: (probe) => needed.has(probe),
-    send,
-    record,
-    conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
-    remainingRequests: () => Math.max(0, maxRequests - requests),
-    dependentsNotSent: (requests) => {
-      (lastRefusalLeftOut ? leftOut : notSent)({ reason: lastRefusal ?? 'a request they build on was not sent', requests });
-    },
-    includes: (operation) => filter.includes(operation),
-    sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), stop.signal),
-    note,
-  };
-
-  try {
-    progress(
-      `checking ${transport.baseUrl} against ${contract.source} (seed ${seed}, run id ${runId}, at most ${maxRequests} requests, ${checks.length} checks, time budget ${formatDuration(timeBudgetMs)})`,
-    );
-    if (fromUrl.authorization)
-      progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
-    await preflight(context, transport.baseUrl);
-    const state: { jobId?: string } = {};
-    for (const phase of phases) {
-      if (!needed.has(phase.probe)) continue;
-      // A phase runs even when nothing more may be sent: each request it plans is refused, and
-      // counted against the checks that needed it.
-      currentProbe = phase.probe;
-      const before = requests;
-      await phase.run(context, state);
-      const count = requests - before;
-      progress(`${phase.label}: ${count} request${count === 1 ? '' : 's'} (${requests}/${maxRequests} sent)`);
-    }
-  } finally {
-    transport.close();
-    options.signal?.removeEventListener('abort', onInterrupt);
-  }
-  const reasonsNotSent = new Map<string, number>();
-  for (const reasons of unsent.values())
-    for (const [reason, count] of reasons) reasonsNotSent.set(reason, (reasonsNotSent.get(reason) ?? 0) + count);
-  for (const [reason, count] of reasonsNotSent) notes.push(`${count} planned request(s) not sent: ${reason}`);
-  const leftOutRequests = [...leftOutByProbe.values()].reduce((total, count) => total + count, 0);
-  if (leftOutRequests > 0) notes.push(`${leftOutRequests} planned request(s) left out by ${filter.flags()}`);
-
-  const summarised = (reasons: Map<string, number>) =>
-    [...reasons].map(([reason, count]) => `${count} request${count === 1 ? '' : 's'} not sent: ${reason}`);
-  const atMostThree = (all: readonly string[]) =>
-    all.length > 3 ? `${all.slice(0, 3).join('; ')}; and ${all.length - 3} more reason(s) in the notes` : all.join('; ');
-  const judged = judging.results({
-    whyNothing: (check, seen) => {
-      const reasons = new Map<string, number>();
-      for (const probe of check.probes)
-        for (const [reason, count] of unsent.get(probe) ?? []) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
-      const probeReasons = check.probes.flatMap((probe) => probeNotes.get(probe) ?? []);
-      const all = [...new Set([...summarised(reasons), ...probeReasons])];
-      if (all.length === 0) {
-        if (seen.unjudged > 0) return undefined;
-        const sent = check.probes.reduce((total, probe) => total + (recorded.get(probe) ?? 0), 0);
-        return sent > 0 ? `its requests were sent (${sent}), but no answer showed what it judges` : undefined;
-      }
-      return atMostThree(all);
-    },
-    whyPartly: (check) => {
-      const reasons = unsentForCheck.get(check.name);
-      return reasons && reasons.size > 0 ? atMostThree(summarised(reasons)) : undefined;
-    },
-  });
-  // A check that judged nothing because the user's filters left out its requests (and nothing
-  // else was missing) was left out on purpose, as with --exclude-checks: said, not "incomplete".
-  const results = judged.map((result): CheckResult => {
-    const check = checks.find((candidate) => candidate.name === result.name);
-    if (!check || result.status !== 'skipped' || result.applied > 0) return result;
-    const byFilter =
-      (leftOutForCheck.get(check.name) ?? 0) + check.probes.reduce((total, probe) => total + (leftOutByProbe.get(probe) ?? 0), 0);
-    const missing = unsentForCheck.has(check.name) || check.probes.some((probe) => unsent.has(probe));
-    if (byFilter === 0 || missing) return result;
-    return {
-      ...result,
-      leftOut: true,
-      note: `left out by ${filter.flags()}: the requests it judges go to operations the filters leave out`,
-    };
-  });
-  const counts = (result: CheckResult) => result.severity === 'required' || strict;
-  const interrupted = interruptedBy();
-  const incomplete = [
-    ...(interrupted ? [`the run was interrupted by ${interrupted}`] : []),
-    ...results
-      .filter((result) => result.status === 'skipped' && !result.leftOut && counts(result))
-      .map((result) =>
-        result.applied > 0
-          ? `${result.name} (${result.severity}) ${result.note ?? 'ran only in part'}`
-          : `${result.name} (${result.severity}) did not run: ${result.note ?? 'nothing to judge'}`,
-      ),
-  ];
-  const verdict: RunVerdict = results.some((result) => result.status === 'failed' && counts(result))
-    ? 'failed'
-    : incomplete.length > 0
-      ? 'incomplete'
-      : 'passed';
-  const exitCode = interrupted
-    ? interrupted === 'SIGTERM'
-      ? conformanceExitCodes.SIGTERM
-      : conformanceExitCodes.SIGINT
-    : conformanceExitCodes[verdict];
-  const report: ConformanceReport = {
-    tool: 'evidence-harness conformance',
-    version: packageVersion(),
-    target: transport.baseUrl,
-    spec: contract.source,
-    seed,
-    runId,
-    startedAt,
-    durationMs: Date.now() - started,
-    requests,
-    maxRequests,
-    requestsNotSent,
-    strict,
-    verdict,
-    exitCode,
-    incomplete,
-    ...(interrupted ? { interrupted } : {}),
-    passed: verdict === 'passed',
-    checks: results,
-    coverage: coverage.report(),
-    notes,
-    settings: {
-      headers: Object.keys(callers[1]),
-      secondCallerHeaders: Object.keys(callers[2]),
-      credentialVariables: Object.fromEntries([
-        ...Object.keys(callers[1]).map((name) => [credentialVariable(name, 1), `the value of ${name} (--header)`]),
-        ...Object.keys(callers[2]).map((name) => [credentialVariable(name, 2), `the value of ${name} (--second-caller-header)`]),
-      ]),
-      timeoutMs,
-      jobTimeoutMs,
+    baseUrl: fromUrl.baseUrl,
+    basicAuth: fromUrl.authorization !== undefined,
+    callers,
+    scrubber: scrubberFor({
+      headers: callers[1],
+      secondCallerHeaders: callers[2],
+      extra: [...fromUrl.secrets, ...(options.secrets ?? [])],
+    }),
+    limits: {
+      maxRequests: options.maxRequests ?? conformanceDefaults.maxRequests,
+      maxFailures,
+      strict: options.strict === true,
+      deadline: started + timeBudgetMs,
       timeBudgetMs,
-      maxResponseBytes,
-      maxConsecutiveTimeouts,
-      concurrency,
-      rate: options.rate ?? null,
-      ...(maxExamples === conformanceDefaults.examplesPerOperation ? {} : { maxExamples }),
-      ...(maxFailures === undefined ? {} : { maxFailures }),
-      ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
-      checks: checks.map((check) => check.name),
-      ...(filter.active ? { operationFilters: filter.flags() } : {}),
+      timeoutMs: options.timeoutMs ?? conformanceDefaults.timeoutMs,
+      maxConsecutiveTimeouts: options.maxConsecutiveTimeouts ?? conformanceDefaults.maxConsecutiveTimeouts,
     },
+    jobTimeoutMs: options.jobTimeoutMs ?? conformanceDefaults.jobTimeoutMs,
+    maxResponseBytes: options.maxResponseBytes ?? conformanceDefaults.maxResponseBytes,
+    maxExamples,
+    concurrency,
+    maxResponseTimeMs,
+    started,
   };
-  return scrubber.scrubDeep(report);
 }
 
-/** Whether a filled path still has the shape of its template: each {parameter} one non-empty segment. */
-export function pathFitsTemplate(path: string, template: string): boolean {
-  return compilePathTemplate(template).test(path.split('?')[0] ?? path);
+/** The report's settings: the options that shape the run (header names only, never values). */
+function reportedSettings(settings: RunSettings): Record<string, unknown> {
+  const { callers, limits, options, maxExamples, maxResponseTimeMs, filter } = settings;
+  return {
+    headers: Object.keys(callers[1]),
+    secondCallerHeaders: Object.keys(callers[2]),
+    credentialVariables: Object.fromEntries([
+      ...Object.keys(callers[1]).map((name) => [credentialVariable(name, 1), `the value of ${name} (--header)`]),
+      ...Object.keys(callers[2]).map((name) => [credentialVariable(name, 2), `the value of ${name} (--second-caller-header)`]),
+    ]),
+    timeoutMs: limits.timeoutMs,
+    jobTimeoutMs: settings.jobTimeoutMs,
+    timeBudgetMs: limits.timeBudgetMs,
+    maxResponseBytes: settings.maxResponseBytes,
+    maxConsecutiveTimeouts: limits.maxConsecutiveTimeouts,
+    concurrency: settings.concurrency,
+    rate: options.rate ?? null,
+    ...(maxExamples === conformanceDefaults.examplesPerOperation ? {} : { maxExamples }),
+    ...(limits.maxFailures === undefined ? {} : { maxFailures: limits.maxFailures }),
+    ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
+    checks: settings.checks.map((check) => check.name),
+    ...(filter.active ? { operationFilters: filter.flags() } : {}),
+  };
 }
 
 /**

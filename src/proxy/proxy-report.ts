@@ -7,7 +7,7 @@
  * the proxy's own (`violations` at the top, `side` on each).
  */
 import { checks as registry } from '../conformance/checks/registry.js';
-import type { Failure } from '../conformance/failures.js';
+import { FailureGroups } from '../conformance/failures.js';
 import type { CheckResult, ConformanceReport } from '../conformance/report/report.js';
 import { packageVersion } from '../openapi/package-root.js';
 import type { ProxyReport, Violation } from './proxy-server.js';
@@ -25,16 +25,10 @@ export function asConformanceReport(options: {
   const result = (entry: { name: string; description: string; severity: 'required' | 'advisory'; assumption?: string }): CheckResult => {
     const found = byCheck.get(entry.name) ?? [];
     const judged = Math.max(applied.get(entry.name) ?? 0, found.length);
-    const groups = new Map<string, Failure>();
+    const groups = new FailureGroups();
     for (const violation of found) {
       const operation = violation.operationId ?? '(outside the contract)';
-      const key = `${operation}\n${violation.message}`;
-      const existing = groups.get(key);
-      if (existing) {
-        groups.set(key, { ...existing, occurrences: existing.occurrences + 1 });
-        continue;
-      }
-      groups.set(key, {
+      groups.add({ check: entry.name, operation, title: violation.message }, () => ({
         check: entry.name,
         severity: entry.severity,
         operation,
@@ -44,8 +38,7 @@ export function asConformanceReport(options: {
         input: `${violation.side === 'request' ? "the client's request" : "the upstream's answer"}, exchange ${violation.exchange}`,
         curl: '(recorded traffic: see the HAR cassette, --record)',
         exchange: violation.exchange,
-        occurrences: 1,
-      });
+      }));
     }
     return {
       name: entry.name,
@@ -56,7 +49,7 @@ export function asConformanceReport(options: {
       applied: judged,
       failedExchanges: found.length,
       ...(found.length === 0 && judged === 0 ? { note: 'no exchange through the proxy gave it anything to judge' } : {}),
-      failures: [...groups.values()],
+      failures: groups.list(),
     };
   };
   const checks: CheckResult[] = [

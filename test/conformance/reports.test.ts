@@ -5,6 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { renderHtml } from '../../src/conformance/report/html-report.js';
+import { renderJson } from '../../src/conformance/report/json-report.js';
 import { renderJunit } from '../../src/conformance/report/junit-report.js';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { renderSummary } from '../../src/conformance/report/summary-text.js';
@@ -135,4 +136,49 @@ it('keeps JUnit and HTML well-formed when a server sent control characters and q
   expect(xml).toContain('received: 202 {&quot;x&quot;:&quot;abc&#39;d&quot;}');
   expect([...xml].filter((character) => character < ' ' && !'\t\n\r'.includes(character))).toEqual([]);
   expect(renderHtml(withHostile)).toContain('202 {&quot;x&quot;:&quot;abc&#39;d&quot;}');
+});
+
+it('lists failures in one order in every format, required first, with duplicates merged and counted', () => {
+  const schema = { ...failure, check: 'response_schema_conformance', operation: 'getJob', title: '200 body breaks its schema' };
+  const server = { ...failure, check: 'not_a_server_error', title: 'server error 500' };
+  const unordered = report({
+    checks: [
+      { ...report().checks[1]!, failures: [{ ...failure, severity: 'advisory', check: 'error_code_documented', exchange: 3 }] },
+      { ...report().checks[0]!, name: 'response_schema_conformance', failures: [schema] },
+      {
+        ...report().checks[0]!,
+        name: 'not_a_server_error',
+        // Out of order, and one problem twice (as a merged report or an older one may hold it).
+        failures: [
+          { ...server, operation: 'verifyReport', exchange: 40 },
+          { ...server, exchange: 30, occurrences: 2 },
+          { ...server, exchange: 20, occurrences: 1 },
+        ],
+      },
+    ],
+  });
+  const expected = [
+    'not_a_server_error · createEvaluation · server error 500 (×3)',
+    'not_a_server_error · verifyReport · server error 500',
+    'response_schema_conformance · getJob · 200 body breaks its schema',
+    'error_code_documented · createEvaluation · key reused with another body answered 202',
+  ];
+  const summary = renderSummary(unordered);
+  expect([...summary.matchAll(/^\d+\. \[\w+\] (.*)$/gm)].map((match) => match[1])).toEqual(expected);
+  expect(summary).toContain('Failures (4):');
+  const html = renderHtml(unordered);
+  expect(
+    [...html.matchAll(/<summary><strong>(\w+)<\/strong> \(\w+\) · (\w+) · ([^<]*?)(?: ×(\d+))?<\/summary>/g)].map(
+      ([, check, operation, title, times]) => `${check} · ${operation} · ${title}${times ? ` (×${times})` : ''}`,
+    ),
+  ).toEqual(expected);
+  const xml = renderJunit(unordered);
+  expect(xml).toMatch(/name="not_a_server_error"[\s\S]*?<failure message="2 distinct failure\(s\): server error 500"/);
+  expect(xml).toMatch(/1\. createEvaluation: server error 500 \(×3\)[\s\S]*?2\. verifyReport: server error 500/);
+  const json = JSON.parse(renderJson(unordered)) as ConformanceReport;
+  const inJson = json.checks.find((check) => check.name === 'not_a_server_error')!.failures;
+  expect(inJson.map((one) => [one.operation, one.exchange, one.occurrences])).toEqual([
+    ['createEvaluation', 20, 3],
+    ['verifyReport', 40, 1],
+  ]);
 });

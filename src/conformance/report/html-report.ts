@@ -6,7 +6,7 @@
 import { escapeMarkup } from '../../contract/markup.js';
 import { sequenceHeading } from '../stateful/sequence-lines.js';
 import { type ConstraintCoverage, type CoverageReport, coverageLine, type Exercise } from './coverage.js';
-import { type ConformanceReport, countsOf, verdictLine } from './report.js';
+import { type ConformanceReport, countsOf, reportedFailures, verdictLine } from './report.js';
 
 const style = `
 body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;max-width:80rem}
@@ -29,8 +29,7 @@ export function renderHtml(report: ConformanceReport): string {
         `<td>${escapeMarkup(check.description)}${check.note ? `<br><small>${escapeMarkup(check.note)}</small>` : ''}</td></tr>`,
     )
     .join('\n');
-  const failures = report.checks
-    .flatMap((check) => check.failures)
+  const failures = reportedFailures(report)
     .map(
       (failure) =>
         `<details open><summary><strong>${escapeMarkup(failure.check)}</strong> (${failure.severity}) · ${escapeMarkup(failure.operation)} · ${escapeMarkup(failure.title)}${

@@ -6,13 +6,13 @@
  * do not fail the run either). A check that judged nothing, or ran only in part, is <skipped>.
  */
 import { escapeMarkup } from '../../contract/markup.js';
-import type { Severity } from '../failures.js';
+import { mergeFailures, type Severity } from '../failures.js';
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { coverageGaps, coverageLine } from './coverage.js';
 import { type CheckResult, type ConformanceReport, verdictLine } from './report.js';
 
 function failureText(check: CheckResult): string {
-  return check.failures
+  return mergeFailures(check.failures)
     .map(
       (failure, index) =>
         `${index + 1}. ${failure.operation}: ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}\n` +
@@ -33,7 +33,8 @@ function testCase(check: CheckResult, report: ConformanceReport): string {
   if (check.status === 'skipped') {
     body = `      <skipped message="${escapeMarkup(check.note ?? 'nothing to judge')}"/>`;
   } else if (check.status === 'failed') {
-    const title = escapeMarkup(`${check.failures.length} distinct failure(s): ${check.failures[0]?.title ?? ''}`);
+    const failures = mergeFailures(check.failures);
+    const title = escapeMarkup(`${failures.length} distinct failure(s): ${failures[0]?.title ?? ''}`);
     body =
       check.severity === 'required' || report.strict
         ? `      <failure message="${title}" type="${check.severity}">${escapeMarkup(failureText(check))}</failure>`

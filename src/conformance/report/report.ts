@@ -4,7 +4,7 @@
  * failures; a check that ran only in part is skipped, never passed) and what the run did. Every reporter (summary table, JSON, JUnit, HTML) renders
  * this one value.
  */
-import type { Failure, Severity } from '../failures.js';
+import { type Failure, mergeFailures, type Severity } from '../failures.js';
 import type { CoverageReport } from './coverage.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';
@@ -38,7 +38,7 @@ export interface CheckResult {
    * request it judges: a choice, like --exclude-checks, so it does not make the run incomplete.
    */
   readonly leftOut?: boolean;
-  /** Failures grouped by operation and title, first occurrence kept. */
+  /** Failures grouped by operation and title (first occurrence kept, occurrences counted), in compareFailures order. */
   readonly failures: readonly Failure[];
 }
 
@@ -84,6 +84,20 @@ export interface ConformanceReport {
   readonly notes: readonly string[];
   /** The command-line options that shape the run (header names only, never values). */
   readonly settings: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Every failure of a report, as every reporter lists them: duplicates merged and counted, in
+ * one order (required first, then by check and operation, then as found). `conformance replay`
+ * numbers failures by this list, as the summary does.
+ */
+export function reportedFailures(report: Pick<ConformanceReport, 'checks'>): Failure[] {
+  return mergeFailures(report.checks.flatMap((check) => check.failures));
+}
+
+/** The report with each check's failures merged and in the reports' one order (a report read from a file may predate it). */
+export function inReportedOrder(report: ConformanceReport): ConformanceReport {
+  return { ...report, checks: report.checks.map((check) => ({ ...check, failures: mergeFailures(check.failures) })) };
 }
 
 export function countsOf(report: ConformanceReport, severity: Severity): Record<CheckStatus, number> {

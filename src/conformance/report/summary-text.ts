@@ -1,12 +1,13 @@
 /**
  * @module conformance/report/summary-text
- * The end-of-run summary for a terminal: one row per check, then each failure with what was
- * expected, what came back and a curl command to reproduce it.
+ * The end-of-run summary for a terminal: one row per check, then each failure (duplicates merged,
+ * required first, by check and operation, then as found) with what was expected, what came back and a curl
+ * command to reproduce it.
  */
 
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
 import { coverageGaps, coverageLine } from './coverage.js';
-import { type ConformanceReport, countsOf, verdictLine } from './report.js';
+import { type ConformanceReport, countsOf, reportedFailures, verdictLine } from './report.js';
 
 /** Coverage gaps listed in the summary; the JSON and HTML reports list them all. */
 const gapsShown = 8;
@@ -24,7 +25,7 @@ export function renderSummary(report: ConformanceReport): string {
       }`,
     );
   }
-  const failures = report.checks.flatMap((check) => check.failures);
+  const failures = reportedFailures(report);
   if (failures.length > 0) {
     lines.push('', `Failures (${failures.length}):`);
     for (const [index, failure] of failures.entries()) {

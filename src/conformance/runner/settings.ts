@@ -1,0 +1,41 @@
+/**
+ * @module conformance/runner/settings
+ * A run's options once read and checked (run.ts resolves them from ConformanceOptions): every
+ * default applied, every bound validated once, the spec loaded, the checks selected.
+ */
+import type { ContractDocument } from '../../openapi/document.js';
+import type { ResponseValidator } from '../../openapi/response-validator.js';
+import type { Check, ProbeName } from '../checks/check.js';
+import type { OperationFilter } from '../operation-filter.js';
+import type { ConformanceOptions } from '../run.js';
+import type { Scrubber } from '../secrets.js';
+import type { RunLimits } from './run-state.js';
+
+export interface RunSettings {
+  /** What the caller gave: its hooks, callbacks, cassette, signal, TLS and rate. */
+  readonly options: ConformanceOptions;
+  readonly contract: ContractDocument;
+  readonly validator: ResponseValidator;
+  readonly checks: readonly Check[];
+  /** The probes the selected checks need: the phases that run. */
+  readonly needed: ReadonlySet<ProbeName>;
+  readonly filter: OperationFilter;
+  readonly seed: number;
+  readonly runId: string;
+  /** The target, without the user name and password a base URL may hold. */
+  readonly baseUrl: string;
+  /** Whether the base URL held a user name and password (sent as Authorization: Basic). */
+  readonly basicAuth: boolean;
+  /** Each caller's headers (credentials). */
+  readonly callers: Readonly<Record<1 | 2, Readonly<Record<string, string>>>>;
+  /** Takes every credential given to the run out of what it reports. */
+  readonly scrubber: Scrubber;
+  readonly limits: RunLimits;
+  readonly jobTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly maxExamples: number;
+  readonly concurrency: number;
+  readonly maxResponseTimeMs: number | undefined;
+  /** When the run started (ms since the epoch). */
+  readonly started: number;
+}
