@@ -149,7 +149,17 @@ export type Intent =
    * client's fault, reported on the request side); only the generic checks judge its answer.
    */
   | { readonly kind: 'observed-invalid'; readonly description: string }
-  | { readonly kind: 'unknown-job' }
+  /**
+   * A read of a jobId no job has. `description` says what odd characters it holds, when it is
+   * one of the path-characters probe's (issue 23); `dotSegment` marks a whole '.' or '..' segment,
+   * which URL resolution removes, so the request may name a path outside the contract.
+   */
+  | { readonly kind: 'unknown-job'; readonly description?: string; readonly dotSegment?: boolean }
+  /**
+   * A schema-valid input at an edge of validity (issue 23): the largest valid body, or odd but
+   * valid strings in every string field. Neither a refusal nor a 5xx is due.
+   */
+  | { readonly kind: 'edge-input'; readonly edge: 'largest-body' | 'odd-strings'; readonly description: string }
   | { readonly kind: 'verification-example'; readonly description: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }

@@ -27,6 +27,7 @@ const standalone = new Set<Intent['kind']>([
   'malformed-json',
   'media-type',
   'unknown-job',
+  'edge-input',
   'verification-example',
   'oversized-body',
   'undeclared-method',

@@ -135,6 +135,7 @@ const ownStatusExpectation: readonly IntentKind[] = [
   'conflict',
   'second-caller',
   'unknown-job',
+  'edge-input',
   'verification-example',
   'undeclared-method',
   'undeclared-path',

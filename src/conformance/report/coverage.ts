@@ -209,7 +209,8 @@ export class CoverageTracker {
         return { side: 'negative', entries: entries([find('body', '/', 'media-type')]) };
       case 'positive':
       case 'create':
-      case 'verification-example': {
+      case 'verification-example':
+      case 'edge-input': {
         if (!operation) return { side: 'positive', entries: [] };
         const limits = intent.kind === 'positive' ? (intent.targets ?? []) : [];
         const onLimit = entries(
