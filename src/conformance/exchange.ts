@@ -75,8 +75,11 @@ export type Intent =
    */
   | {
       readonly kind: 'positive';
-      /** observed: a request a client sent through `evidence-harness proxy`, valid against the spec. */
-      readonly source: 'example' | 'boundary' | 'generated' | 'observed';
+      /**
+       * observed: a request a client sent through `evidence-harness proxy`, valid against the spec;
+       * largest-body and odd-strings: the inputs at the edges of validity of issue 23 (edge-probes.ts).
+       */
+      readonly source: 'example' | 'boundary' | 'generated' | 'observed' | 'largest-body' | 'odd-strings';
       readonly description: string;
       readonly targets?: readonly ConstraintTarget[];
     }
@@ -155,11 +158,6 @@ export type Intent =
    * which URL resolution removes, so the request may name a path outside the contract.
    */
   | { readonly kind: 'unknown-job'; readonly description?: string; readonly dotSegment?: boolean }
-  /**
-   * A schema-valid input at an edge of validity (issue 23): the largest valid body, or odd but
-   * valid strings in every string field. Neither a refusal nor a 5xx is due.
-   */
-  | { readonly kind: 'edge-input'; readonly edge: 'largest-body' | 'odd-strings'; readonly description: string }
   | { readonly kind: 'verification-example'; readonly description: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }

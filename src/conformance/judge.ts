@@ -88,8 +88,6 @@ export function describeIntent(intent: Intent): string {
       return `the second caller reads job ${quoted(intent.jobId)}, created by the first`;
     case 'unknown-job':
       return intent.description ? `read a jobId no job has, with ${intent.description}` : 'read a jobId no job has';
-    case 'edge-input':
-      return intent.description;
     case 'verification-example':
       return `verifyReport with ${intent.description}`;
     case 'oversized-body':

@@ -27,7 +27,6 @@ const standalone = new Set<Intent['kind']>([
   'malformed-json',
   'media-type',
   'unknown-job',
-  'edge-input',
   'verification-example',
   'oversized-body',
   'undeclared-method',

@@ -13,25 +13,22 @@ const rejectionStatuses = new Set([400, 409, 413, 415, 422]);
 export const positiveDataAcceptance: Check = {
   name: 'positive_data_acceptance',
   description:
-    'schema-valid inputs (spec examples, boundary values, generated values) are not rejected as invalid; the largest valid body and odd but valid strings get no 5xx either',
+    'schema-valid inputs (spec examples, boundary values, the largest valid bodies, odd but valid strings, generated values) are not rejected as invalid',
   severity: 'required',
   assumption: 'A-1',
   probes: ['positive', 'largest-body', 'odd-strings'],
   judge: forIntent(
-    ['positive', 'create', 'edge-input'],
+    ['positive', 'create'],
     unlessRateLimited(
-      answered('an answer that accepts the input', (exchange) => {
-        const status = exchange.response.status;
-        // At the edges of validity a 5xx is the server failing on the input itself: reported
-        // here, not by not_a_server_error (the intent's own check, as for mutations).
-        const serverError = exchange.intent.kind === 'edge-input' && status >= 500;
-        if (!rejectionStatuses.has(status) && !serverError) return pass;
-        return fail({
-          title: serverError ? `valid input answered ${status}` : `valid input rejected with ${status}`,
-          expected: 'the input accepted (it is valid against the spec)',
-          received: received(exchange),
-        });
-      }),
+      answered('an answer that accepts the input', (exchange) =>
+        rejectionStatuses.has(exchange.response.status)
+          ? fail({
+              title: `valid input rejected with ${exchange.response.status}`,
+              expected: 'the input accepted (it is valid against the spec)',
+              received: received(exchange),
+            })
+          : pass,
+      ),
     ),
   ),
 };

@@ -1,7 +1,7 @@
 /**
  * @module conformance/probes/edge-probes
- * Valid inputs at the edges real servers trip on (issue 23), each judged by
- * positive_data_acceptance (neither a refusal nor a 5xx is due) or unknown_job_not_found:
+ * Valid inputs at the edges real servers trip on (issue 23): positive inputs (a refusal fails
+ * positive_data_acceptance, a 5xx not_a_server_error), and unknown jobs (unknown_job_not_found):
  * - the largest valid body of each operation with a body, in UTF-8 as it is and in its
  *   costliest spelling (every character `\u`-escaped, within the body limit of A-13);
  * - odd but valid strings (lone surrogates, control characters, combining and bidi marks, …)
@@ -46,7 +46,7 @@ async function sendBody(
     purpose: `${options.edge}:${options.description}`,
     body: { raw: options.raw },
   });
-  await context.send(request, { kind: 'edge-input', edge: options.edge, description: options.description });
+  await context.send(request, { kind: 'positive', source: options.edge, description: options.description });
 }
 
 /**

@@ -209,8 +209,7 @@ export class CoverageTracker {
         return { side: 'negative', entries: entries([find('body', '/', 'media-type')]) };
       case 'positive':
       case 'create':
-      case 'verification-example':
-      case 'edge-input': {
+      case 'verification-example': {
         if (!operation) return { side: 'positive', entries: [] };
         const limits = intent.kind === 'positive' ? (intent.targets ?? []) : [];
         const onLimit = entries(
