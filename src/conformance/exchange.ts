@@ -75,8 +75,11 @@ export type Intent =
    */
   | {
       readonly kind: 'positive';
-      /** observed: a request a client sent through `evidence-harness proxy`, valid against the spec. */
-      readonly source: 'example' | 'boundary' | 'generated' | 'observed';
+      /**
+       * observed: a request a client sent through `evidence-harness proxy`, valid against the spec;
+       * largest-body and odd-strings: the inputs at the edges of validity of issue 23 (edge-probes.ts).
+       */
+      readonly source: 'example' | 'boundary' | 'generated' | 'observed' | 'largest-body' | 'odd-strings';
       readonly description: string;
       readonly targets?: readonly ConstraintTarget[];
     }
@@ -149,7 +152,12 @@ export type Intent =
    * client's fault, reported on the request side); only the generic checks judge its answer.
    */
   | { readonly kind: 'observed-invalid'; readonly description: string }
-  | { readonly kind: 'unknown-job' }
+  /**
+   * A read of a jobId no job has. `description` says what odd characters it holds, when it is
+   * one of the path-characters probe's (issue 23); `dotSegment` marks a whole '.' or '..' segment,
+   * which URL resolution removes, so the request may name a path outside the contract.
+   */
+  | { readonly kind: 'unknown-job'; readonly description?: string; readonly dotSegment?: boolean }
   | { readonly kind: 'verification-example'; readonly description: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }

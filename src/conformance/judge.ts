@@ -88,7 +88,7 @@ export function describeIntent(intent: Intent): string {
     case 'second-caller':
       return `the second caller reads job ${quoted(intent.jobId)}, created by the first`;
     case 'unknown-job':
-      return 'read a jobId no job has';
+      return intent.description ? `read a jobId no job has, with ${intent.description}` : 'read a jobId no job has';
     case 'verification-example':
       return `verifyReport with ${intent.description}`;
     case 'oversized-body':

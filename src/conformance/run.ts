@@ -22,6 +22,7 @@ import { defaultMaxResponseBytes, type FetchFunction } from './http/transport.js
 import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
+import { largestBodyProbe, oddStringsProbe, pathCharactersProbe } from './probes/edge-probes.js';
 import { generatedProbe } from './probes/generated-probe.js';
 import { ignoredAuthProbe } from './probes/ignored-auth-probe.js';
 import {
@@ -181,9 +182,12 @@ const phases: readonly Phase[] = [
   { probe: 'refused-then-valid', label: 'sequences: a key after a refused create', run: sequenceProbe('refused-then-valid') },
   { probe: 'ignored-auth', label: 'requests without credentials', run: (context, state) => ignoredAuthProbe(context, state.jobId) },
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
+  { probe: 'path-characters', label: 'unknown jobs with reserved and encoded characters', run: pathCharactersProbe },
   { probe: 'verification', label: 'verification example', run: verificationProbe },
   { probe: 'positive', label: 'examples and boundary values', run: positiveProbe },
   { probe: 'positive', label: 'equivalent media types', run: equivalentMediaTypeProbe },
+  { probe: 'largest-body', label: 'the largest valid bodies', run: largestBodyProbe },
+  { probe: 'odd-strings', label: 'odd but valid strings', run: oddStringsProbe },
   { probe: 'negative', label: 'single-constraint mutations', run: negativeProbe },
   { probe: 'missing-header', label: 'missing required headers', run: missingHeaderProbe },
   { probe: 'malformed-json', label: 'malformed JSON', run: malformedJsonProbe },

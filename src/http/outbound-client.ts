@@ -104,6 +104,12 @@ export interface OutboundRequest {
   readonly method: string;
   /** Absolute http(s) URL: origin, path and query. */
   readonly url: string | URL;
+  /**
+   * The request target sent instead of the URL's path and query, as written (`/v0/jobs/..`):
+   * `new URL` resolves dot segments, which a runner probing how a server reads them must send.
+   * Origin-form, visible ASCII only; anything else is refused as malformed.
+   */
+  readonly target?: string;
   /** Header pairs in order (names as given), or one value per name. Host is the URL's unless given. */
   readonly headers: Readonly<Record<string, string>> | readonly (readonly [string, string])[];
   /** Whole, or streamed (an async iterable of chunks: the proxy's request body as it arrives). */
@@ -193,6 +199,13 @@ export class OutboundClient {
   /** One request and its answer, within the bounds; never rejects. */
   async send(request: OutboundRequest): Promise<OutboundOutcome> {
     const url = typeof request.url === 'string' ? new URL(request.url) : request.url;
+    if (request.target !== undefined && !/^\/[!-~]*$/.test(request.target))
+      return {
+        failure: { kind: 'malformed', message: 'the request target is not origin-form visible ASCII' },
+        timedOut: false,
+        interrupted: false,
+        attempts: 0,
+      };
     const first = await this.attempt(request, url);
     const method = request.method.toUpperCase();
     if (
@@ -349,7 +362,7 @@ export class OutboundClient {
         this.agent.dispatch(
           {
             origin: url.origin,
-            path: `${url.pathname}${url.search}`,
+            path: request.target ?? `${url.pathname}${url.search}`,
             method: request.method as Dispatcher.HttpMethod,
             headers: dispatchHeaders(request.headers),
             // undici takes an async iterable as a streamed body, though its types list only Readable.

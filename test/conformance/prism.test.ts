@@ -68,7 +68,11 @@ it('finds no violation in the mock behind prism proxy --errors over a whole run'
     expect(exchanges.filter((exchange) => exchange.response?.bodyText.includes('prism/errors#VIOLATIONS'))).toEqual([]);
     expect(prism.output()).not.toMatch(/Violation: response/);
     // Prism's request validation agrees with the runner's notion of a valid input.
-    const flaggedValid = exchanges.filter((exchange) => validIntents.has(exchange.intent.kind) && exchange.response?.status === 422);
+    // A dot segment is resolved away (/v0/jobs/. is /v0/jobs/, an empty jobId): not a valid input, and Prism says so.
+    const dotSegment = (exchange: Exchange) => exchange.intent.kind === 'unknown-job' && exchange.intent.dotSegment === true;
+    const flaggedValid = exchanges.filter(
+      (exchange) => validIntents.has(exchange.intent.kind) && !dotSegment(exchange) && exchange.response?.status === 422,
+    );
     expect(flaggedValid.map((exchange) => `${exchange.intent.kind} ${exchange.request.method} ${exchange.request.url}`)).toEqual([]);
     const mutations = exchanges.filter((exchange) => exchange.intent.kind === 'negative');
     expect(mutations.length).toBeGreaterThan(40);
@@ -86,7 +90,17 @@ it('finds no violation in the mock behind prism proxy --errors over a whole run'
       'unknown_job_not_found',
       'verification_result',
     ];
-    expect(report.checks.filter((check) => onValidInputs.includes(check.name) && check.status !== 'passed')).toEqual([]);
+    // Prism refuses a body over 10 MB itself (413), before anything reaches the mock: the largest
+    // verifyReport, every character \u-escaped, is 12.6 MB. That is Prism's limit, not the mock's answer.
+    const prismBodyLimit = (failure: { received: string }) => failure.received.includes('Body exceeded 10mb limit');
+    expect(
+      report.checks.filter(
+        (check) =>
+          onValidInputs.includes(check.name) &&
+          check.status !== 'passed' &&
+          !(check.name === 'positive_data_acceptance' && check.failures.every(prismBodyLimit)),
+      ),
+    ).toEqual([]);
   } finally {
     await prism.stop();
   }

@@ -92,6 +92,8 @@ it('prism mock (static examples): every create gives the same job, so two keys g
       // One job for every key: whether keys are the caller's own is not asked (distinct_keys_distinct_jobs reports it).
       key_scoped_to_caller: 'skipped',
       unknown_job_not_found: 'failed',
+      // Prism refuses a body over 10 MB (413): the largest valid verifyReport, \u-escaped, is 12.6 MB (A-13's limit is 16 MiB).
+      positive_data_acceptance: 'failed',
       // Jobs shared between callers are shared with no caller too: second_caller_isolation reports it.
       ignored_auth: 'skipped',
       // The example job is COMPLETE from its first read.

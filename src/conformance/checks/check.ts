@@ -33,7 +33,10 @@ export type ProbeName =
   | 'key-scope'
   | 'concurrent-duplicates'
   | 'refused-then-valid'
-  | 'ignored-auth';
+  | 'ignored-auth'
+  | 'largest-body'
+  | 'odd-strings'
+  | 'path-characters';
 
 /** Every probe: what a check from --hooks needs, since it may judge any exchange. */
 export const allProbes: readonly ProbeName[] = [
@@ -59,6 +62,9 @@ export const allProbes: readonly ProbeName[] = [
   'concurrent-duplicates',
   'refused-then-valid',
   'ignored-auth',
+  'largest-body',
+  'odd-strings',
+  'path-characters',
 ];
 
 export interface CheckContext {

@@ -12,10 +12,11 @@ const rejectionStatuses = new Set([400, 409, 413, 415, 422]);
 
 export const positiveDataAcceptance: Check = {
   name: 'positive_data_acceptance',
-  description: 'schema-valid inputs (spec examples, boundary values, generated values) are not rejected as invalid',
+  description:
+    'schema-valid inputs (spec examples, boundary values, the largest valid bodies, odd but valid strings, generated values) are not rejected as invalid',
   severity: 'required',
   assumption: 'A-1',
-  probes: ['positive'],
+  probes: ['positive', 'largest-body', 'odd-strings'],
   judge: forIntent(
     ['positive', 'create'],
     unlessRateLimited(

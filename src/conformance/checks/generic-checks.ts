@@ -145,7 +145,7 @@ export const notAServerError: Check = {
   description: 'no 5xx on a request the run did not provoke (valid inputs, polls); a failure is reported once, by the most specific check',
   severity: 'required',
   assumption: 'A-8',
-  probes: ['positive'],
+  probes: ['positive', 'largest-body', 'odd-strings'],
   judge: withResponse((exchange) => {
     if (ownStatusExpectation.includes(exchange.intent.kind)) return skip;
     // A sequence's create under a key new to it, and its invalid create, have no check of their own to report a 5xx; the others do.

@@ -185,18 +185,27 @@ export const secondCallerIsolation: Check = {
 
 export const unknownJobNotFound: Check = {
   name: 'unknown_job_not_found',
-  description: 'a jobId that no job has is 404',
+  description:
+    "a jobId that no job has is 404, whatever reserved or encoded characters it holds ('/', a backslash, '%2F', NUL…); a dot segment ('..') gets a 4xx",
   severity: 'required',
-  probes: ['unknown-job'],
-  judge: forIntent(['unknown-job'], (exchange, context) =>
-    unlessRateLimited(
-      answered('404', (answer) =>
-        answer.response.status === 404
-          ? pass
-          : fail({ title: `unknown job answered ${answer.response.status}`, expected: '404', received: received(answer) }),
-      ),
-    )(exchange, context),
-  ),
+  probes: ['unknown-job', 'path-characters'],
+  judge: forIntent(['unknown-job'], (exchange, context) => {
+    const { description, dotSegment } = exchange.intent;
+    const expected = dotSegment
+      ? 'a 4xx: the dot segment names no job, and URL resolution takes the path out of the contract (RFC 3986 section 5.2.4)'
+      : '404';
+    return unlessRateLimited(
+      answered(expected, (answer) => {
+        const status = answer.response.status;
+        if (dotSegment ? status >= 400 && status < 500 : status === 404) return pass;
+        return fail({
+          title: description ? `unknown job with ${description.split(',')[0]} answered ${status}` : `unknown job answered ${status}`,
+          expected,
+          received: received(answer),
+        });
+      }),
+    )(exchange, context);
+  }),
 };
 
 export const verificationResult: Check = {

@@ -78,9 +78,11 @@ export class BoundedNodeClient {
     const headers: Record<string, string> = { 'accept-encoding': 'gzip, deflate, br', ...sent.headers };
     const body = sent.body === undefined ? undefined : Buffer.from(sent.body);
     if (body && !hasLength) headers['content-length'] = String(body.length);
+    const target = writtenTarget(sent.url);
     const outcome = await this.client.send({
       method: sent.method,
       url: sent.url,
+      ...(target ? { target } : {}),
       headers,
       ...(body ? { body } : {}),
       deadlineMs: Math.max(1, Math.ceil(limits.timeoutMs)),
@@ -124,6 +126,18 @@ export class BoundedNodeClient {
   close(): void {
     void this.client.close();
   }
+}
+
+/**
+ * The path and query of `url` as written, when `new URL` would send others: a dot segment
+ * (`/v0/jobs/..`) is resolved by the URL parser, and the runner sends what it records. With an
+ * injected Fetch function, Fetch's own URL parser resolves it first.
+ */
+export function writtenTarget(url: string): string | undefined {
+  const parsed = new URL(url);
+  if (!url.startsWith(parsed.origin)) return undefined;
+  const written = url.slice(parsed.origin.length);
+  return written !== `${parsed.pathname}${parsed.search}` && /^\/[!-~]*$/.test(written) ? written : undefined;
 }
 
 /** One exchange through an injected Fetch function, with the same deadline and cap. */

@@ -6,6 +6,7 @@
  * and a body too long to paste is read from a file the runner wrote beside its reports.
  */
 import type { SentRequest } from '../exchange.js';
+import { writtenTarget } from './bounded-client.js';
 
 /** Header names whose values are always credentials. */
 const alwaysSecret = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
@@ -55,6 +56,8 @@ export function redactHeaders(headers: Readonly<Record<string, string>>, options
 export function toCurl(request: SentRequest, options: CurlOptions = {}): string {
   const secret = secretNames(options);
   const parts = ['curl', '-i', '-X', request.method, quote(request.url)];
+  // curl resolves dot segments too, unless told to send the path as it is.
+  if (writtenTarget(request.url)) parts.push('--path-as-is');
   for (const [name, value] of Object.entries(request.headers)) {
     parts.push(
       '-H',
