@@ -116,6 +116,11 @@ export interface OutboundRequest {
   readonly body?: string | Uint8Array | AsyncIterable<Uint8Array>;
   /** Aborting it ends the exchange at once ('interrupted'). */
   readonly signal?: AbortSignal;
+  /**
+   * Another way to interrupt, without an AbortController per request (about 9 µs each on the
+   * proxy's path): called once with the function that interrupts the exchange.
+   */
+  readonly onCancel?: (cancel: () => void) => void;
   /** This request's overall deadline, when shorter than the client's (a retry's remaining time). */
   readonly deadlineMs?: number;
   /** The timeout named in messages when it differs from the deadline ("no answer within 5000 ms (--timeout)"). */
@@ -297,6 +302,9 @@ export class OutboundClient {
         return;
       }
       request.signal?.addEventListener('abort', onAbort, { once: true });
+      request.onCancel?.(() => {
+        if (!settled) onAbort();
+      });
 
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart: (dispatchController) => {

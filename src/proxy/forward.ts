@@ -86,8 +86,8 @@ export interface ForwardOptions {
    * without forwarding it, with --errors); otherwise it is streamed from `incoming`.
    */
   readonly bufferedBody?: Buffer;
-  /** Aborted when the client has gone: the upstream request is cut at once. */
-  readonly clientLeft: AbortSignal;
+  /** Registers what to do when the client has gone: the upstream request is cut at once. */
+  readonly onClientLeft: (leave: () => void) => void;
 }
 
 /** Sends the client's request to the upstream and reads its answer, within the limits. */
@@ -143,7 +143,7 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
     url: `${upstream.origin}${basePath}${options.target}`,
     headers,
     ...(bufferedBody !== undefined ? { body: bufferedBody } : streamed ? { body: keeping(incoming, captured) } : {}),
-    signal: options.clientLeft,
+    onCancel: options.onClientLeft,
   });
   // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
   if (streamed && !incoming.complete) incoming.resume();

@@ -11,6 +11,7 @@ import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange
 import { toReceived as toReceivedAnswer } from '../conformance/http/transport.js';
 import { verdictsOn } from '../conformance/judge.js';
 import type { CassetteEntry } from '../conformance/report/har.js';
+import type { Scrubber } from '../conformance/secrets.js';
 import type { EngineAnswer } from '../engine/call.js';
 import { anonymousCaller, callerFingerprint } from '../engine/caller.js';
 import { type EngineError, errorAnswer } from '../engine/responses.js';
@@ -172,17 +173,17 @@ async function forwardAndJudge(options: {
     }
   }
 
-  const clientLeft = new AbortController();
-  outgoing.once('close', () => {
-    if (!outgoing.writableEnded) clientLeft.abort();
-  });
   const outcome = await forward({
     incoming,
     target: start.target,
     upstream: context.upstream,
     limits,
     client: context.client,
-    clientLeft: clientLeft.signal,
+    // A client that leaves before its answer ends the upstream request too.
+    onClientLeft: (leave) =>
+      outgoing.once('close', () => {
+        if (!outgoing.writableEnded) leave();
+      }),
     ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
   });
   const judged = judgeOf(outcome.request.body, outcome.request.bytes);
@@ -211,9 +212,12 @@ async function forwardAndJudge(options: {
     });
   }
 
-  context.scrubber.learnFromAnswer({ headers: headerLists(outcome.answer.headerPairs) });
+  const credentialLines = credentialHeaderLists(outcome.answer.headerPairs, context.scrubber);
+  if (credentialLines) context.scrubber.learnFromAnswer({ headers: credentialLines });
   const response = await toReceived(outcome, context.client);
-  const caller = await callerOf(incoming);
+  // Anonymous callers (no Authorization) skip the hash and its await.
+  const authorization = incoming.headers.authorization;
+  const caller = authorization ? await callerFingerprint(authorization) : anonymousCaller;
   const intent = intentOf({ judged, state: context.state, caller, incoming, operationId: operation?.operationId, path, requestText });
   const exchange: Exchange = {
     id: start.id,
@@ -361,11 +365,16 @@ function writeOwnAnswer(outgoing: ServerResponse, answer: EngineAnswer, extra: R
   outgoing.writeHead(answer.status, { ...answer.headers, ...extra, 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
-/** Header pairs as one list of values per lower-case name (Set-Cookie lines kept apart). */
-function headerLists(pairs: readonly [string, string][]): Record<string, string[]> {
-  const lists: Record<string, string[]> = Object.create(null);
+/**
+ * The answer's credential header lines (Set-Cookie and the scrubber's credential headers) as one
+ * list per lower-case name, or undefined when it has none, as most answers do.
+ */
+function credentialHeaderLists(pairs: readonly [string, string][], scrubber: Scrubber): Record<string, string[]> | undefined {
+  let lists: Record<string, string[]> | undefined;
   for (const [name, value] of pairs) {
     const lower = name.toLowerCase();
+    if (lower !== 'set-cookie' && !scrubber.isCredentialHeader(lower)) continue;
+    lists ??= Object.create(null) as Record<string, string[]>;
     const list = lists[lower];
     if (list) list.push(value);
     else lists[lower] = [value];
@@ -397,12 +406,6 @@ async function toReceived(outcome: Extract<ForwardOutcome, { kind: 'answered' }>
       incomplete: { reason: 'undecodable', bytes: decoded.bytes, message: `${decoded.message}; left unjudged` },
     };
   return toReceivedAnswer({ status, headers, body: decoded.body });
-}
-
-async function callerOf(incoming: IncomingMessage): Promise<string> {
-  const authorization = incoming.headers.authorization;
-  // The mock's own caller identity (A-10), so a caller means the same thing in mock and proxy.
-  return authorization ? callerFingerprint(Array.isArray(authorization) ? authorization.join(', ') : authorization) : anonymousCaller;
 }
 
 function operationIdOf(operation: { operationId: string } | undefined): { operationId?: string } {
