@@ -39,6 +39,7 @@ import {
   UnreachableTargetError,
   writeReports,
 } from '../conformance/index.js';
+import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { replayFailures } from '../conformance/replay.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
@@ -97,7 +98,13 @@ Options:
                                on a fresh server (1-32 of A-Z a-z 0-9 - _)
   --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
   --concurrency N              identical creates sent at once by the stateful sequences, to catch
-                               duplicates racing into two jobs (2-16, default ${conformanceDefaults.concurrency})
+                               duplicates racing into two jobs, and different bodies at once at
+                               most (2-16, default ${conformanceDefaults.concurrency})
+  --replay-wait DURATION       how long after a job is final its key is replayed once more
+                               (replay_after_job_final), so a key forgotten sooner fails; the
+                               wait overlaps the run's other requests (default ${formatDuration(conformanceDefaults.replayWaitMs)}, up to ${formatDuration(maxReplayWaitMs)},
+                               far within the key's 24 h of A-16; 0: no late replay; a bare
+                               number is s)
   --rate N                     at most N requests per second (default: unlimited)
   --timeout DURATION           per-request deadline, headers and body, shared by the request's
                                redirects and 429 retry (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
@@ -442,6 +449,7 @@ export const conformanceCommand: Command = {
           'run-id': { type: 'string' },
           'max-requests': { type: 'string' },
           concurrency: { type: 'string' },
+          'replay-wait': { type: 'string' },
           rate: { type: 'string' },
           timeout: { type: 'string' },
           'job-timeout': { type: 'string' },
@@ -498,6 +506,13 @@ export const conformanceCommand: Command = {
       );
     const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
     const concurrency = integerOption({ value: values.concurrency, name: 'concurrency', min: 2, max: 16 });
+    const replayWaitMs = durationOption({
+      value: values['replay-wait'],
+      name: 'replay-wait',
+      bareUnit: 's',
+      minMs: 0,
+      maxMs: maxReplayWaitMs,
+    });
     const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
     const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
     const jobTimeoutMs = durationOption({ value: values['job-timeout'], name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 });
@@ -578,6 +593,7 @@ export const conformanceCommand: Command = {
         ...(runId === undefined ? {} : { runId }),
         ...(maxRequests === undefined ? {} : { maxRequests }),
         ...(concurrency === undefined ? {} : { concurrency }),
+        ...(replayWaitMs === undefined ? {} : { replayWaitMs }),
         ...(rate === undefined ? {} : { rate }),
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(jobTimeoutMs === undefined ? {} : { jobTimeoutMs }),

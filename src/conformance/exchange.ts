@@ -143,6 +143,8 @@ export type Intent =
       readonly earlier?: readonly SequenceLine[];
       /** How the sequence was shrunk, or why shrinking stopped early. */
       readonly shrinking?: string;
+      /** A burst of different bodies: every request of it, in the order sent (reproduced together). */
+      readonly together?: readonly SequenceRequest[];
     })
   /** A poll of a stateful sequence's job, until it is final (judged by the generic checks only). */
   | { readonly kind: 'sequence-poll'; readonly sequence: string; readonly step: number; readonly jobId: string }
@@ -176,12 +178,20 @@ export type Intent =
 export type IntentKind = Intent['kind'];
 
 /** One step of a sequence as a failure prints it: the request sent, once or repeated. */
-export interface SequenceLine {
+/** One request of a sequence, as a reproduction needs it. */
+export interface SequenceRequest {
   readonly id: number;
   readonly caller: 1 | 2;
   readonly request: SentRequest;
+}
+
+export interface SequenceLine extends SequenceRequest {
   /** at-once: `times` identical requests sent together; until-final: a poll repeated `times` times. */
   readonly repeat?: { readonly how: 'at-once' | 'until-final'; readonly times: number };
+  /** Requests with different bodies sent together (this one among them, in the order sent). */
+  readonly together?: readonly SequenceRequest[];
+  /** The next step waited this long after this one (--replay-wait, ms). */
+  readonly thenWaitMs?: number;
 }
 
 export interface Exchange {

@@ -8,7 +8,7 @@
 import type { ContractDocument, JsonSchema } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, CheckContext } from './checks/check.js';
-import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine } from './exchange.js';
+import { condensedHistory, type Exchange, type Intent, quoted, type SequenceLine, type SequenceRequest } from './exchange.js';
 import { FailureGroups, type ReplayableRequest, type Verdict } from './failures.js';
 import type { CheckResult } from './report/report.js';
 import type { BurstOutcome } from './stateful/model.js';
@@ -143,10 +143,25 @@ export class Judging {
   }
 
   /** A failing sequence as shell lines, in order: the steps before the failing one, then it. */
-  private sequenceOf(exchange: Exchange, earlier: readonly SequenceLine[], burst: BurstOutcome | undefined): string[] {
+  private sequenceOf(
+    exchange: Exchange,
+    earlier: readonly SequenceLine[],
+    burst: BurstOutcome | undefined,
+    together: readonly SequenceRequest[] | undefined,
+  ): string[] {
+    const reproduce = (requests: readonly SequenceRequest[] | undefined) => requests?.map((request) => this.setting.reproduce(request));
     return [
-      ...earlier.map((line) => sequenceCommand(this.setting.reproduce(line), line.repeat)),
-      sequenceCommand(this.setting.reproduce(exchange), burst ? { how: 'at-once', times: burst.size } : undefined),
+      ...earlier.map((line) =>
+        sequenceCommand(this.setting.reproduce(line), line.repeat, {
+          ...(line.together ? { together: reproduce(line.together)! } : {}),
+          ...(line.thenWaitMs ? { thenWaitMs: line.thenWaitMs } : {}),
+        }),
+      ),
+      sequenceCommand(
+        this.setting.reproduce(exchange),
+        burst && !together ? { how: 'at-once', times: burst.size } : undefined,
+        together ? { together: reproduce(together)! } : {},
+      ),
     ];
   }
 
@@ -177,7 +192,7 @@ export class Judging {
         input: describeIntent(exchange.intent) + (exchange.notes.length > 0 ? ` [${exchange.notes.join('; ')}]` : ''),
         curl: this.setting.reproduce(exchange),
         ...(exchange.intent.kind === 'sequence-step' && exchange.intent.earlier
-          ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, exchange.intent.burst) }
+          ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, exchange.intent.burst, exchange.intent.together) }
           : {}),
         exchange: exchange.id,
         ...replayField(this.setting.replayable?.(exchange)),

@@ -38,7 +38,7 @@ import {
 import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/media-type-probe.js';
 import { isRunId, newRunId, type ProbeContext } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
-import { sequenceProbe } from './probes/sequence-probe.js';
+import { checkReplayWait, finishLateReplays, sequenceProbe } from './probes/sequence-probe.js';
 import type { CassetteRecorder } from './report/cassette.js';
 import type { ConformanceReport } from './report/report.js';
 import { ConformanceRun } from './runner/conformance-run.js';
@@ -109,6 +109,8 @@ export interface ConformanceOptions {
   readonly maxFailures?: number;
   /** How many identical creates the stateful phase sends at once (concurrent_duplicates_one_job). Default 5. */
   readonly concurrency?: number;
+  /** How long after its job is final a key is replayed again (replay_after_job_final), in ms; 0: not. Default 2000. */
+  readonly replayWaitMs?: number;
   /** How an https target's certificate is checked: `ca` (PEM text) trusted instead of Node's roots (--ca), or `insecure` (--insecure). */
   readonly tls?: TlsOptions;
   /** beforeRequest, afterResponse and extra checks (--hooks FILE.mjs, loaded by loadHooks). */
@@ -146,6 +148,7 @@ export const conformanceDefaults = {
   maxConsecutiveTimeouts: 3,
   examplesPerOperation: 50,
   concurrency: 5,
+  replayWaitMs: 2000,
 } as const;
 
 /** Thrown when the target does not answer at all; the CLI exits 2. */
@@ -178,7 +181,9 @@ const phases: readonly Phase[] = [
   { probe: 'conflict-at-depth', label: 'sequences: conflict at every depth', run: sequenceProbe('conflict-at-depth') },
   { probe: 'replay-after-final', label: 'sequences: replay after the job is final', run: sequenceProbe('replay-after-final') },
   { probe: 'key-scope', label: "sequences: the first caller's key, second caller", run: sequenceProbe('key-scope') },
+  { probe: 'key-forms', label: 'sequences: one key in other forms', run: sequenceProbe('key-forms') },
   { probe: 'concurrent-duplicates', label: 'sequences: identical creates at once', run: sequenceProbe('concurrent-duplicates') },
+  { probe: 'concurrent-bodies', label: 'sequences: different bodies at once', run: sequenceProbe('concurrent-bodies') },
   { probe: 'refused-then-valid', label: 'sequences: a key after a refused create', run: sequenceProbe('refused-then-valid') },
   { probe: 'ignored-auth', label: 'requests without credentials', run: (context, state) => ignoredAuthProbe(context, state.jobId) },
   { probe: 'unknown-job', label: 'unknown job', run: unknownJobProbe },
@@ -195,6 +200,7 @@ const phases: readonly Phase[] = [
   { probe: 'oversized-body', label: 'oversized body', run: oversizedBodyProbe },
   { probe: 'undeclared-method', label: 'undeclared methods', run: undeclaredMethodProbe },
   { probe: 'undeclared-path', label: 'undeclared path', run: undeclaredPathProbe },
+  { probe: 'replay-after-final', label: 'sequences: replay after --replay-wait', run: finishLateReplays },
   { probe: 'positive', label: 'generated inputs (fast-check)', run: generatedProbe },
 ];
 
@@ -259,6 +265,7 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   const concurrency = options.concurrency ?? conformanceDefaults.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 2 || concurrency > 16)
     throw new RangeError(`runConformance: concurrency must be an integer from 2 to 16, got ${concurrency}`);
+  const replayWaitMs = checkReplayWait(options.replayWaitMs ?? conformanceDefaults.replayWaitMs);
   const maxExamples = options.maxExamples ?? options.examplesPerOperation ?? conformanceDefaults.examplesPerOperation;
   if (!Number.isInteger(maxExamples) || maxExamples < 0)
     throw new RangeError(`runConformance: maxExamples must be a whole number, got ${maxExamples}`);
@@ -299,6 +306,7 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     maxResponseBytes: options.maxResponseBytes ?? conformanceDefaults.maxResponseBytes,
     maxExamples,
     concurrency,
+    replayWaitMs,
     maxResponseTimeMs,
     started,
   };
@@ -320,6 +328,7 @@ function reportedSettings(settings: RunSettings): Record<string, unknown> {
     maxResponseBytes: settings.maxResponseBytes,
     maxConsecutiveTimeouts: limits.maxConsecutiveTimeouts,
     concurrency: settings.concurrency,
+    ...(settings.replayWaitMs === conformanceDefaults.replayWaitMs ? {} : { replayWaitMs: settings.replayWaitMs }),
     rate: options.rate ?? null,
     ...(maxExamples === conformanceDefaults.examplesPerOperation ? {} : { maxExamples }),
     ...(limits.maxFailures === undefined ? {} : { maxFailures: limits.maxFailures }),

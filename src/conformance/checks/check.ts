@@ -31,7 +31,9 @@ export type ProbeName =
   | 'conflict-at-depth'
   | 'replay-after-final'
   | 'key-scope'
+  | 'key-forms'
   | 'concurrent-duplicates'
+  | 'concurrent-bodies'
   | 'refused-then-valid'
   | 'ignored-auth'
   | 'largest-body'
@@ -59,7 +61,9 @@ export const allProbes: readonly ProbeName[] = [
   'conflict-at-depth',
   'replay-after-final',
   'key-scope',
+  'key-forms',
   'concurrent-duplicates',
+  'concurrent-bodies',
   'refused-then-valid',
   'ignored-auth',
   'largest-body',

@@ -2,9 +2,10 @@
  * @module conformance/checks/idempotency-checks
  * Checks over the stateful sequences (src/conformance/stateful): each create of a sequence
  * carries the reference model's prediction and the rule it is held to, and the check that
- * names the rule judges it. Three rules have checks of their own here; the others (a replay, a
- * conflict at a pointer, a new key) are judged by the existing checks of those rules, which
- * take `sequenceStepJudge` beside their own probes' judge.
+ * names the rule judges it. Six rules have checks of their own here; the others (a replay, a
+ * conflict at a pointer or of form only, the first request after a 409, a new key) are judged
+ * by the existing checks of those rules, which take `sequenceStepJudge` beside their own
+ * probes' judge.
  */
 import { fail, pass, skip, unjudged } from '../failures.js';
 import { expectedAnswer, notAJob, type SequenceRule, stepProblem } from '../stateful/model.js';
@@ -65,9 +66,22 @@ export const keyScopedToCaller: Check = {
   judge: sequenceStepJudge('key-scope'),
 };
 
+export const keysComparedExactly: Check = {
+  name: 'keys_compared_exactly',
+  description:
+    "Idempotency-Keys differing only by letter case, whitespace or Unicode normalisation form are different keys: another body under the second is a new job, not a 409 or the first key's job",
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['key-forms'],
+  // A server that gives one job for every key gives one for every form of a key too: report that once.
+  requires: ['distinct_keys_distinct_jobs'],
+  judge: sequenceStepJudge('key-form'),
+};
+
 export const replayAfterJobFinal: Check = {
   name: 'replay_after_job_final',
-  description: 'once its job is COMPLETE or FAILED, a key still replays it: the same request answers the same jobId, not a new job',
+  description:
+    'once its job is COMPLETE or FAILED, a key still replays it, at once and after --replay-wait: the same request answers the same jobId, not a new job',
   severity: 'required',
   assumption: 'A-16',
   probes: ['replay-after-final'],
@@ -77,12 +91,25 @@ export const replayAfterJobFinal: Check = {
 
 export const concurrentDuplicatesOneJob: Check = {
   name: 'concurrent_duplicates_one_job',
-  description: 'N identical creates sent at once (--concurrency) are one job: every answer 2xx with the same jobId, and a replay gives it',
+  description:
+    'N identical creates released together (--concurrency, 3 rounds) are one job: every answer 2xx with the same jobId, and a replay gives it',
   severity: 'required',
   assumption: 'A-16',
   probes: ['concurrent-duplicates'],
-  requires: ['idempotent_replay'],
+  // A server whose replay makes a new job, or that gives one job for every key, races nothing new.
+  requires: ['idempotent_replay', 'distinct_keys_distinct_jobs'],
   judge: sequenceStepJudge('concurrent'),
+};
+
+export const concurrentBodiesOneAccepted: Check = {
+  name: 'concurrent_bodies_one_accepted',
+  description: 'N different bodies released together under one new Idempotency-Key: exactly one is accepted (2xx), every other gets 409',
+  severity: 'required',
+  assumption: 'A-16',
+  probes: ['concurrent-bodies'],
+  // Without any 409, or with identical creates already racing into several jobs, this says nothing new.
+  requires: ['idempotency_conflict', 'concurrent_duplicates_one_job'],
+  judge: sequenceStepJudge('concurrent-conflict'),
 };
 
 export const refusedRequestFreesKey: Check = {

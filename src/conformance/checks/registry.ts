@@ -24,7 +24,14 @@ import {
   responseSchemaConformance,
   statusCodeDocumented,
 } from './generic-checks.js';
-import { concurrentDuplicatesOneJob, keyScopedToCaller, refusedRequestFreesKey, replayAfterJobFinal } from './idempotency-checks.js';
+import {
+  concurrentBodiesOneAccepted,
+  concurrentDuplicatesOneJob,
+  keyScopedToCaller,
+  keysComparedExactly,
+  refusedRequestFreesKey,
+  replayAfterJobFinal,
+} from './idempotency-checks.js';
 import {
   createdJobReadable,
   distinctKeysDistinctJobs,
@@ -58,8 +65,10 @@ export const checks: readonly Check[] = [
   idempotentReplay,
   idempotencyConflict,
   distinctKeysDistinctJobs,
+  keysComparedExactly,
   replayAfterJobFinal,
   concurrentDuplicatesOneJob,
+  concurrentBodiesOneAccepted,
   secondCallerIsolation,
   keyScopedToCaller,
   unknownJobNotFound,

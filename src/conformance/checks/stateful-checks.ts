@@ -111,7 +111,8 @@ export const reserializedReplay: Check = {
 
 export const idempotencyConflict: Check = {
   name: 'idempotency_conflict',
-  description: 'an Idempotency-Key reused with a different body gets 409, whatever the depth of the change (one per pointer of the body)',
+  description:
+    'an Idempotency-Key reused with a different body gets 409, whatever the change (one per pointer of the body; the order of array items; the Unicode form of a string), and the key stays bound to its first request',
   severity: 'required',
   probes: ['conflict', 'conflict-at-depth'],
   judge: firstApplying(
@@ -130,6 +131,8 @@ export const idempotencyConflict: Check = {
     ),
     // A change at one pointer of the body, at every depth (a digest over part of the body passes it as a replay).
     sequenceStepJudge('conflict'),
+    // The first request again after the 409: a server that rebinds the key on a conflict refuses it.
+    sequenceStepJudge('after-conflict'),
   ),
 };
 

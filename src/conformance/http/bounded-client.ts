@@ -10,6 +10,7 @@ import { CappedBuffer } from '../../http/capped-buffer.js';
 import { OutboundClient, type OutboundTls } from '../../http/outbound-client.js';
 import { plainTransportError } from '../../http/plain-errors.js';
 import type { IncompleteBody, SentRequest } from '../exchange.js';
+import { burstParticipantHere, heldBackBody } from './burst-gate.js';
 
 export { switchedProtocols } from '../../http/outbound-client.js';
 
@@ -79,12 +80,17 @@ export class BoundedNodeClient {
     const body = sent.body === undefined ? undefined : Buffer.from(sent.body);
     if (body && !hasLength) headers['content-length'] = String(body.length);
     const target = writtenTarget(sent.url);
+    // A request of a burst (burst-gate.ts) is written but for its last byte, released with the others'.
+    const burst = burstParticipantHere();
+    const held = burst && body && body.length > 1 && burst.claim() ? heldBackBody(body, burst) : undefined;
+    // One that cannot be held back (no body to split, a retry) does not keep the others waiting.
+    if (burst && !held) burst.leave();
     const outcome = await this.client.send({
       method: sent.method,
       url: sent.url,
       ...(target ? { target } : {}),
       headers,
-      ...(body ? { body } : {}),
+      ...(body ? { body: held ?? body } : {}),
       deadlineMs: Math.max(1, Math.ceil(limits.timeoutMs)),
       statedTimeout: { ms: stated(limits), flag: '--timeout' },
       ...(limits.signal ? { signal: limits.signal } : {}),

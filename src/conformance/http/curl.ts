@@ -20,6 +20,26 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * A header line whose value holds bytes outside printable ASCII (a key sent as UTF-8, a no-break
+ * space): bash's $'…' with each such byte as \xHH, so the shell passes curl the bytes that were
+ * sent. A header value is one character per byte (latin1), as Node's client writes it.
+ */
+function headerArgument(line: string): string {
+  if (/^[\x20-\x7e]*$/.test(line)) return quote(line);
+  const escaped = [...line]
+    .map((character) => {
+      const code = character.codePointAt(0)!;
+      if (character === "'" || character === '\\') return `\\${character}`;
+      if (code >= 0x20 && code <= 0x7e) return character;
+      // A character beyond one byte cannot have been sent as one: written as its UTF-8 bytes.
+      const bytes = code <= 0xff ? [code] : [...Buffer.from(character, 'utf8')];
+      return bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+    })
+    .join('');
+  return `$'${escaped}'`;
+}
+
 /** Inside double quotes, only $, `, " and \ are special to a POSIX shell. */
 function doubleQuoted(text: string): string {
   return text.replace(/[$`"\\]/g, (character) => `\\${character}`);
@@ -61,7 +81,9 @@ export function toCurl(request: SentRequest, options: CurlOptions = {}): string 
   for (const [name, value] of Object.entries(request.headers)) {
     parts.push(
       '-H',
-      secret.has(name.toLowerCase()) ? `"${doubleQuoted(name)}: $${credentialVariable(name, options.caller)}"` : quote(`${name}: ${value}`),
+      secret.has(name.toLowerCase())
+        ? `"${doubleQuoted(name)}: $${credentialVariable(name, options.caller)}"`
+        : headerArgument(`${name}: ${value}`),
     );
   }
   if (request.body !== undefined) {

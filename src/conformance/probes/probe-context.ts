@@ -33,6 +33,8 @@ export interface ProbeContext {
   readonly examplesPerOperation: number;
   /** How many identical creates the stateful phase sends at once (--concurrency). */
   readonly concurrency: number;
+  /** How long after a job is final its key is replayed again (--replay-wait, ms; 0: not). */
+  readonly replayWaitMs: number;
   readonly hasSecondCaller: boolean;
   /** The first caller's credential header names (--header, a base URL's user name): what ignored_auth leaves out. */
   readonly credentialHeaders: readonly string[];

@@ -106,6 +106,7 @@ export class ConformanceRun {
       jobTimeoutMs: settings.jobTimeoutMs,
       examplesPerOperation: settings.maxExamples,
       concurrency: settings.concurrency,
+      replayWaitMs: settings.replayWaitMs,
       hasSecondCaller: Object.keys(settings.callers[2]).length > 0,
       credentialHeaders: Object.keys(settings.callers[1]),
       runs: (probe) => settings.needed.has(probe),

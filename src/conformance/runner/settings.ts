@@ -35,6 +35,8 @@ export interface RunSettings {
   readonly maxResponseBytes: number;
   readonly maxExamples: number;
   readonly concurrency: number;
+  /** How long after its job is final a key is replayed again (--replay-wait), in ms; 0: not. */
+  readonly replayWaitMs: number;
   readonly maxResponseTimeMs: number | undefined;
   /** When the run started (ms since the epoch). */
   readonly started: number;

@@ -43,14 +43,15 @@ export function schemaAt(schema: JsonSchema, pointer: string): JsonSchema | unde
   return current;
 }
 
-function valueAt(value: unknown, pointer: string): unknown {
+/** The value at `pointer`, or undefined. */
+export function valueAt(value: unknown, pointer: string): unknown {
   let current = value;
   for (const segment of segmentsOf(pointer)) current = (current as Record<string, unknown> | undefined)?.[segment];
   return current;
 }
 
 /** A deep copy of `value` with the value at `pointer` replaced. */
-function replacedAt(value: unknown, pointer: string, replacement: unknown): unknown {
+export function replacedAt(value: unknown, pointer: string, replacement: unknown): unknown {
   const copy = structuredClone(value);
   const segments = segmentsOf(pointer);
   const last = segments.pop()!;
