@@ -140,7 +140,7 @@ export interface ConformanceOptions {
 }
 
 export const conformanceDefaults = {
-  maxRequests: 400,
+  maxRequests: 500,
   timeoutMs: 10_000,
   jobTimeoutMs: 30_000,
   timeBudgetMs: 600_000,
