@@ -115,8 +115,11 @@ it('scrubs a credential the server echoes across the cut of an excerpt, which a 
       `html=${join(folder, 'report.html')}`,
     ]);
     expect(run.code, run.stdout + run.stderr).toBe(1);
-    const failure = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).checks[0].failures[0];
-    expect(failure.title).toBe('unknown job answered 200');
+    // The path-character probes (issue 23) fail the same check first; this is the plain unknown job's failure.
+    const failures: { title: string; received: string }[] = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).checks[0]
+      .failures;
+    const failure = failures.find((candidate) => candidate.title === 'unknown job answered 200')!;
+    expect(failure, JSON.stringify(failures.map((candidate) => candidate.title))).toBeDefined();
     // The excerpt was cut where the credential had been: the echo reached it, scrubbed whole before the cut.
     expect(failure.received).toMatch(/"limitations":\["p+\[REDACTED\]"\]\}$/);
     expectNoLeak(everythingWritten(run, folder), [secrets.alice, 'alice-s3cret-token-7f3a']);
