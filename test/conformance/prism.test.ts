@@ -114,8 +114,8 @@ it("reports what Prism's stateless mock cannot do, and finishes", async () => {
       seed: 11,
       timeoutMs: 2000,
       jobTimeoutMs: 2000,
-      // Room for the stateful sequences (about 130 requests) and the mutations over a maximum after them.
-      maxRequests: 260,
+      // Room for the stateful sequences (about 130 requests), the edge probes (26) and the mutations after them.
+      maxRequests: 320,
       ...callers,
     });
     const failed = report.checks.filter((check) => check.status === 'failed').map((check) => check.name);
