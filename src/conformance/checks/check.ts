@@ -9,6 +9,7 @@ import type { ContractDocument, JsonSchema, OperationDescription } from '../../o
 import type { ResponseValidator } from '../../openapi/response-validator.js';
 import type { Exchange, ExpectedRejection, IncompleteBody, Intent, IntentKind, ReceivedResponse } from '../exchange.js';
 import { fail, pass, type Severity, skip, unjudged, type Verdict } from '../failures.js';
+import type { SequenceFamily } from '../stateful/sequences.js';
 
 /** The groups of requests the runner can send; a check names the ones it needs. */
 export type ProbeName =
@@ -28,13 +29,7 @@ export type ProbeName =
   | 'undeclared-method'
   | 'undeclared-path'
   | 'distinct-keys'
-  | 'conflict-at-depth'
-  | 'replay-after-final'
-  | 'key-scope'
-  | 'key-forms'
-  | 'concurrent-duplicates'
-  | 'concurrent-bodies'
-  | 'refused-then-valid'
+  | SequenceFamily
   | 'ignored-auth'
   | 'largest-body'
   | 'odd-strings'

@@ -14,15 +14,17 @@ import type { BodyFormPair } from './body-forms.js';
 import type { KeyFormPair } from './key-forms.js';
 import type { Step } from './model.js';
 
-/** One family per bug class; each is a probe of its own, so --checks sends only what it needs. */
-export type SequenceFamily =
-  | 'conflict-at-depth'
-  | 'replay-after-final'
-  | 'key-scope'
-  | 'key-forms'
-  | 'concurrent-duplicates'
-  | 'concurrent-bodies'
-  | 'refused-then-valid';
+/** One family per bug class; each is a probe of its own (ProbeName), so --checks sends only what it needs. */
+export const sequenceFamilies = [
+  'conflict-at-depth',
+  'replay-after-final',
+  'key-scope',
+  'key-forms',
+  'concurrent-duplicates',
+  'concurrent-bodies',
+  'refused-then-valid',
+] as const;
+export type SequenceFamily = (typeof sequenceFamilies)[number];
 
 /**
  * Rounds of identical creates at once, each under a key of its own: a race window of about a
