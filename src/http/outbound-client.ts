@@ -203,7 +203,12 @@ export class OutboundClient {
 
   /** One request and its answer, within the bounds; never rejects. */
   async send(request: OutboundRequest): Promise<OutboundOutcome> {
-    const url = typeof request.url === 'string' ? new URL(request.url) : request.url;
+    let url: URL;
+    try {
+      url = typeof request.url === 'string' ? new URL(request.url) : request.url;
+    } catch {
+      return { failure: { kind: 'malformed', message: 'the request URL is not valid' }, timedOut: false, interrupted: false, attempts: 0 };
+    }
     if (request.target !== undefined && !/^\/[!-~]*$/.test(request.target))
       return {
         failure: { kind: 'malformed', message: 'the request target is not origin-form visible ASCII' },
@@ -386,28 +391,33 @@ export class OutboundClient {
 }
 
 const requestLine = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ \S+ HTTP\/1\.1\r\n/;
-const continueLine = 'HTTP/1.1 100';
+const statusPrefix = 'HTTP/1.1 1';
 
-/** Whether `bytes` is, or begins, an interim `HTTP/1.x 100` status line. */
-function continueStart(bytes: Buffer): 'yes' | 'no' | 'unknown' {
-  const length = Math.min(bytes.length, continueLine.length + 1);
-  for (let index = 0; index < length; index += 1) {
+/**
+ * What `bytes` begin with: an interim `100` status line, another interim (1xx) one, anything
+ * else ('final': a final status line, or bytes the parser will judge), or too few bytes to say.
+ */
+function statusKind(bytes: Buffer): 'continue' | 'interim' | 'final' | 'unknown' {
+  for (let index = 0; index < statusPrefix.length; index += 1) {
+    if (index >= bytes.length) return 'unknown';
     const byte = bytes[index]!;
-    if (index === 7) {
-      if (byte !== 0x30 && byte !== 0x31) return 'no';
-    } else if (index === continueLine.length) {
-      return byte === 0x20 || byte === 0x0d ? 'yes' : 'no';
-    } else if (byte !== continueLine.charCodeAt(index)) return 'no';
+    if (index === 7 ? byte !== 0x30 && byte !== 0x31 : byte !== statusPrefix.charCodeAt(index)) return 'final';
   }
-  return 'unknown';
+  // "HTTP/1.x 1" read: two digits and a space or CR follow.
+  if (bytes.length < statusPrefix.length + 3) return 'unknown';
+  const tens = bytes[statusPrefix.length]!;
+  const units = bytes[statusPrefix.length + 1]!;
+  const after = bytes[statusPrefix.length + 2]!;
+  if (tens < 0x30 || tens > 0x39 || units < 0x30 || units > 0x39 || (after !== 0x20 && after !== 0x0d)) return 'final';
+  return tens === 0x30 && units === 0x30 ? 'continue' : 'interim';
 }
 
 /**
  * undici refuses any 100 Continue (it never sends Expect), where RFC 9110 §15.2 asks a client
  * to read past interim answers it did not ask for, and servers do send them (Node's
- * `writeContinue`). Between a request's head going out and its final status line, a 100 with
- * its header block is dropped from what the parser reads; every other byte reaches it as sent.
- * Past that point the only cost is one flag test per read.
+ * `writeContinue`). Between a request's head going out and its final status line, every 100
+ * with its header block is dropped from what the parser reads; other interim answers (103) and
+ * every other byte reach it as sent. Past that point the only cost is one flag test per read.
  */
 function skipUnaskedContinue(socket: Socket, options: { maxHeaderBytes: number }): void {
   const read = socket.read.bind(socket);
@@ -420,32 +430,37 @@ function skipUnaskedContinue(socket: Socket, options: { maxHeaderBytes: number }
   }) as Socket['write'];
   socket.read = ((size?: number) => {
     if (!awaitingStatus) return read(size);
+    const passed: Buffer[] = [];
     for (;;) {
-      const chunk = read(size) as Buffer | null;
-      if (chunk === null) return null;
-      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
-      for (;;) {
-        const start = continueStart(pending);
-        if (start === 'no') {
-          const passed = pending;
+      if (pending) {
+        const kind = statusKind(pending);
+        if (kind === 'final') {
+          passed.push(pending);
           pending = undefined;
           awaitingStatus = false;
-          return passed;
+          break;
         }
-        if (start === 'unknown') break;
-        const end: number = pending.indexOf('\r\n\r\n');
-        if (end === -1) {
+        if (kind !== 'unknown') {
+          const end: number = pending.indexOf('\r\n\r\n');
+          if (end !== -1) {
+            if (kind === 'interim') passed.push(pending.subarray(0, end + 4));
+            pending = end + 4 < pending.length ? pending.subarray(end + 4) : undefined;
+            continue;
+          }
           // An interim answer past the header bound goes to the parser, which refuses it.
-          if (pending.length <= options.maxHeaderBytes) break;
-          const passed = pending;
-          pending = undefined;
-          awaitingStatus = false;
-          return passed;
+          if (pending.length > options.maxHeaderBytes) {
+            passed.push(pending);
+            pending = undefined;
+            awaitingStatus = false;
+            break;
+          }
         }
-        pending = end + 4 < pending.length ? pending.subarray(end + 4) : undefined;
-        if (pending === undefined) break;
       }
+      const chunk = read(size) as Buffer | null;
+      if (chunk === null) break;
+      pending = pending ? Buffer.concat([pending, chunk]) : chunk;
     }
+    return passed.length === 0 ? null : passed.length === 1 ? passed[0]! : Buffer.concat(passed);
   }) as Socket['read'];
 }
 

@@ -41,6 +41,24 @@ export interface ServerEdge {
   close(options: { graceMs: number }): Promise<void>;
 }
 
+/** How long a refused socket may take to read its Error answer before it is cut. */
+const lingerMs = 2000;
+
+/**
+ * Writes a last answer and closes the socket, lingering as nginx does: what the client still
+ * sends is read and dropped (closing on unread bytes would reset the connection and could lose
+ * the answer), and after `lingerMs` the socket is cut whatever the client does (a half-open
+ * socket that never closes would otherwise stay open, and hold close()).
+ */
+function answerAndClose(socket: Duplex, text: string): void {
+  const cut = setTimeout(() => socket.destroy(), lingerMs);
+  cut.unref();
+  socket.once('close', () => clearTimeout(cut));
+  socket.on('error', () => socket.destroy());
+  socket.resume();
+  socket.end(text);
+}
+
 export function createServerEdge(options: ServerEdgeOptions): ServerEdge {
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
   const requestTimeout = options.timeouts?.requestMs ?? 30_000;
@@ -59,12 +77,13 @@ export function createServerEdge(options: ServerEdgeOptions): ServerEdge {
     ? (createSecureServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, options.onRequest) as unknown as Server)
     : createServer(serverOptions, options.onRequest);
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    socket.end(rawErrorResponse(options.connectRefusal));
+    // Node hands a CONNECT socket over whole: nothing else closes it, and close() would wait on it.
+    answerAndClose(socket, rawErrorResponse(options.connectRefusal));
   });
   if (options.onUnsupportedExpect) server.on('checkExpectation', options.onUnsupportedExpect);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || options.answered?.(socket as Socket)) return socket.destroy();
-    socket.end(rawErrorResponse(clientErrorAnswer(error)));
+    answerAndClose(socket, rawErrorResponse(clientErrorAnswer(error)));
   });
 
   return {

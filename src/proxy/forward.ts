@@ -9,6 +9,7 @@
  * gets it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { CappedBuffer, readCapped } from '../http/capped-buffer.js';
 import { connectionListed, hopByHopHeaders } from '../http/headers.js';
 import type { OutboundClient } from '../http/outbound-client.js';
@@ -138,15 +139,18 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
   });
   const headers = endToEndRequestHeaders(incoming.rawHeaders, incoming.headers.connection);
   if (streamed && declaredLength !== undefined) headers.push(['content-length', declaredLength]);
+  const stream = streamed ? streamBody(incoming, captured) : undefined;
   const outcome = await options.client.send({
     method,
-    url: `${upstream.origin}${basePath}${options.target}`,
+    url: `${upstream.origin}${basePath}/`,
+    // The target as the client wrote it: resolving `..` or `%2e%2e` here could leave the base path.
+    target: `${basePath}${visibleAscii(options.target)}`,
     headers,
-    ...(bufferedBody !== undefined ? { body: bufferedBody } : streamed ? { body: keeping(incoming, captured) } : {}),
+    ...(bufferedBody !== undefined ? { body: bufferedBody } : stream ? { body: stream.body } : {}),
     onCancel: options.onClientLeft,
   });
   // An answer that came before the whole request: the rest of its body is read and dropped, so the client's connection stays usable.
-  if (streamed && !incoming.complete) incoming.resume();
+  stream?.release();
   const durationMs = performance.now() - started;
   if (outcome.interrupted)
     return { kind: 'failed', request: forwarded(), cause: 'client-left', reason: 'the client left before its answer', durationMs };
@@ -186,12 +190,36 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
   return { kind: 'failed', request: forwarded(), cause: 'closed', reason: `the upstream's answer: ${message}`, durationMs };
 }
 
-/** The client's body as it arrives, kept (up to the cap) for judging while it is forwarded. */
-async function* keeping(incoming: IncomingMessage, captured: CappedBuffer): AsyncGenerator<Uint8Array> {
-  for await (const chunk of incoming) {
-    captured.add(chunk as Buffer);
-    yield chunk as Buffer;
-  }
+/** A target's bytes outside visible ASCII (Node reads the target as latin1) percent-encoded, as RFC 3986 writes them. */
+function visibleAscii(target: string): string {
+  return target.replace(/[^\x21-\x7e]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+/**
+ * The client's body as it arrives, kept (up to the cap) for judging while it is forwarded, with
+ * backpressure. `release()` once the exchange is over: whatever is still to come is read and
+ * dropped, so the client's connection can carry its next request.
+ */
+function streamBody(incoming: IncomingMessage, captured: CappedBuffer): { body: PassThrough; release(): void } {
+  const body = new PassThrough();
+  let forwarding = true;
+  const resume = () => incoming.resume();
+  body.on('drain', resume);
+  incoming.on('data', (chunk: Buffer) => {
+    captured.add(chunk);
+    if (forwarding && !body.write(chunk)) incoming.pause();
+  });
+  incoming.on('end', () => body.end());
+  incoming.on('error', (error) => body.destroy(error));
+  return {
+    body,
+    release: () => {
+      forwarding = false;
+      body.off('drain', resume);
+      if (!body.destroyed) body.destroy();
+      if (!incoming.complete) incoming.resume();
+    },
+  };
 }
 
 /**

@@ -68,7 +68,25 @@ export async function handleExchange(context: ProxyContext, incoming: IncomingMe
     path: '(refused target)',
   };
   const scrub = (text: string) => context.scrubber.scrub(text);
-  const finish = (exit: Exit) => finishExchange({ context, incoming, outgoing, start, exit, scrub });
+  let finished = false;
+  const finish = (exit: Exit) => {
+    // Once: a failure inside finishExchange (a log or cassette callback) must not keep the exchange twice.
+    if (finished) return;
+    finished = true;
+    finishExchange({ context, incoming, outgoing, start, exit, scrub });
+  };
+  // Watched from the start: a client that leaves during a scenario's latency has already gone by the forward.
+  let clientGone = false;
+  let cancelUpstream: (() => void) | undefined;
+  outgoing.once('close', () => {
+    if (outgoing.writableEnded) return;
+    clientGone = true;
+    cancelUpstream?.();
+  });
+  const onClientLeft = (leave: () => void) => {
+    if (clientGone) leave();
+    else cancelUpstream = leave;
+  };
   try {
     const rawTarget = incoming.url ?? '/';
     context.scrubber.learnFromRequest({ url: rawTarget, headers: incoming.headers });
@@ -90,13 +108,13 @@ export async function handleExchange(context: ProxyContext, incoming: IncomingMe
       incoming.resume();
       return finish(injected);
     }
-    await forwardAndJudge({ context, incoming, outgoing, start, finish });
+    await forwardAndJudge({ context, incoming, outgoing, start, finish, onClientLeft });
   } catch (error) {
     const reason = `evidence-harness proxy failed: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
     try {
-      finish({ answer: errorAnswer({ status: 500, code: 'internal_error', message: reason }), status: 500, note: reason });
-    } catch {
-      // The last guard: the exchange cannot even be kept; the client still gets no hang.
+      if (!finished) finish({ answer: errorAnswer({ status: 500, code: 'internal_error', message: reason }), status: 500, note: reason });
+    } finally {
+      // The last guard: whatever failed, the client is not left waiting.
       if (!outgoing.writableEnded) outgoing.destroy();
     }
   }
@@ -127,11 +145,14 @@ async function forwardAndJudge(options: {
   outgoing: ServerResponse;
   start: ExchangeStart;
   finish: (exit: Exit) => void;
+  onClientLeft: (leave: () => void) => void;
 }): Promise<void> {
   const { context, incoming, outgoing, start, finish } = options;
   const { method, path } = start;
   const limits = context.limits;
-  const hasBody = method !== 'GET' && method !== 'HEAD';
+  // A body is what the headers announce, whatever the method (a GET may carry one too).
+  const length = incoming.headers['content-length'];
+  const hasBody = incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
   // With --errors the request is read whole first, so that a violating one never reaches the upstream.
   let buffered: { body: Buffer; bytes: number } | undefined;
   if (context.options.errors) {
@@ -180,10 +201,7 @@ async function forwardAndJudge(options: {
     limits,
     client: context.client,
     // A client that leaves before its answer ends the upstream request too.
-    onClientLeft: (leave) =>
-      outgoing.once('close', () => {
-        if (!outgoing.writableEnded) leave();
-      }),
+    onClientLeft: options.onClientLeft,
     ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
   });
   const judged = judgeOf(outcome.request.body, outcome.request.bytes);

@@ -29,7 +29,9 @@ export function ownAuthorities(options: { host: string; port: number }): Set<str
 /** Judges a request target against the proxy's own authorities. */
 export function judgeTarget(target: string, own: ReadonlySet<string>): TargetVerdict {
   if (target.startsWith('/')) return { ok: true, target };
-  if (target === '*') return { ok: true, target };
+  // OPTIONS * asks about the server as a whole; the contract has no use for it and the upstream
+  // client sends paths only.
+  if (target === '*') return { ok: false, message: "The request target '*' (OPTIONS for the whole server) is not forwarded." };
   let url: URL;
   try {
     url = new URL(target);

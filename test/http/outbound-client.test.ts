@@ -68,6 +68,17 @@ it('skips an unsolicited 100 Continue and 103 Early Hints, keeping header names 
   ]);
 });
 
+it('skips a 100 Continue that comes after a 103 Early Hints, in one read or split anywhere', async () => {
+  const text = 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+  for (const step of [text.length, 7, 1]) {
+    const target = await rawServer((_, socket) => {
+      for (let offset = 0; offset < text.length; offset += step) socket.write(text.slice(offset, offset + step));
+    });
+    const outcome = await client().send({ method: 'GET', url: `${target.url}/`, headers: {} });
+    expect(outcome.answer?.body.toString(), `step ${step}`).toBe('ok');
+  }
+});
+
 it('refuses Content-Length with Transfer-Encoding, repeated lengths and control bytes as malformed, and streams long chunk extensions', async () => {
   const answers: Record<string, string> = {
     '/both': 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',

@@ -197,13 +197,50 @@ it('reaches an https upstream whose certificate it is given with tls.ca, and ref
   expect((await fetch(`${trusting.url}/health`)).status).toBe(200);
 });
 
+it('forwards dot segments as the client wrote them, under the upstream base path, and refuses OPTIONS *', async () => {
+  const upstream = await upstreamWith((_, response) => response.writeHead(404, { 'content-type': 'application/json' }).end('{}'));
+  const proxy = await proxyTo(`${upstream.url}/api`);
+  await raw(proxy.port, `GET /../../outside HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  await raw(proxy.port, `GET /v0/%2e%2e/secret HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  expect(upstream.seen.map((line) => line.split(' ')[1])).toEqual(['/api/../../outside', '/api/v0/%2e%2e/secret']);
+  const star = await raw(proxy.port, `OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  expect(star).toMatch(/^HTTP\/1\.1 400/);
+  expect(upstream.seen).toHaveLength(2);
+});
+
+it('keeps the client’s connection usable when the upstream answers before the request body is whole', async () => {
+  const upstream = await upstreamWith((request, response) => {
+    if (request.method === 'POST') return response.writeHead(413, { 'content-type': 'application/json', connection: 'close' }).end('{}');
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+  });
+  const proxy = await proxyTo(upstream.url);
+  const answers = await new Promise<string>((resolve, reject) => {
+    const socket = connect(proxy.port, '127.0.0.1', () => {
+      socket.write(
+        'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+      );
+      // The rest of the body comes after the upstream has answered; then a second request on the same connection.
+      setTimeout(() => socket.write('1\r\n1\r\n1\r\n}\r\n0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 200);
+    });
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  expect(answers).toMatch(/^HTTP\/1\.1 413/);
+  expect(answers).toMatch(/HTTP\/1\.1 200 OK[\s\S]*"status":"ok"/);
+}, 20_000);
+
 it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () => {
   const upstream = await upstreamWith((_, response) => response.end());
   const proxy = await proxyTo(upstream.url);
   const answer = await new Promise<string>((resolve) => {
     const request = httpRequest({ host: '127.0.0.1', port: proxy.port, method: 'CONNECT', path: 'example.com:443' });
+    // The client keeps its end open, as a hostile one would: the proxy must close it.
     request.on('connect', (response, socket) => {
-      socket.destroy();
+      socket.on('error', () => undefined);
       resolve(String(response.statusCode));
     });
     request.on('response', (response) => resolve(String(response.statusCode)));
@@ -212,6 +249,10 @@ it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () 
   });
   expect(answer).toBe('400');
   expect(upstream.seen).toEqual([]);
+  // The CONNECT socket is closed by the proxy, so close() does not wait on it.
+  const closing = performance.now();
+  await proxy.close({ graceMs: 100 });
+  expect(performance.now() - closing).toBeLessThan(4000);
 });
 
 it('takes every credential form out of the log, the report, /__proxy/report, the JUnit and HTML reports and the cassette', async () => {
