@@ -116,7 +116,18 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
       String(await admin.command(['CLIENT', 'LIST']))
         .trim()
         .split('\n').length;
-    const before = await clients();
+    // Earlier tests' clients may still be closing: measure once the count has held for 300 ms.
+    const settled = async () => {
+      let last = await clients();
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const now = await clients();
+        if (now === last) return now;
+        last = now;
+      }
+      return last;
+    };
+    const before = await settled();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await expect(
         startMockServer({ port: 0, store: { url: redis.url, namespace: 'failed-start' }, engineOptions: { scenario: 'no-such-scenario' } }),

@@ -168,6 +168,10 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
       .run(() => client.connect())
       .catch(() => {
         // Only a close() while reconnecting stops connect(): nothing is left to do.
+      })
+      .finally(() => {
+        // A reconnection that completes after close() (on a loaded machine it can) is closed too.
+        if (closed) client.destroy();
       });
   }
 
