@@ -112,10 +112,19 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
   });
 
   it('closes its connections to Redis when the start fails', async () => {
-    const clients = async () =>
-      String(await admin.command(['CLIENT', 'LIST']))
-        .trim()
-        .split('\n').length;
+    // The admin connection itself may still be reconnecting after an earlier test's Redis restart.
+    const clients = async (): Promise<number> => {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return String(await admin.command(['CLIENT', 'LIST']))
+            .trim()
+            .split('\n').length;
+        } catch (error) {
+          if (attempt >= 25) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    };
     // Earlier tests' clients may still be closing: measure once the count has held for 300 ms.
     const settled = async () => {
       let last = await clients();
