@@ -101,7 +101,7 @@ export async function forward(options: ForwardOptions): Promise<ForwardOutcome> 
   const declaredLength = incoming.headers['content-length'];
   let bufferedBody = options.bufferedBody;
   // A body of a stated length the proxy keeps whole anyway is read first and sent as one buffer:
-  // streaming it through an async iterable cost more CPU per create than the judging did.
+  // a stream per small body costs more than it saves (docs/performance.md, proxy section).
   if (bufferedBody === undefined && declaredLength !== undefined && incoming.headers['transfer-encoding'] === undefined) {
     const length = Number(declaredLength);
     if (Number.isInteger(length) && length <= limits.maxCapturedRequestBytes) {
