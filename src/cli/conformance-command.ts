@@ -154,6 +154,10 @@ invalid spec or unreachable target; 3 incomplete: nothing failed, but a required
 run, or ran only in part (the summary says why; --exclude-checks it if that is intended); 130/143 interrupted by
 SIGINT/SIGTERM (the summary and reports of what ran are still written, marked incomplete).
 
+On Linux with glibc and Node 22.15 or later, the runner restarts itself once at launch (same PID)
+with MALLOC_MMAP_THRESHOLD_=32768, so that a server answering megabytes does not fragment its
+memory (EVIDENCE_HARNESS_MALLOC_TUNING=off prevents it).
+
 Checks (required: the contract states it; advisory: a decision of docs/assumptions.md):
 ${checkList()}
 

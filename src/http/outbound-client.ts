@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { CappedBuffer } from './capped-buffer.js';
+import { CappedBuffer, incompleteHeadBytes } from './capped-buffer.js';
 import { type DecodeResult, decodeContent } from './content-decoding.js';
 import { flattenHeaders, headerPairs } from './headers.js';
 import { plainTransportError } from './plain-errors.js';
@@ -264,7 +264,7 @@ export class OutboundClient {
       let headers: Record<string, string> = {};
       let pairs: [string, string][] = [];
       let started = false;
-      const buffer = new CappedBuffer(maxBodyBytes);
+      let buffer = new CappedBuffer(maxBodyBytes);
 
       const finish = (
         outcome: Omit<OutboundOutcome, 'attempts' | 'timedOut' | 'interrupted'> & Partial<OutboundOutcome>,
@@ -324,6 +324,11 @@ export class OutboundClient {
           headers = flattenHeaders(parsedHeaders as Record<string, string | string[]>);
           const raw = dispatchController.rawHeaders;
           pairs = Array.isArray(raw) ? headerPairs(raw) : Object.entries(headers);
+          // A body declared over the cap is cut once its head is in: the rest would only be
+          // buffered to be dropped, and a server answering every request that way held
+          // megabytes per request until a collection caught up.
+          const declared = Number(headers['content-length']);
+          if (declared > maxBodyBytes) buffer = new CappedBuffer(Math.min(maxBodyBytes, incompleteHeadBytes));
         },
         onResponseData: (dispatchController, chunk) => {
           if (settled) return;

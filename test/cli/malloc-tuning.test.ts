@@ -26,13 +26,14 @@ it('restarts mock and proxy on Linux with glibc, keeping the environment and add
   }
 });
 
-it('does not restart one-shot commands, help, or where the setting cannot apply', () => {
+it('restarts the commands that buffer others\' bodies; not the rest, help, or where the setting cannot apply', () => {
   const reasons = (changes: Partial<ProcessFacts>) => {
     const plan = planMallocTuning({ ...linuxGlibc, ...changes });
     return plan.restart ? 'restart' : plan.reason;
   };
-  expect(reasons({ args: ['conformance', '--base-url', 'http://127.0.0.1:1'] })).toBe('not a long-running command');
-  expect(reasons({ args: [] })).toBe('not a long-running command');
+  expect(reasons({ args: ['conformance', '--base-url', 'http://127.0.0.1:1'] })).toBe('restart');
+  expect(reasons({ args: ['diff', 'a.yaml', 'b.yaml'] })).toBe('not a command that buffers large bodies');
+  expect(reasons({ args: [] })).toBe('not a command that buffers large bodies');
   expect(reasons({ args: ['mock', '--help'] })).toBe('help only');
   expect(reasons({ platform: 'darwin' })).toBe('not Linux (darwin)');
   expect(reasons({ canExecve: false })).toBe('this node has no process.execve');
@@ -55,7 +56,7 @@ it('never asks for the C library when nothing else allows a restart (the report 
     asked += 1;
     return '2.36';
   };
-  planMallocTuning({ ...linuxGlibc, args: ['conformance'], glibcVersion });
+  planMallocTuning({ ...linuxGlibc, args: ['spec'], glibcVersion });
   planMallocTuning({ ...linuxGlibc, canExecve: false, glibcVersion });
   expect(asked).toBe(0);
 });
