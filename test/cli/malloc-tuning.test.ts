@@ -26,7 +26,7 @@ it('restarts mock and proxy on Linux with glibc, keeping the environment and add
   }
 });
 
-it('restarts the commands that buffer others\' bodies; not the rest, help, or where the setting cannot apply', () => {
+it("restarts the commands that buffer others' bodies; not the rest, help, or where the setting cannot apply", () => {
   const reasons = (changes: Partial<ProcessFacts>) => {
     const plan = planMallocTuning({ ...linuxGlibc, ...changes });
     return plan.restart ? 'restart' : plan.reason;
