@@ -136,6 +136,19 @@ it('ends at the body cap with the start of what arrived, at the deadline, and at
   expect(aborted).toMatchObject({ interrupted: true, failure: { kind: 'interrupted' } });
 });
 
+it('cuts a body whose Content-Length is over the cap once its head is in, without reading up to the cap', async () => {
+  const declared = 50 * 1024 * 1024;
+  const target = await rawServer((_, socket) => {
+    socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${declared}\r\n\r\n`);
+    // Far more than the head, in pieces, as a server streaming its 50 MB would.
+    for (let piece = 0; piece < 16; piece += 1) socket.write('y'.repeat(64 * 1024));
+  });
+  const outcome = await client({ maxBodyBytes: 4 * 1024 * 1024 }).send({ method: 'GET', url: `${target.url}/`, headers: {} });
+  expect(outcome.answer?.partial).toMatchObject({ reason: 'too-large', message: 'answer larger than 4194304 bytes' });
+  expect(outcome.answer?.body.toString()).toMatch(/^y{1,8192}$/);
+  expect(outcome.answer?.partial?.bytes).toBeLessThan(1024 * 1024);
+});
+
 it('sends a bodiless GET again once when the connection closes before its answer, and never a POST', async () => {
   let requests = 0;
   const target = await rawServer((_, socket) => {
