@@ -6,17 +6,17 @@
  * one Observation built here. The MSW handlers and the node server run the same engine, so they
  * report the same coverage.
  */
-import { evaluations, jobStatuses } from '../contract/index.js';
+import { type Evaluation, evaluations, type Job, jobStatuses } from '../contract/index.js';
 import { parseRetryAfter } from '../contract/retry-after.js';
+import { bodyDigest } from './body-digest.js';
 import type { EngineAnswer, EngineCall } from './call.js';
-import { anonymousCaller, callerFingerprint } from './caller.js';
+import { anonymousCaller } from './caller.js';
 import { type ClientFinding, ClientJudge } from './client-findings/judge.js';
 import { type BehaviourCoverage, CoverageRecorder } from './coverage.js';
 import type { JournalEntry } from './journal.js';
 import { examplePathLength, type Observation } from './observation.js';
 import { truncate } from './responses.js';
 import type { OperationId } from './router.js';
-import { sha256Hex } from './sha256.js';
 
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };
 
@@ -28,33 +28,36 @@ export interface ConsumerReport {
   readonly clientFindings: readonly ClientFinding[];
 }
 
+/** What the engine knew when it answered, handed to the watch so that it derives nothing twice. */
+export interface AnsweredCall {
+  readonly entry: Omit<JournalEntry, 'seq'>;
+  readonly answer: EngineAnswer;
+  /** The caller's fingerprint the engine used; absent for calls never routed to an operation. */
+  readonly caller?: string | undefined;
+  /** The job the answer carried (createEvaluation's 202, getJob's 200). */
+  readonly job?: Job | undefined;
+}
+
 /** One call being answered: the call to answer it with, and what to do with its answer. */
 export interface WatchedCall {
   readonly call: EngineCall;
-  end(options: { entry: Omit<JournalEntry, 'seq'>; answer: EngineAnswer }): Promise<void>;
+  /** Synchronous, so that coverage read right after an answer already counts it. */
+  end(answered: AnsweredCall): void;
 }
 
-// Bytes decode one to one in windows-1252 (WHATWG maps its gaps to C1 controls), so equal
-// digests of the decoded text mean equal bytes, invalid UTF-8 included.
-const bytesAsText = new TextDecoder('windows-1252');
-
-function jobOf(answer: EngineAnswer): Observation['job'] {
-  if (answer.body === null) return undefined;
-  try {
-    const body = JSON.parse(answer.body) as { jobId?: unknown; status?: unknown; evaluation?: unknown };
-    if (typeof body.jobId !== 'string' || !(jobStatuses as readonly unknown[]).includes(body.status)) return undefined;
-    const evaluation = (evaluations as readonly unknown[]).includes(body.evaluation)
-      ? { evaluation: body.evaluation as (typeof evaluations)[number] }
-      : {};
-    return { jobId: body.jobId, status: body.status as (typeof jobStatuses)[number], ...evaluation };
-  } catch {
-    return undefined;
-  }
+function jobOf(job: Job | undefined): Observation['job'] {
+  // A job pinned through the control API is taken as given: only the contract's states count.
+  if (job === undefined || !(jobStatuses as readonly unknown[]).includes(job.status)) return undefined;
+  return (evaluations as readonly unknown[]).includes(job.evaluation)
+    ? { jobId: job.jobId, status: job.status, evaluation: job.evaluation as Evaluation }
+    : { jobId: job.jobId, status: job.status };
 }
 
 /** The answer's Retry-After in whole seconds, read as every other reader in the project reads it. */
 function retryAfterOf(answer: EngineAnswer, answeredAt: number): number | undefined {
-  const ms = parseRetryAfter(answer.headers['retry-after'], { now: answeredAt });
+  const header = answer.headers['retry-after'];
+  if (header === undefined) return undefined;
+  const ms = parseRetryAfter(header, { now: answeredAt });
   return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
@@ -68,9 +71,9 @@ export class ConsumerWatch {
    */
   begin(call: EngineCall): WatchedCall {
     let body: Uint8Array | undefined;
-    const method = call.method.toUpperCase();
+    const method = call.method;
     const watched: EngineCall =
-      method === 'GET' || method === 'HEAD'
+      method === 'GET' || method === 'HEAD' || method === 'get' || method === 'head'
         ? call
         : {
             method: call.method,
@@ -85,51 +88,43 @@ export class ConsumerWatch {
           };
     return {
       call: watched,
-      end: async ({ entry, answer }) => {
+      end: (answered) => {
         try {
-          await this.observe({ call, entry, answer, body });
+          this.observe(call, answered, body);
         } catch {
-          // Coverage is an aid: a failure in it must never change an answer. It is awaited (a few
-          // microseconds) so that coverage read right after an answer already counts it.
+          // Coverage is an aid: a failure in it must never change an answer.
         }
       },
     };
   }
 
-  private async observe(options: {
-    call: EngineCall;
-    entry: Omit<JournalEntry, 'seq'>;
-    answer: EngineAnswer;
-    body: Uint8Array | undefined;
-  }): Promise<void> {
-    const { call, entry, answer, body } = options;
+  private observe(call: EngineCall, answered: AnsweredCall, body: Uint8Array | undefined): void {
+    const { entry, answer } = answered;
     const operationId = entry.operationId as OperationId | undefined;
-    const caller =
-      operationId === undefined || operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
-    const key = call.header('idempotency-key');
-    const contentType = call.header('content-type');
-    const retryAfterSeconds = retryAfterOf(answer, entry.time + entry.durationMs);
-    const carriesJob = (operationId === 'createEvaluation' && answer.status === 202) || (operationId === 'getJob' && answer.status === 200);
-    const job = carriesJob ? jobOf(answer) : undefined;
-    const bodyDigest = body && body.byteLength > 0 ? await sha256Hex(bytesAsText.decode(body)) : undefined;
+    const endTime = entry.time + entry.durationMs;
     // Built field by field rather than by spreads: this runs for every request the mock answers.
     const observation: Mutable<Observation> = {
       time: entry.time,
-      endTime: entry.time + entry.durationMs,
+      endTime,
       method: truncate(entry.method, 20),
       path: truncate(entry.path, examplePathLength),
       status: entry.status,
       forced: entry.forced,
-      caller,
+      caller: operationId === undefined ? anonymousCaller : (answered.caller ?? anonymousCaller),
     };
     if (operationId !== undefined) observation.operationId = operationId;
     if (entry.code !== undefined) observation.code = entry.code;
     if (entry.forced && /\bcode\s*=/i.test(call.header('prefer') ?? '')) observation.asked = true;
+    const key = call.header('idempotency-key');
     if (key !== null) observation.idempotencyKey = truncate(key, 128);
+    const contentType = call.header('content-type');
     if (contentType !== null) observation.contentType = truncate(contentType, 100);
+    const retryAfterSeconds = retryAfterOf(answer, endTime);
     if (retryAfterSeconds !== undefined) observation.retryAfterSeconds = retryAfterSeconds;
+    const carriesJob = (operationId === 'createEvaluation' && answer.status === 202) || (operationId === 'getJob' && answer.status === 200);
+    const job = carriesJob ? jobOf(answered.job) : undefined;
     if (job !== undefined) observation.job = job;
-    if (bodyDigest !== undefined) observation.bodyDigest = bodyDigest;
+    if (body !== undefined && body.byteLength > 0) observation.bodyDigest = bodyDigest(body);
     this.coverage.observe(observation);
     this.judge.observe(observation);
   }

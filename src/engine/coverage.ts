@@ -116,34 +116,35 @@ export class CoverageRecorder {
   private readonly created = new RecentMap<string, { owner: string; key: string | undefined }>({ maxEntries: rememberedJobs });
 
   observe(observation: Observation): void {
-    for (const id of this.idsOf(observation)) this.counts.set(id, (this.counts.get(id) ?? 0) + 1);
-  }
-
-  private idsOf(observation: Observation): string[] {
     const { operationId, status, code, forced, job, caller } = observation;
-    const ids: string[] = [];
-    if (code !== undefined) ids.push(`error ${code}`);
-    if (operationId === undefined) return ids.filter(isBehaviourId);
-    ids.push(`${operationId} ${status}`);
-    if (observation.retryAfterSeconds !== undefined) ids.push(`${operationId} Retry-After`);
+    if (code !== undefined) this.count(`error ${code}`);
+    if (operationId === undefined) return;
+    this.count(`${operationId} ${status}`);
+    if (observation.retryAfterSeconds !== undefined) this.count(`${operationId} Retry-After`);
     if (job) {
-      ids.push(`job ${job.status}`);
-      if (job.evaluation) ids.push(`evaluation ${job.evaluation}`);
+      this.count(`job ${job.status}`);
+      if (job.evaluation) this.count(`evaluation ${job.evaluation}`);
     }
     if (operationId === 'createEvaluation' && status === 202 && job) {
       // A 202 naming a job this engine already gave out for the same caller and key is a replay.
       const before = this.created.get(job.jobId);
-      if (before && before.owner === caller && before.key === observation.idempotencyKey) ids.push('idempotency replay');
+      if (before && before.owner === caller && before.key === observation.idempotencyKey) this.count('idempotency replay');
       else this.created.set(job.jobId, { owner: caller, key: observation.idempotencyKey });
     }
     if (operationId === 'createEvaluation' && status === 409 && !forced && code === 'idempotency_key_conflict') {
-      ids.push('idempotency conflict');
+      this.count('idempotency conflict');
     }
     if (operationId === 'getJob' && status === 404 && !forced) {
       const owner = this.created.get(jobIdOfPath(observation.path))?.owner;
-      if (owner !== undefined && owner !== caller) ids.push('getJob other caller');
+      if (owner !== undefined && owner !== caller) this.count('getJob other caller');
     }
-    return ids.filter(isBehaviourId);
+  }
+
+  /** Counts one answer for a behaviour of the catalogue; ids outside it (a status the catalogue does not list) are not kept. */
+  private count(id: string): void {
+    const before = this.counts.get(id);
+    if (before !== undefined) this.counts.set(id, before + 1);
+    else if (known.has(id)) this.counts.set(id, 1);
   }
 
   /** Every behaviour of the catalogue, with whether an answer has shown it. */

@@ -7,7 +7,7 @@
 import { Job } from '../contract/index.js';
 import { builtinScenarios } from './builtin-scenarios.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
-import { callerFingerprint } from './caller.js';
+import { anonymousCaller, callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ConsumerReport, ConsumerWatch } from './consumer-watch.js';
@@ -376,6 +376,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   async function pipeline(call: EngineCall): Promise<{
     result: OperationResult;
     entry: Omit<JournalEntry, 'seq' | 'time' | 'method' | 'path' | 'status' | 'durationMs' | 'code' | 'jobId'>;
+    /** The caller's fingerprint, once the call is routed to an operation (the consumer watch reuses it). */
+    caller?: string;
   }> {
     const pathname = call.pathname;
     // The base path is a whole number of segments: /api covers /api/health, not /apiv0/health.
@@ -389,12 +391,15 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         } satisfies EngineError);
     if (isEngineError(route))
       return { result: { answer: errorAnswer(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
+    // Health is anyone's: its caller is never fingerprinted.
+    const caller = route.operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
     // Health documents only 200: no preference, valid or not, changes its answer.
     const preferences = route.operationId === 'health' ? noPreferences : usablePreferences(route.operationId, preferencesOf(call));
     if (isEngineError(preferences)) {
       return {
         result: { answer: errorAnswer(preferences), code: preferences.code },
         entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
+        caller,
       };
     }
     const active = (preferences.scenario && registry.get(preferences.scenario)) || scenario;
@@ -403,13 +408,13 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     if (forced) {
       call.discardBody();
       await latency.wait(forced.latencyMs + active.latencyMs);
-      return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true } };
+      return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true }, caller };
     }
     if (active.latencyMs > 0) await latency.wait(active.latencyMs);
     const context: OperationContext = {
       call,
       params: route.params,
-      caller: await callerFingerprint(call.header('authorization')),
+      caller,
       scenario: active,
       clock,
       random: jobIdRandom(),
@@ -420,7 +425,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       reading,
     };
     const result = await handlers[route.operationId](context);
-    return { result, entry: { ...base, forced: false } };
+    return { result, entry: { ...base, forced: false }, caller };
   }
 
   async function answerCall(call: EngineCall): Promise<EngineAnswer> {
@@ -454,7 +459,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     };
     const recorded = journal.record(entry);
     if (recorded) options.onJournalEntry?.(recorded);
-    await watched.end({ entry, answer: outcome.result.answer });
+    watched.end({ entry, answer: outcome.result.answer, caller: outcome.caller, job: outcome.result.job });
     // HEAD answers, errors included, carry the headers of the GET answer and no body.
     if (call.method.toUpperCase() === 'HEAD') return { ...outcome.result.answer, body: null };
     return outcome.result.answer;

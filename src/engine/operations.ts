@@ -44,11 +44,18 @@ export interface OperationContext {
 export interface OperationResult {
   readonly answer: EngineAnswer;
   readonly jobId?: string;
+  /** The job a 202 of createEvaluation or a 200 of getJob carried, as the consumer watch sees it. */
+  readonly job?: Job;
   readonly code?: string;
 }
 
 function fail(error: EngineError): OperationResult {
   return { answer: errorAnswer(error), code: error.code };
+}
+
+/** An answer carrying a job: the job travels beside its JSON, so no one parses the answer again. */
+function jobResult(status: 200 | 202, job: Job): OperationResult {
+  return { answer: jsonAnswer({ status, body: job }), jobId: job.jobId, job };
 }
 
 const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: 'No job with this jobId is available to this caller.' };
@@ -139,7 +146,7 @@ async function createOnce(options: {
   // stored, which nobody has seen.
   await context.jobs.insertIfAbsent(record.jobId, record);
   const binding = await bindKey({ context, scopedKey, digest, jobId: record.jobId });
-  if (binding === 'claimed') return { answer: jsonAnswer({ status: 202, body: jobView(record) }), jobId: record.jobId };
+  if (binding === 'claimed') return jobResult(202, jobView(record));
   await context.jobs.delete(record.jobId);
   return binding === 'conflict' ? conflict() : replay(binding, context);
 }
@@ -154,7 +161,7 @@ function conflict(): OperationResult {
 
 /** A replay shows the job as it is now (A-16, departure 3), as time alone has moved it. */
 function replay(record: JobRecord, context: OperationContext): OperationResult {
-  return { answer: jsonAnswer({ status: 202, body: jobView(atTime(record, context.clock.now())) }), jobId: record.jobId };
+  return jobResult(202, jobView(atTime(record, context.clock.now())));
 }
 
 /**
@@ -192,7 +199,7 @@ export async function getJob(context: OperationContext): Promise<OperationResult
   if (context.call.method.toUpperCase() === 'HEAD') {
     const entry = await context.jobs.get(jobId);
     if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
-    return { answer: jsonAnswer({ status: 200, body: jobView(atTime(entry.value, context.clock.now())) }), jobId };
+    return jobResult(200, jobView(atTime(entry.value, context.clock.now())));
   }
   return queueRead({ context, jobId });
 }
@@ -256,18 +263,14 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
       // Another caller's job answers exactly like a missing one: no existence oracle.
       if (record.owner !== caller) return fail(jobNotFound);
       record = afterRead(record, context.clock.now());
-      return { answer: jsonAnswer({ status: 200, body: jobView(record) }), jobId };
+      return jobResult(200, jobView(record));
     });
     if (record === entry.value) return results;
     if (await context.jobs.compareAndSet(jobId, entry.version, record)) return results;
   }
   // Another replica kept winning: answer what is stored, not counted as a read.
   const entry = await context.jobs.get(jobId);
-  return callers.map((caller) =>
-    !entry || entry.value.owner !== caller
-      ? fail(jobNotFound)
-      : { answer: jsonAnswer({ status: 200, body: jobView(entry.value) satisfies Job }), jobId },
-  );
+  return callers.map((caller) => (!entry || entry.value.owner !== caller ? fail(jobNotFound) : jobResult(200, jobView(entry.value))));
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
