@@ -11,6 +11,8 @@ import { anonymousCaller, callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ConsumerReport, ConsumerWatch } from './consumer-watch.js';
+import { bundledEngineContract, contractFromDocument, type EngineContract } from './engine-contract.js';
+import { answerFromExamples } from './example-operations.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
 import { Journal, type JournalEntry, type JournalPage } from './journal.js';
@@ -72,6 +74,11 @@ export interface MockEngineOptions {
   };
   /** A path prefix the contract's paths sit under, such as '/api'. Default: none. */
   readonly basePath?: string;
+  /**
+   * The contract to serve: an OpenAPI 3.1 document (a parsed object, local `$ref`s allowed) or
+   * one already built with `contractFromDocument`. Default: the bundled spec/openapi.yaml.
+   */
+  readonly spec?: unknown;
   /** Issuers' keys for verifyReport. Default: the shipped test key set. */
   readonly issuerKeys?: IssuerKeySet;
   /** How many journal entries to keep. Default 1000. */
@@ -212,6 +219,17 @@ function preferencesOf(call: EngineCall): Preferences {
  * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
  * is not a path, so a typo fails at start rather than turning every answer into a 404.
  */
+/** The contract an engine serves: the bundled one, a built one, or one built from a document. */
+function contractOption(spec: unknown): EngineContract {
+  if (spec === undefined) return bundledEngineContract;
+  if (isEngineContract(spec)) return spec;
+  return contractFromDocument(spec);
+}
+
+function isEngineContract(value: unknown): value is EngineContract {
+  return typeof value === 'object' && value !== null && 'routes' in value && 'exampleOperations' in value;
+}
+
 export function normalizeBasePath(basePath: string | undefined): string {
   const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
   if (trimmed === '') return '';
@@ -317,6 +335,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const journal = new Journal({ capacity: options.journalCapacity ?? 1000, maxBytes: limits.maxJournalBytes });
   const issuerKeys = options.issuerKeys ?? testKeySet;
   const basePath = normalizeBasePath(options.basePath);
+  const contract = contractOption(options.spec);
   const latency = new LatencyWaits(clock);
   /** Creates in progress by caller-scoped Idempotency-Key (operations.ts, oneAtATime). */
   const creating = new Map<string, Promise<unknown>>();
@@ -383,7 +402,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     // The base path is a whole number of segments: /api covers /api/health, not /apiv0/health.
     const underBase = !basePath || pathname === basePath || pathname.startsWith(`${basePath}/`);
     const route = underBase
-      ? matchRoute({ method: call.method, path: pathname.slice(basePath.length) || '/' })
+      ? matchRoute({ method: call.method, path: pathname.slice(basePath.length) || '/', routes: contract.routes })
       : ({
           status: 404,
           code: 'route_not_found',
@@ -391,20 +410,39 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
         } satisfies EngineError);
     if (isEngineError(route))
       return { result: { answer: errorAnswer(route), code: route.code }, entry: { scenario: scenario.name, forced: false } };
+    const examples = contract.exampleOperations.get(route.operationId);
+    if (examples) {
+      const preferred = Number(preferencesOf(call).code);
+      const result = await answerFromExamples({
+        operation: examples,
+        call,
+        params: route.params,
+        ...(Number.isInteger(preferred) ? { preferredStatus: preferred } : {}),
+      });
+      return { result, entry: { operationId: route.operationId, scenario: scenario.name, forced: false } };
+    }
+    if (!handlers[route.operationId as OperationId]) {
+      const message = `The document names ${truncate(route.operationId, 80)}, which the mock cannot serve.`;
+      return {
+        result: { answer: errorAnswer({ status: 404, code: 'route_not_found', message }), code: 'route_not_found' },
+        entry: { scenario: scenario.name, forced: false },
+      };
+    }
+    const operationId = route.operationId as OperationId;
     // Health is anyone's (A-10): its caller is never fingerprinted.
-    const caller = route.operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
+    const caller = operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
     // Health documents only 200 (A-8): no preference, valid or not, changes its answer.
-    const preferences = route.operationId === 'health' ? noPreferences : usablePreferences(route.operationId, preferencesOf(call));
+    const preferences = operationId === 'health' ? noPreferences : usablePreferences(operationId, preferencesOf(call));
     if (isEngineError(preferences)) {
       return {
         result: { answer: errorAnswer(preferences), code: preferences.code },
-        entry: { operationId: route.operationId, scenario: scenario.name, forced: false },
+        entry: { operationId: operationId, scenario: scenario.name, forced: false },
         caller,
       };
     }
     const active = (preferences.scenario && registry.get(preferences.scenario)) || scenario;
-    const base = { operationId: route.operationId, scenario: active.name };
-    const forced = await forcedAnswer(route.operationId, active, preferences);
+    const base = { operationId: operationId, scenario: active.name };
+    const forced = await forcedAnswer(operationId, active, preferences);
     if (forced) {
       call.discardBody();
       await latency.wait(forced.latencyMs + active.latencyMs);
@@ -423,8 +461,9 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       issuerKeys,
       creating,
       reading,
+      contract,
     };
-    const result = await handlers[route.operationId](context);
+    const result = await handlers[operationId](context);
     return { result, entry: { ...base, forced: false }, caller };
   }
 

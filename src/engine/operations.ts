@@ -3,10 +3,11 @@
  * Stage 3, acting on state: one handler per operation of the contract. Each takes the request
  * already routed (and past any scenario fault) and returns the answer the contract allows.
  */
-import { bodyLimits, EvaluationRequest, IdempotencyKey, type Job, JobIdParameter, VerificationRequest } from '../contract/index.js';
+import type { EvaluationRequest, Job, VerificationRequest } from '../contract/index.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
 import type { Clock } from './clock.js';
+import type { EngineContract } from './engine-contract.js';
 import { afterRead, atTime, type JobRecord, jobView } from './jobs.js';
 import { newJobId, type Random } from './random.js';
 import { readJsonObject } from './request-body.js';
@@ -38,6 +39,8 @@ export interface OperationContext {
   /** Reads of each job waiting in this engine (see getJob). */
   readonly reading: ReadQueues;
   readonly issuerKeys: IssuerKeySet;
+  /** The contract served: validators and body limits (engine-contract.ts). */
+  readonly contract: EngineContract;
 }
 
 /** What an operation answered, with the jobId it concerned (for the journal). */
@@ -68,14 +71,14 @@ export async function health(): Promise<OperationResult> {
 }
 
 export async function createEvaluation(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.call, { bytes: bodyLimits.createEvaluationBytes, status: 413 });
+  const body = await readJsonObject(context.call, { bytes: context.contract.createEvaluation.maxBodyBytes, status: 413 });
   if (isEngineError(body)) return fail(body);
   const key = context.call.header('idempotency-key');
   const diagnostics = [
     ...(key === null
       ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
-      : diagnose({ schema: IdempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
-    ...diagnose({ schema: EvaluationRequest, value: body }),
+      : diagnose({ schema: context.contract.createEvaluation.idempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
+    ...diagnose({ schema: context.contract.createEvaluation.body, value: body }),
   ];
   if (diagnostics.length > 0) {
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
@@ -194,7 +197,7 @@ export async function getJob(context: OperationContext): Promise<OperationResult
     return fail(jobNotFound);
   }
   // An invalid jobId names no job: 404, the one rejection getJob documents.
-  if (!JobIdParameter.safeParse(jobId).success) return fail(jobNotFound);
+  if (!context.contract.getJob.jobId.safeParse(jobId).success) return fail(jobNotFound);
   // HEAD is safe: it shows the job as time has moved it, but does not count as a read.
   if (context.call.method.toUpperCase() === 'HEAD') {
     const entry = await context.jobs.get(jobId);
@@ -274,9 +277,9 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.call, { bytes: bodyLimits.verifyReportBytes, status: 400 });
+  const body = await readJsonObject(context.call, { bytes: context.contract.verifyReport.maxBodyBytes, status: 400 });
   if (isEngineError(body)) return fail(body);
-  const diagnostics = diagnose({ schema: VerificationRequest, value: body });
+  const diagnostics = diagnose({ schema: context.contract.verifyReport.body, value: body });
   if (diagnostics.length > 0) {
     // verifyReport has no 413: over-long input is a 400 whose code still says why.
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);

@@ -3,34 +3,23 @@
  * Stage 1 of the pipeline: maps a method and path to an operation of the contract, or to the
  * 404/405 the contract leaves to `default` (docs/assumptions.md A-20).
  */
-import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
+import type { BehaviourOperationId, ContractRoute } from './engine-contract.js';
 import type { EngineError } from './responses.js';
 
-export type OperationId = 'health' | 'createEvaluation' | 'verifyReport' | 'getJob';
-
-interface Route {
-  readonly operationId: OperationId;
-  readonly method: 'GET' | 'POST';
-  readonly path: PathTemplate;
-}
-
-// The spec's paths as written there, matched as the proxy and the runner match them.
-const routes: readonly Route[] = [
-  { operationId: 'health', method: 'GET', path: compilePathTemplate('/health') },
-  { operationId: 'createEvaluation', method: 'POST', path: compilePathTemplate('/v0/evaluations') },
-  { operationId: 'verifyReport', method: 'POST', path: compilePathTemplate('/v0/verifications') },
-  { operationId: 'getJob', method: 'GET', path: compilePathTemplate('/v0/jobs/{jobId}') },
-];
+/** An operation the engine has behaviour for (engine-contract.ts); others are served from examples. */
+export type OperationId = BehaviourOperationId;
 
 export interface RouteMatch {
-  readonly operationId: OperationId;
+  /** The document's operationId: one of OperationId, or an operation served from its examples. */
+  readonly operationId: string;
   /** Path parameters, still percent-encoded. */
   readonly params: Readonly<Record<string, string>>;
 }
 
-export function matchRoute(options: { method: string; path: string }): RouteMatch | EngineError {
+/** The contract's paths as written there, matched as the proxy and the runner match them. */
+export function matchRoute(options: { method: string; path: string; routes: readonly ContractRoute[] }): RouteMatch | EngineError {
   const method = options.method.toUpperCase();
-  const candidates = routes.filter((route) => route.path.test(options.path));
+  const candidates = options.routes.filter((route) => route.path.test(options.path));
   if (candidates.length === 0) {
     return { status: 404, code: 'route_not_found', message: `No operation of the contract has the path ${truncatePath(options.path)}.` };
   }
