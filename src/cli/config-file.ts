@@ -27,6 +27,7 @@ const mockOptions = z
     scenario: z.string().min(1).describe("a shipped scenario's name or a scenario file (relative to this file)"),
     seed: z.number().int().min(0).max(4294967295).describe('seed job ids and fractional faults'),
     'base-path': z.string().describe('serve the contract under a prefix, e.g. /api'),
+    spec: z.string().describe('serve another version of the contract: an OpenAPI 3.1 document, a file or an http(s) URL'),
     'control-token': z.string().min(1).describe('token for the control API (/__mock/)'),
     'control-origin': z.array(z.string().min(1)).describe('origins whose web pages may call the control API'),
     'coverage-report': z

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { contractFromDocument, type EngineContract } from '../engine/engine-contract.js';
 import {
   createMockEngine,
   defaultLimits,
@@ -13,6 +14,7 @@ import {
   ScenarioError,
   StoreUnavailableError,
 } from '../engine/index.js';
+import { loadContract } from '../openapi/document.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
 import type { SharedState } from '../server/redis/shared-state.js';
@@ -24,6 +26,7 @@ import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
 import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
 import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
+import { specAdvice, specFileProblem } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
@@ -48,6 +51,9 @@ Options:
   --scenario NAME|FILE a shipped scenario (default: default) or a JSON/YAML scenario file
   --seed N             seed job ids and fractional faults, for reproducible runs
   --base-path PATH     serve the contract under a prefix, e.g. /api
+  --spec FILE|URL      serve another version of the contract: an OpenAPI 3.1 document (default:
+                       the bundled spec/openapi.yaml). Its routes, validation and limits drive the
+                       mock; operations it adds are answered from its examples (docs/evolution.md)
   --control-token T    token for the control API (/__mock/); generated when --host is not loopback
   --control-origin O   let web pages of origin O (such as http://localhost:5173) call the control
                        API with CORS; repeatable. Without it, a control call carrying any Origin
@@ -134,6 +140,7 @@ export const mockCommand: Command = {
           scenario: { type: 'string' },
           seed: { type: 'string' },
           'base-path': { type: 'string' },
+          spec: { type: 'string' },
           'control-token': { type: 'string' },
           'control-origin': { type: 'string', multiple: true },
           'coverage-report': { type: 'string', multiple: true },
@@ -180,6 +187,7 @@ export const mockCommand: Command = {
       throw new UsageError(
         `--watch reloads a scenario file, and --scenario is ${values.scenario === undefined ? 'not given' : `the shipped scenario '${choice}'`}. Pass --scenario ./your-scenario.yaml with --watch.`,
       );
+    const spec = values.spec === undefined ? undefined : await specContract(values.spec);
     const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
     const storeUrl = storeOption(values.store ?? (process.env.EVIDENCE_HARNESS_STORE || undefined));
     // Redis keeps the count and the time to live; a byte budget is Redis's maxmemory (docs/scale-out.md).
@@ -211,6 +219,7 @@ export const mockCommand: Command = {
         scenario,
         ...(seed === undefined ? {} : { seed }),
         ...(basePath ? { basePath } : {}),
+        ...(spec ? { spec: spec.contract } : {}),
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
         ...shared?.engineOptions,
       });
@@ -280,6 +289,7 @@ export const mockCommand: Command = {
       [
         ...(config ? [`options from ${config.file} (flags given on the command line win)`] : []),
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
+        ...(spec ? specLines(spec) : []),
         ...(shared ? [`state shared in ${shared.where} (namespace ${values['store-namespace'] ?? 'evidence-harness'})`] : []),
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
         ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
@@ -429,4 +439,26 @@ function limitsOf(values: Record<string, string | boolean | string[] | undefined
     maxScenarioRegistryBytes: size('max-scenario-bytes'),
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as EngineLimits;
+}
+
+/** `--spec`: the document read as the runner reads it, then made the engine's contract. */
+async function specContract(source: string): Promise<{ source: string; contract: EngineContract }> {
+  const problem = specFileProblem(source);
+  if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
+  try {
+    const document = await loadContract({ source });
+    return { source, contract: contractFromDocument(document.document) };
+  } catch (error) {
+    throw new UsageError(`--spec: ${(error as Error).message}`);
+  }
+}
+
+/** What the start-up says about a document the mock follows: its version, and what it serves differently. */
+function specLines(spec: { source: string; contract: EngineContract }): string[] {
+  const { contract } = spec;
+  return [
+    `contract: ${spec.source} (version ${contract.version})`,
+    ...(contract.exampleOperations.size > 0 ? [`served from examples: ${[...contract.exampleOperations.keys()].join(', ')}`] : []),
+    ...(contract.missing.length > 0 ? [`not served (the document lacks them): ${contract.missing.join(', ')}`] : []),
+  ];
 }

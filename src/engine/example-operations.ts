@@ -30,13 +30,19 @@ export async function answerFromExamples(options: {
     else diagnostics.push(...diagnose({ schema, value, prefix: `${name} header` }));
   }
   for (const [name, schema] of Object.entries(operation.pathParameters)) {
-    let value: string;
+    let value: string | undefined;
     try {
       value = decodeURIComponent(params[name] ?? '');
     } catch {
-      value = params[name] ?? '';
+      value = undefined;
     }
-    diagnostics.push(...diagnose({ schema, value, prefix: `${name} path parameter` }));
+    // A path that names no valid resource names none at all: 404, as getJob answers (A-23).
+    if (value === undefined || diagnose({ schema, value }).length > 0) {
+      const code = name === 'jobId' ? 'job_not_found' : 'route_not_found';
+      const message = `No resource of ${operation.operationId} has this ${name}.`;
+      call.discardBody();
+      return { answer: errorAnswer({ status: 404, code, message }), code };
+    }
   }
   if (operation.body) {
     const method = call.method.toUpperCase();
