@@ -26,6 +26,14 @@ export {
   normalizeBasePath,
   pageLimits,
 } from './engine.js';
+export {
+  type BehaviourOperationId,
+  bundledEngineContract,
+  ContractDocumentError,
+  contractFromDocument,
+  type EngineContract,
+  type ExampleOperation,
+} from './engine-contract.js';
 export type { JobRecord, TimelineStep } from './jobs.js';
 export { type JournalEntry, type JournalPage, journalPathLength } from './journal.js';
 export type { ExampleRequest, Observation } from './observation.js';

@@ -29,6 +29,12 @@ export interface MockServerOptions {
   readonly engine?: MockEngine;
   readonly engineOptions?: MockEngineOptions;
   /**
+   * The contract to serve when no `engine` is given: an OpenAPI 3.1 document as an object (read
+   * a file with `loadContract`) or a contract built with `contractFromDocument`; the same as
+   * `engineOptions.spec`. Default: the bundled spec/openapi.yaml.
+   */
+  readonly spec?: unknown;
+  /**
    * End the engine's latency waits when the server closes (engine.close()). Default: true for
    * an engine the server made, false for one passed in, which may still serve elsewhere.
    */
@@ -245,7 +251,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
 async function serve(context: { options: MockServerOptions; shared: SharedState | undefined }): Promise<RunningMockServer> {
   const { options, shared } = context;
-  const engine = options.engine ?? createMockEngine({ ...options.engineOptions, ...shared?.engineOptions });
+  const engine =
+    options.engine ??
+    createMockEngine({ ...options.engineOptions, ...(options.spec === undefined ? {} : { spec: options.spec }), ...shared?.engineOptions });
   // Adopt the scenario state the other replicas share before answering anyone.
   if (shared && !options.sharedState) await engine.control.synced();
   const closeEngine = options.closeEngine ?? options.engine === undefined;
