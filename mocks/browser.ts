@@ -4,6 +4,7 @@
  * serve MSW's service worker script (`npx msw init <public dir>`, see README).
  */
 import { type SetupWorker, setupWorker } from 'msw/browser';
+import './csp-safe-zod.js';
 import { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
 
 export interface MockServiceBrowser extends MockHandlers {

@@ -24,7 +24,7 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-export async function startStaticServer(options: { root: string }): Promise<StaticServer> {
+export async function startStaticServer(options: { root: string; headers?: Readonly<Record<string, string>> }): Promise<StaticServer> {
   const requested: string[] = [];
   const server = createServer(async (request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://static.local').pathname);
@@ -36,7 +36,11 @@ export async function startStaticServer(options: { root: string }): Promise<Stat
     }
     try {
       const body = await readFile(file);
-      response.writeHead(200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      response.writeHead(200, {
+        'content-type': contentTypes[extname(file)] ?? 'application/octet-stream',
+        'cache-control': 'no-store',
+        ...options.headers,
+      });
       response.end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
