@@ -150,42 +150,44 @@ export const prismVersion = (
 
 export type ServerName = 'mock' | 'mock-quiet' | 'bare' | 'prism' | 'prism-multiprocess' | 'prism-silent';
 
+/** A launch of `script args` with node; a logged server's stdout is drained through a pipe. */
+function node(script: string, args: readonly string[], display: string, logged: boolean) {
+  return (port: number): Launch => ({
+    command: process.execPath,
+    args: [script, ...args, ...(script === prismEntry ? ['-p', String(port), '-h', '127.0.0.1'] : ['--port', String(port)])],
+    ...(logged ? { stdout: 'pipe' as const } : {}),
+    display: `${display}${logged ? ' | cat' : ''}`,
+  });
+}
+
 /** The servers, each as a person starts it; the mock from the executable package.json's "bin" runs. */
 export const servers: Record<ServerName, (port: number) => Launch> = {
-  mock: (port) => ({
-    command: process.execPath,
-    args: [executablePath(), 'mock', '--port', String(port)],
-    stdout: 'pipe',
-    display: 'evidence-harness mock --port PORT | cat',
-  }),
-  'mock-quiet': (port) => ({
-    command: process.execPath,
-    args: [executablePath(), 'mock', '--port', String(port), '--quiet'],
-    display: 'evidence-harness mock --port PORT --quiet',
-  }),
-  bare: (port) => ({
-    command: process.execPath,
-    args: [join(packageRoot(), 'dist/bench/children/bare-server.js'), '--port', String(port)],
-    display: 'node dist/bench/children/bare-server.js --port PORT',
-  }),
-  prism: (port) => ({
-    command: process.execPath,
-    args: [prismEntry, 'mock', spec, '-p', String(port), '-h', '127.0.0.1'],
-    stdout: 'pipe',
-    display: 'prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 | cat',
-  }),
-  'prism-multiprocess': (port) => ({
-    command: process.execPath,
-    args: [prismEntry, 'mock', spec, '-p', String(port), '-h', '127.0.0.1', '--multiprocess'],
-    stdout: 'pipe',
-    display: 'prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 --multiprocess | cat',
-  }),
-  'prism-silent': (port) => ({
-    command: process.execPath,
-    args: [prismEntry, 'mock', spec, '-p', String(port), '-h', '127.0.0.1', '-v', 'silent', '--no-multiprocess'],
-    display: 'prism mock spec/openapi.yaml -p PORT -h 127.0.0.1 -v silent --no-multiprocess',
-  }),
+  mock: node(executablePath(), ['mock'], 'evidence-harness mock --port PORT', true),
+  'mock-quiet': node(executablePath(), ['mock', '--quiet'], 'evidence-harness mock --quiet --port PORT', false),
+  bare: node(join(packageRoot(), 'dist/bench/children/bare-server.js'), [], 'node dist/bench/children/bare-server.js --port PORT', false),
+  prism: node(prismEntry, ['mock', spec], 'prism mock spec/openapi.yaml -p PORT -h 127.0.0.1', true),
+  'prism-multiprocess': node(
+    prismEntry,
+    ['mock', spec, '--multiprocess'],
+    'prism mock spec/openapi.yaml --multiprocess -p PORT -h 127.0.0.1',
+    true,
+  ),
+  'prism-silent': node(
+    prismEntry,
+    ['mock', spec, '-v', 'silent', '--no-multiprocess'],
+    'prism mock spec/openapi.yaml -v silent --no-multiprocess -p PORT -h 127.0.0.1',
+    false,
+  ),
 };
+
+/** `prism proxy` in front of `upstream`, in its fastest configuration for a rate. */
+export const prismProxy = (upstream: string) =>
+  node(
+    prismEntry,
+    ['proxy', spec, upstream, '-v', 'silent', '--no-multiprocess'],
+    'prism proxy spec/openapi.yaml MOCK -v silent --no-multiprocess -p PORT -h 127.0.0.1',
+    false,
+  );
 
 export const prismConfigurations: readonly ServerName[] = ['prism', 'prism-multiprocess', 'prism-silent'];
 

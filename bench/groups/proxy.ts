@@ -7,13 +7,12 @@
  * connection, timed in µs (autocannon's whole-millisecond p50 under load measures queueing).
  */
 import http from 'node:http';
-import { join } from 'node:path';
 import type { AutocannonRequest } from 'autocannon';
-import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
+import { executablePath } from '../../src/openapi/package-root.js';
 import type { BenchOptions } from '../config.js';
 import { type GroupResult, num, percent, times } from '../figures.js';
 import { cpuPerRequestUs, evaluationBody, freshKey, median, requestOf, runLoad, type Workload, workload } from '../load.js';
-import { type ChildServer, type Launch, prismVersion, processCpuMs, servers, startServer } from '../processes.js';
+import { type ChildServer, type Launch, prismProxy, prismVersion, processCpuMs, servers, startServer } from '../processes.js';
 
 type Path = 'direct' | 'proxy' | 'prism-proxy';
 type Traffic = 'health' | 'getJob' | 'createEvaluation' | 'mixed';
@@ -46,32 +45,13 @@ function mixedFlow(): AutocannonRequest[] {
   ];
 }
 
-const proxyLaunch =
-  (kind: 'ours' | 'prism', upstream: string) =>
-  (port: number): Launch =>
-    kind === 'ours'
-      ? {
-          command: process.execPath,
-          args: [executablePath(), 'proxy', '--upstream', upstream, '--port', String(port), '--quiet'],
-          display: 'evidence-harness proxy --upstream MOCK --port PORT --quiet',
-        }
-      : {
-          command: process.execPath,
-          args: [
-            join(packageRoot(), 'node_modules/@stoplight/prism-cli/dist/index.js'),
-            'proxy',
-            join(packageRoot(), 'spec/openapi.yaml'),
-            upstream,
-            '-p',
-            String(port),
-            '-h',
-            '127.0.0.1',
-            '-v',
-            'silent',
-            '--no-multiprocess',
-          ],
-          display: 'prism proxy spec/openapi.yaml MOCK -p PORT -h 127.0.0.1 -v silent --no-multiprocess',
-        };
+const ourProxy =
+  (upstream: string) =>
+  (port: number): Launch => ({
+    command: process.execPath,
+    args: [executablePath(), 'proxy', '--upstream', upstream, '--port', String(port), '--quiet'],
+    display: 'evidence-harness proxy --upstream MOCK --port PORT --quiet',
+  });
 
 /** One request over `agent`'s one connection: ms from sending to the answer's end. */
 function timed(agent: http.Agent, baseUrl: string, request: Workload): Promise<number> {
@@ -97,8 +77,8 @@ export async function runProxy(options: BenchOptions, progress: (line: string) =
   const latencyRows: string[][] = [];
   try {
     const paths = new Map<Path, ChildServer>([['direct', mock]]);
-    paths.set('proxy', await startServer(proxyLaunch('ours', mock.url)));
-    if (!options.quick) paths.set('prism-proxy', await startServer(proxyLaunch('prism', mock.url)));
+    paths.set('proxy', await startServer(ourProxy(mock.url)));
+    if (!options.quick) paths.set('prism-proxy', await startServer(prismProxy(mock.url)));
     started.push(...[...paths.values()].slice(1));
     const single = {
       health: await workload('health', mock.url),

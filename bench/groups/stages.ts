@@ -158,44 +158,41 @@ export async function runStages(options: BenchOptions, progress: (line: string) 
   return tabulate(us, rme);
 }
 
+type Cells = Partial<Record<WorkloadName, number>>;
+
 function tabulate(us: Map<string, number>, rme: Map<string, number>): GroupResult {
   const stage = (id: string) => us.get(id) ?? Number.NaN;
+  const each = (id: (name: WorkloadName) => string): Cells => Object.fromEntries(workloadNames.map((name) => [name, stage(id(name))]));
+  const pick = (ids: Partial<Record<WorkloadName, string>>): Cells =>
+    Object.fromEntries(Object.entries(ids).map(([name, id]) => [name, stage(id)]));
   // Which stages each request runs, by the engine's pipeline (engine.ts, operations.ts).
-  const stages: [string, Partial<Record<WorkloadName, number>>][] = [
-    ['route', { health: stage('route'), getJob: stage('route'), createEvaluation: stage('route'), verifyReport: stage('route') }],
-    [
-      'scenario and faults',
-      Object.fromEntries(workloadNames.map((name) => [name, stage('scenario and faults')])) as Record<WorkloadName, number>,
-    ],
-    [
-      'read and validate',
-      { createEvaluation: stage('read and validate createEvaluation'), verifyReport: stage('read and validate verifyReport') },
-    ],
-    ['idempotency digest', { createEvaluation: stage('idempotency digest') }],
-    ['store', { getJob: stage('store getJob'), createEvaluation: stage('store createEvaluation') }],
-    ['Ed25519 verification', { verifyReport: stage('Ed25519 verification (verifyArtifact)') }],
-    [
-      'respond',
-      { getJob: stage('respond (job)'), createEvaluation: stage('respond (job)'), verifyReport: stage('respond (verification)') },
-    ],
-    ['journal', Object.fromEntries(workloadNames.map((name) => [name, stage('journal')])) as Record<WorkloadName, number>],
-    ['consumer watch', Object.fromEntries(workloadNames.map((name) => [name, stage(`consumer watch ${name}`)]))],
+  const stages: [string, Cells][] = [
+    ['route', each(() => 'route')],
+    ['scenario and faults', each(() => 'scenario and faults')],
+    ['read and validate', pick({ createEvaluation: 'read and validate createEvaluation', verifyReport: 'read and validate verifyReport' })],
+    ['idempotency digest', pick({ createEvaluation: 'idempotency digest' })],
+    ['store', pick({ getJob: 'store getJob', createEvaluation: 'store createEvaluation' })],
+    ['Ed25519 verification', pick({ verifyReport: 'Ed25519 verification (verifyArtifact)' })],
+    ['respond', pick({ getJob: 'respond (job)', createEvaluation: 'respond (job)', verifyReport: 'respond (verification)' })],
+    ['journal', each(() => 'journal')],
+    ['consumer watch', each((name) => `consumer watch ${name}`)],
   ];
-  const figures: Record<string, number> = {};
-  const pipeline = Object.fromEntries(workloadNames.map((name) => [name, stage(`pipeline ${name}`)])) as Record<WorkloadName, number>;
+  const pipeline = each((name) => `pipeline ${name}`);
   const remainder = Object.fromEntries(
-    workloadNames.map((name) => [name, pipeline[name] - stages.reduce((sum, [, cells]) => sum + (cells[name] ?? 0), 0)]),
+    workloadNames.map((name) => [name, pipeline[name]! - stages.reduce((sum, [, cells]) => sum + (cells[name] ?? 0), 0)]),
   );
+  const figures: Record<string, number> = {
+    'stages.verifyReport.verifyUs': stage('Ed25519 verification (verifyArtifact)'),
+    'stages.verifyReport.cacheLookupUs': stage('verified-artifact cache lookup'),
+  };
   for (const name of workloadNames) {
-    figures[`stages.${name}.pipelineUs`] = pipeline[name];
-    figures[`stages.${name}.consumerWatchShare`] = stage(`consumer watch ${name}`) / pipeline[name];
-    for (const [label, cells] of stages) {
-      if (cells[name] !== undefined) figures[`stages.${name}.${label.replaceAll(' ', '-')}Us`] = cells[name]!;
-    }
+    figures[`stages.${name}.pipelineUs`] = pipeline[name]!;
+    figures[`stages.${name}.consumerWatchShare`] = stage(`consumer watch ${name}`) / pipeline[name]!;
+    for (const [label, cells] of stages)
+      if (cells[name] !== undefined) figures[`stages.${name}.${label.replaceAll(' ', '-')}Us`] = cells[name];
   }
-  figures['stages.verifyReport.verifyUs'] = stage('Ed25519 verification (verifyArtifact)');
-  figures['stages.verifyReport.cacheLookupUs'] = stage('verified-artifact cache lookup');
-  const row = (label: string, cells: Partial<Record<WorkloadName, number>>) => [label, ...workloadNames.map((name) => num(cells[name]))];
+  const row = (label: string, cells: Cells) => [label, ...workloadNames.map((name) => num(cells[name]))];
+  const widest = Math.max(...[...rme.values()].filter(Number.isFinite));
   return {
     group: 'stages',
     figures,
@@ -207,7 +204,7 @@ function tabulate(us: Map<string, number>, rme: Map<string, number>): GroupResul
           row('remainder (awaits, glue, read queue)', remainder),
           row('**whole pipeline** (`engine.answerCall`)', pipeline),
         ],
-        note: `tinybench, ${batch} calls per sample; the widest relative margin of error was ±${num(Math.max(...[...rme.values()].filter(Number.isFinite)), '%')}.`,
+        note: `tinybench, ${batch} calls per sample; the widest relative margin of error was ±${num(widest, '%')}.`,
       },
       'stages.verify': {
         headers: ['Step', 'µs per call'],
