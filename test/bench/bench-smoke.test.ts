@@ -34,7 +34,12 @@ it('runs its groups with --quick, writes their JSON and fills the marked tables 
   const directory = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   const doc = join(directory, 'performance.md');
   const ids = ['run', 'throughput.headline', 'throughput.http-stages', 'stages', 'stages.verify', 'proxy', 'thresholds'];
-  writeFileSync(doc, ['# Doc', ...ids.map((id) => `<!-- bench:${id} -->\nold\n<!-- /bench -->`), '<!-- bench:absent -->\nkept\n<!-- /bench -->'].join('\n\n'));
+  writeFileSync(
+    doc,
+    ['# Doc', ...ids.map((id) => `<!-- bench:${id} -->\nold\n<!-- /bench -->`), '<!-- bench:absent -->\nkept\n<!-- /bench -->'].join(
+      '\n\n',
+    ),
+  );
   const { code, stderr } = await runBench(['--quick', '--group', groups.join(','), '--json-dir', directory, '--doc', doc]);
   expect(code, stderr).toBe(0);
   for (const group of [...groups, 'run']) {
@@ -63,7 +68,11 @@ it('--check-only exits 1 naming each figure past its bound, and 0 when all measu
   const past = await runBench([
     '--check-only',
     '--json-dir',
-    figuresDir({ 'throughput.getJob.cpuOverBare': 2.1, 'throughput.health.cpuOverBare': 1.1, 'throughput.createEvaluation.cpuOverBare': null }),
+    figuresDir({
+      'throughput.getJob.cpuOverBare': 2.1,
+      'throughput.health.cpuOverBare': 1.1,
+      'throughput.createEvaluation.cpuOverBare': null,
+    }),
   ]);
   expect(past.code).toBe(1);
   expect(past.stderr).toContain('throughput.getJob.cpuOverBare = 2.1, past <= 1.5');
