@@ -36,7 +36,7 @@ it('runs its groups with --quick, writes their JSON and fills the marked tables 
   const ids = ['run', 'throughput.headline', 'throughput.http-stages', 'stages', 'stages.verify', 'proxy', 'thresholds'];
   writeFileSync(
     doc,
-    ['# Doc', ...ids.map((id) => `<!-- bench:${id} -->\nold\n<!-- /bench -->`), '<!-- bench:absent -->\nkept\n<!-- /bench -->'].join(
+    ['# Doc', ...ids.map((id) => `<!-- bench:${id} -->\nSTALE\n<!-- /bench -->`), '<!-- bench:absent -->\nkept\n<!-- /bench -->'].join(
       '\n\n',
     ),
   );
@@ -50,7 +50,7 @@ it('runs its groups with --quick, writes their JSON and fills the marked tables 
   const throughput = JSON.parse(readFileSync(join(directory, 'throughput.json'), 'utf8')) as { figures: Record<string, number> };
   expect(throughput.figures['throughput.getJob.cpuOverBare']).toBeGreaterThan(0);
   const written = readFileSync(doc, 'utf8');
-  expect(written).not.toContain('old');
+  expect(written).not.toContain('STALE');
   expect(written).toContain('<!-- bench:absent -->\nkept\n<!-- /bench -->');
   expect(written).toMatch(/<!-- bench:throughput.headline -->\n\| Request \| mock CPU µs\/req \| bare CPU µs\/req[^\n]*\n\| --- /);
   expect(written).toMatch(/\| getJob \| [\d.,]+ \| [\d.,]+ \| [\d.,]+× \|/);
