@@ -1,45 +1,36 @@
 /**
  * @module bench/children/msw-loop
- * MSW in-process: one setupServer, one fetch loop, two handler sets swapped in turn — the
- * engine's handlers (mocks/handlers.ts) and a trivial handler answering a fixed JSON body for
- * any URL. The same requests go through the same interception both times, so the ratio is the
- * cost of the engine. Samples alternate (engine, static, engine, static, …) to spread drift.
- * Prints one JSON line.
+ * One setupServer, one closed fetch loop (10 requests in flight), the handler set swapped in
+ * turn: the engine's handlers and a trivial one answering a fixed JSON body. The same requests
+ * go through the same interception both times, so the ratio is the engine's cost. Samples
+ * alternate (engine, static, static, engine, …) to spread drift. Prints one JSON line.
  *
- * Run: node dist/bench/children/msw-loop.js --duration-ms 1000 --concurrency 10 --samples 2
+ * Run: node dist/bench/children/msw-loop.js --duration-ms 1000 --samples 2
  */
 import { parseArgs } from 'node:util';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../mocks/handlers.js';
-import { evaluationBody, freshKey } from '../workloads.js';
-import { fetchLoop } from './fetch-loop.js';
+import { evaluationBody, freshKey } from '../load.js';
 
 const { values } = parseArgs({
-  options: {
-    'duration-ms': { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '10' },
-    samples: { type: 'string', default: '2' },
-  },
+  options: { 'duration-ms': { type: 'string', default: '1000' }, samples: { type: 'string', default: '2' } },
 });
 const durationMs = Number(values['duration-ms']);
-const concurrency = Number(values.concurrency);
-const samples = Number(values.samples);
 const baseUrl = 'http://bench.test';
-
-const engineHandlers = createHandlers({ baseUrl, controlApi: false }).handlers;
-const staticHandlers = [http.all(`${baseUrl}/*`, () => HttpResponse.json({ status: 'ok' }))];
-const server = setupServer(...engineHandlers);
+const handlerSets = {
+  engine: createHandlers({ baseUrl, controlApi: false }).handlers,
+  static: [http.all(`${baseUrl}/*`, () => HttpResponse.json({ status: 'ok' }))],
+};
+const server = setupServer(...handlerSets.engine);
 server.listen({ onUnhandledRequest: 'error' });
-
 const created = await fetch(`${baseUrl}/v0/evaluations`, {
   method: 'POST',
   headers: { 'content-type': 'application/json', 'idempotency-key': freshKey() },
   body: evaluationBody,
 });
 const { jobId } = (await created.json()) as { jobId: string };
-
-const requests = {
+const requests: Record<string, () => Promise<Response>> = {
   health: () => fetch(`${baseUrl}/health`),
   getJob: () => fetch(`${baseUrl}/v0/jobs/${jobId}`),
   createEvaluation: () =>
@@ -48,30 +39,39 @@ const requests = {
       headers: { 'content-type': 'application/json', 'idempotency-key': freshKey() },
       body: evaluationBody,
     }),
-} as const;
+};
 
-type Kind = 'engine' | 'static';
-const results: Record<string, Record<Kind, { rps: number[]; failures: number }>> = {};
-for (const [name, send] of Object.entries(requests)) {
-  const entry: Record<Kind, { rps: number[]; failures: number }> = {
-    engine: { rps: [], failures: 0 },
-    static: { rps: [], failures: 0 },
+async function loop(send: () => Promise<Response>, ms: number): Promise<{ rps: number; failures: number }> {
+  const started = performance.now();
+  let count = 0;
+  let failures = 0;
+  const worker = async () => {
+    while (performance.now() < started + ms) {
+      const response = await send();
+      await response.arrayBuffer();
+      if (!response.ok) failures += 1;
+      count += 1;
+    }
   };
-  const order: Kind[] = ['engine', 'static'];
-  // Warm-up, unmeasured: both handler sets, so neither pays for the JIT in its sample.
-  for (const kind of order) {
-    server.resetHandlers(...(kind === 'engine' ? engineHandlers : staticHandlers));
-    await fetchLoop({ send, durationMs: Math.min(300, durationMs / 2), concurrency });
-  }
-  for (let sample = 0; sample < samples; sample += 1) {
-    for (const kind of sample % 2 === 0 ? order : [...order].reverse()) {
-      server.resetHandlers(...(kind === 'engine' ? engineHandlers : staticHandlers));
-      const result = await fetchLoop({ send, durationMs, concurrency });
-      entry[kind].rps.push(result.rps);
-      entry[kind].failures += result.failures;
+  await Promise.all(Array.from({ length: 10 }, worker));
+  return { rps: count / ((performance.now() - started) / 1000), failures };
+}
+
+const results: Record<string, { engine: number; static: number; failures: number }> = {};
+for (const [name, send] of Object.entries(requests)) {
+  const rps = { engine: [] as number[], static: [] as number[] };
+  let failures = 0;
+  for (let sample = -1; sample < Number(values.samples); sample += 1) {
+    for (const kind of sample % 2 === 0 ? (['engine', 'static'] as const) : (['static', 'engine'] as const)) {
+      server.resetHandlers(...handlerSets[kind]);
+      // Sample -1 warms both handler sets up, unmeasured.
+      const result = await loop(send, sample < 0 ? Math.min(300, durationMs / 2) : durationMs);
+      if (sample >= 0) rps[kind].push(result.rps);
+      failures += result.failures;
     }
   }
-  results[name] = entry;
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  results[name] = { engine: mean(rps.engine), static: mean(rps.static), failures };
 }
 server.close();
-process.stdout.write(`${JSON.stringify({ concurrency, durationMs, samples, results })}\n`);
+process.stdout.write(`${JSON.stringify(results)}\n`);

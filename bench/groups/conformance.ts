@@ -1,37 +1,32 @@
 /**
  * @module bench/groups/conformance
- * Wall time of the conformance runner (the built CLI, default limits, a fixed seed so the
- * same probes run every time) against the mock server in its own child process.
+ * Wall time of the conformance runner (the built CLI, default limits, a fixed seed so the same
+ * probes run every time, both callers so every required check runs) against the mock.
  */
-
 import { executablePath } from '../../src/openapi/package-root.js';
-import type { BenchConfig } from '../bench-config.js';
-import { runNode } from '../run-node.js';
-import { startTarget } from '../servers.js';
+import type { BenchOptions } from '../config.js';
+import { type GroupResult, num } from '../figures.js';
+import { runNode, servers, startServer } from '../processes.js';
 
-export interface ConformanceResult {
-  readonly wallMs: number;
-  readonly exitCode: number | null;
-  /** The runner's last line of output: its verdict. */
-  readonly summary: string;
-  readonly command: string;
-}
-
-export async function runConformance(_config: BenchConfig, progress: (line: string) => void): Promise<ConformanceResult> {
-  const server = await startTarget('mock');
+export async function runConformance(_options: BenchOptions, progress: (line: string) => void): Promise<GroupResult> {
+  const server = await startServer(servers['mock-quiet']);
   try {
-    // Both callers, so every required check runs (without a second caller the run is incomplete, exit 3).
     const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
-    const args = [executablePath(), 'conformance', '--base-url', server.url, '--seed', '1', '--quiet', ...callers];
-    const run = await runNode({ args, timeoutMs: 180_000 });
-    const summary = run.stdout.trim().split('\n').at(-1) ?? '';
+    const run = await runNode({
+      args: [executablePath(), 'conformance', '--base-url', server.url, '--seed', '1', '--quiet', ...callers],
+      timeoutMs: 180_000,
+    });
+    const verdict = run.stdout.trim().split('\n').at(-1) ?? '';
     progress(`conformance: ${(run.wallMs / 1000).toFixed(2)} s, exit ${run.code}`);
     return {
-      wallMs: run.wallMs,
-      exitCode: run.code,
-      summary,
-      command:
-        "node dist/cli/evidence-harness.js conformance --base-url http://127.0.0.1:PORT --seed 1 --quiet --header 'Authorization: Bearer alice' --second-caller-header 'Authorization: Bearer bob'",
+      group: 'conformance',
+      figures: { 'conformance.wallS': run.wallMs / 1000, 'conformance.exitCode': run.code ?? -1 },
+      tables: {
+        conformance: {
+          headers: ['Wall time s', 'Exit code', "Runner's verdict"],
+          rows: [[num(run.wallMs / 1000), String(run.code), verdict]],
+        },
+      },
     };
   } finally {
     await server.stop();

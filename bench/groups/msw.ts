@@ -1,53 +1,26 @@
 /**
  * @module bench/groups/msw
- * MSW setupServer throughput, the engine's handlers against a trivial static handler, measured
- * in a child process (MSW patches that process's global fetch) by bench/children/msw-loop.
+ * MSW setupServer throughput, the engine's handlers against a trivial static handler, in a
+ * process of its own (MSW patches its global fetch): bench/children/msw-loop.
  */
-import type { BenchConfig } from '../bench-config.js';
-import { lastJsonLine, runNode } from '../run-node.js';
+import type { BenchOptions } from '../config.js';
+import { type GroupResult, num, percent } from '../figures.js';
+import { lastJsonLine, runNode } from '../processes.js';
 
-export interface MswRow {
-  readonly request: string;
-  readonly engineRps: number;
-  readonly staticRps: number;
-  readonly failures: number;
-}
+type Output = Record<string, { engine: number; static: number; failures: number }>;
 
-export interface MswResult {
-  readonly concurrency: number;
-  readonly durationMs: number;
-  readonly samples: number;
-  readonly rows: readonly MswRow[];
-  readonly command: string;
-}
-
-interface ChildOutput {
-  concurrency: number;
-  durationMs: number;
-  samples: number;
-  results: Record<string, Record<'engine' | 'static', { rps: number[]; failures: number }>>;
-}
-
-const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
-
-export async function runMsw(config: BenchConfig, progress: (line: string) => void): Promise<MswResult> {
-  const args = [
-    '--duration-ms',
-    String(config.msw.durationMs),
-    '--concurrency',
-    String(config.msw.concurrency),
-    '--samples',
-    String(config.msw.samples),
-  ];
-  const script = 'dist/bench/children/msw-loop.js';
-  const run = await runNode({ args: [script, ...args], timeoutMs: 120_000 });
-  const output = lastJsonLine<ChildOutput>(run);
-  const rows = Object.entries(output.results).map(([request, result]) => ({
-    request,
-    engineRps: mean(result.engine.rps),
-    staticRps: mean(result.static.rps),
-    failures: result.engine.failures + result.static.failures,
-  }));
-  for (const row of rows) progress(`msw ${row.request}: engine ${Math.round(row.engineRps)} / static ${Math.round(row.staticRps)} req/s`);
-  return { ...output, rows, command: `node ${script} ${args.join(' ')}` };
+export async function runMsw(options: BenchOptions, progress: (line: string) => void): Promise<GroupResult> {
+  const args = options.quick ? ['--duration-ms', '50', '--samples', '1'] : ['--duration-ms', '1000', '--samples', '2'];
+  const output = lastJsonLine<Output>(await runNode({ args: ['dist/bench/children/msw-loop.js', ...args], timeoutMs: 120_000 }));
+  const figures: Record<string, number | null> = {};
+  const rows = Object.entries(output).map(([request, result]) => {
+    figures[`msw.${request}.engineOverStatic`] = result.failures > 0 ? null : result.engine / result.static;
+    progress(`msw ${request}: engine ${Math.round(result.engine)} / static ${Math.round(result.static)} req/s`);
+    return [request, num(result.engine), num(result.static), percent(result.engine / result.static), String(result.failures)];
+  });
+  return {
+    group: 'msw',
+    figures,
+    tables: { msw: { headers: ['Request', 'engine handlers req/s', 'static handler req/s', 'engine ÷ static', 'failed'], rows } },
+  };
 }

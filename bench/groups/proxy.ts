@@ -1,107 +1,43 @@
 /**
  * @module bench/groups/proxy
- * What the validating proxy costs (issue 14): the same traffic sent straight to the mock, through
- * `evidence-harness proxy`, and through `prism proxy`, both proxies in front of that same mock.
- *
- * Two measures. Throughput: autocannon at 10 connections on each workload (health, getJob,
- * createEvaluation, and a mixed client flow: health, a create, three polls of the job it made, and
- * a create without its Idempotency-Key that must be refused). Added latency: one request at a
- * time over one keep-alive connection, timed in microseconds, the proxy's p50 minus the direct
- * p50 — autocannon's whole-millisecond p50 under load measures queueing, not what the proxy adds.
- * The paths take turns, row by row, for several rounds, and every figure is the median over the
- * rounds (ratios are taken within a round), so that they are compared under the same conditions
- * on a shared machine. Targets: latency added at p50 ≤ 1 ms on loopback, throughput through the
- * proxy ≥ 50% of direct and ≥ 3× Prism's proxy.
+ * The validating proxy's cost: the same traffic straight to a mock, through `evidence-harness
+ * proxy` and through `prism proxy`, both in front of that mock. Throughput at 10 connections,
+ * the paths taking turns for each workload, ratios taken within a round; CPU per request of the
+ * mock and of the proxy; and the latency added, one request at a time over one keep-alive
+ * connection, timed in µs (autocannon's whole-millisecond p50 under load measures queueing).
  */
 import http from 'node:http';
-import { join } from 'node:path';
 import type { AutocannonRequest } from 'autocannon';
-import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
-import type { BenchConfig } from '../bench-config.js';
-import { type ChildServer, startChild } from '../child-server.js';
-import { freePort } from '../free-port.js';
-import { type LoadResult, runLoad } from '../load.js';
-import { processCpuMs } from '../process-cpu.js';
-import { startTarget } from '../servers.js';
-import { evaluationBody, existingJobId, freshKey, getJobWorkload, prepareWorkloads, type Workload } from '../workloads.js';
+import { executablePath } from '../../src/openapi/package-root.js';
+import type { BenchOptions } from '../config.js';
+import { type GroupResult, num, percent, times } from '../figures.js';
+import { cpuPerRequestUs, evaluationBody, freshKey, median, requestOf, runLoad, type Workload, workload } from '../load.js';
+import { type ChildServer, type Launch, prismProxy, prismVersion, processCpuMs, servers, startServer } from '../processes.js';
 
-export type ProxyPath = 'direct' | 'proxy' | 'prism-proxy';
-
-export const proxyPathLabels: Record<ProxyPath, string> = {
-  direct: 'mock, direct',
-  proxy: 'through evidence-harness proxy',
-  'prism-proxy': 'through prism proxy 5.14.2',
-};
-
-export type ProxyWorkload = 'health' | 'getJob' | 'createEvaluation' | 'mixed';
-
-export interface ProxyRow {
-  readonly path: ProxyPath;
-  readonly workload: ProxyWorkload;
-  readonly connections: number;
-  /** Each round's run, in order. */
-  readonly rounds: readonly LoadResult[];
-  /** Medians over the rounds. */
-  readonly rps: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  /** Answers other than the workload's expected ones (2xx, and the mixed flow's 400s), transport errors and timeouts, over all rounds. */
-  readonly unexpected: number;
-  /**
-   * CPU time per request (user + system, from /proc, in µs), median over the rounds: the mock's,
-   * and the proxy's on a path through one. What bounds the throughput ratios on a shared machine.
-   */
-  readonly mockCpuUs?: number;
-  readonly proxyCpuUs?: number;
-}
-
-export interface ProxyLatencyRow {
-  readonly path: ProxyPath;
-  readonly workload: ProxyWorkload;
-  /** Median over the rounds of each round's p50 and p99, one request at a time, in microseconds. */
-  readonly p50Us: number;
-  readonly p99Us: number;
-  readonly samples: number;
-}
-
-export interface ProxyResult {
-  readonly rows: readonly ProxyRow[];
-  readonly latency: readonly ProxyLatencyRow[];
-  readonly rounds: number;
-  /** Per workload and round: proxy rps ÷ direct rps, and proxy rps ÷ prism proxy rps. */
-  readonly ratios: readonly { workload: ProxyWorkload; proxyOverDirect: number[]; proxyOverPrism: number[] }[];
-  /** How each path was started, as a person types it. */
-  readonly commands: Record<ProxyPath, string>;
-}
-
+type Path = 'direct' | 'proxy' | 'prism-proxy';
+type Traffic = 'health' | 'getJob' | 'createEvaluation' | 'mixed';
 const json = { 'content-type': 'application/json' } as const;
 
-/**
- * A client's flow, as each autocannon connection repeats it: health, a create under a new key,
- * three polls of the job it created, and a create without its Idempotency-Key (answered 400).
- */
+/** A client's flow on each connection: health, a create, three polls of its job, a create without Idempotency-Key (400, expected). */
 function mixedFlow(): AutocannonRequest[] {
   const poll: AutocannonRequest = {
     method: 'GET',
     path: '/health',
     setupRequest: (request, context) => ({ ...request, path: `/v0/jobs/${encodeURIComponent(String(context.jobId ?? 'none'))}` }),
   };
+  const create: AutocannonRequest = {
+    method: 'POST',
+    path: '/v0/evaluations',
+    headers: { ...json },
+    body: evaluationBody,
+    setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': freshKey() } }),
+    onResponse: (_status, body, context) => {
+      context.jobId = /"jobId":"([^"]+)"/.exec(body)?.[1];
+    },
+  };
   return [
     { method: 'GET', path: '/health' },
-    {
-      method: 'POST',
-      path: '/v0/evaluations',
-      headers: { ...json },
-      body: evaluationBody,
-      setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': freshKey() } }),
-      onResponse: (_status, body, context) => {
-        try {
-          context.jobId = (JSON.parse(body) as { jobId?: string }).jobId;
-        } catch {
-          context.jobId = undefined;
-        }
-      },
-    },
+    create,
     poll,
     poll,
     poll,
@@ -109,210 +45,140 @@ function mixedFlow(): AutocannonRequest[] {
   ];
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return 0;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
+const ourProxy =
+  (upstream: string) =>
+  (port: number): Launch => ({
+    command: process.execPath,
+    args: [executablePath(), 'proxy', '--upstream', upstream, '--port', String(port), '--quiet'],
+    display: 'evidence-harness proxy --upstream MOCK --port PORT --quiet',
+  });
 
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
-}
-
-/** CPU µs per request between two /proc readings, under `name`; nothing where /proc is not there. */
-function perRequestUs(name: 'mockUs' | 'proxyUs', beforeMs: number | undefined, afterMs: number | undefined, requests: number) {
-  return beforeMs === undefined || afterMs === undefined || requests === 0 ? {} : { [name]: ((afterMs - beforeMs) * 1000) / requests };
-}
-
-/** Answers a workload did not expect: any non-2xx (the mixed flow expects its 400s), errors, timeouts. */
-function unexpectedOf(workload: ProxyWorkload, result: LoadResult): number {
-  const expectedRefusals = workload === 'mixed' ? (result.statuses['400'] ?? 0) : 0;
-  return result.non2xx - expectedRefusals + result.errors + result.timeouts;
-}
-
-/** One request at a time over one keep-alive connection: the time from sending to the answer's end, in ms. */
-function timedRequest(agent: http.Agent, baseUrl: string, workload: Workload): Promise<number> {
+/** One request over `agent`'s one connection: ms from sending to the answer's end. */
+function timed(agent: http.Agent, baseUrl: string, request: Workload): Promise<number> {
   return new Promise((resolve, reject) => {
-    const body = workload.body;
-    const headers: Record<string, string> = { ...workload.headers };
-    if (workload.freshIdempotencyKey) headers['idempotency-key'] = freshKey();
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    const headers: Record<string, string> = { ...request.headers };
+    if (request.freshIdempotencyKey) headers['idempotency-key'] = freshKey();
     const started = performance.now();
-    const request = http.request(`${baseUrl}${workload.path}`, { method: workload.method, agent, headers }, (response) => {
+    const call = http.request(`${baseUrl}${request.path}`, { method: request.method, agent, headers }, (response) => {
       response.resume();
       response.once('end', () => resolve(performance.now() - started));
     });
-    request.once('error', reject);
-    request.end(body);
+    call.once('error', reject);
+    call.end(request.body);
   });
 }
 
-export async function runProxy(config: BenchConfig, progress: (line: string) => void): Promise<ProxyResult> {
-  const root = packageRoot();
-  const upstream = await startTarget('mock');
-  const started: ChildServer[] = [upstream];
-  const rows: ProxyRow[] = [];
-  const latency: ProxyLatencyRow[] = [];
-  const ratios: ProxyResult['ratios'][number][] = [];
-  const rounds = config.smoke ? 1 : 3;
-  const agents: http.Agent[] = [];
+export async function runProxy(options: BenchOptions, progress: (line: string) => void): Promise<GroupResult> {
+  const mock = await startServer(servers['mock-quiet']);
+  const started: ChildServer[] = [mock];
+  const rounds = options.quick ? 1 : 2;
+  const figures: Record<string, number | null> = {};
+  const rows: string[][] = [];
+  const latencyRows: string[][] = [];
   try {
-    const ourPort = await freePort();
-    const ours = await startChild({
-      command: process.execPath,
-      args: [executablePath(), 'proxy', '--upstream', upstream.url, '--port', String(ourPort), '--quiet'],
-      port: ourPort,
-      cwd: root,
-      timeoutMs: 30_000,
-    });
-    started.push(ours);
-    const proxyPids: Partial<Record<ProxyPath, number>> = { proxy: ours.pid };
-    const paths: [ProxyPath, string][] = [
-      ['direct', upstream.url],
-      ['proxy', ours.url],
-    ];
-    if (!config.smoke) {
-      // Prism has no "port 0": a port found free by binding and releasing it.
-      const prismPort = await freePort();
-      const prism = await startChild({
-        command: process.execPath,
-        args: [
-          join(root, 'node_modules/@stoplight/prism-cli/dist/index.js'),
-          'proxy',
-          join(root, 'spec/openapi.yaml'),
-          upstream.url,
-          '-p',
-          String(prismPort),
-          '-h',
-          '127.0.0.1',
-          '-v',
-          'silent',
-          '--no-multiprocess',
-        ],
-        port: prismPort,
-        cwd: root,
-        timeoutMs: 30_000,
-      });
-      started.push(prism);
-      proxyPids['prism-proxy'] = prism.pid;
-      paths.push(['prism-proxy', prism.url]);
-    }
-    const workloads = await prepareWorkloads(upstream.url);
-    // One job for every path: the proxies forward to the same mock.
-    const single: Record<Exclude<ProxyWorkload, 'mixed'>, Workload> = {
-      health: workloads.health,
-      getJob: getJobWorkload(await existingJobId(upstream.url)),
-      createEvaluation: workloads.createEvaluation,
+    const paths = new Map<Path, ChildServer>([['direct', mock]]);
+    paths.set('proxy', await startServer(ourProxy(mock.url)));
+    if (!options.quick) paths.set('prism-proxy', await startServer(prismProxy(mock.url)));
+    started.push(...[...paths.values()].slice(1));
+    const single = {
+      health: await workload('health', mock.url),
+      getJob: await workload('getJob', mock.url),
+      createEvaluation: await workload('createEvaluation', mock.url),
     };
-    const connections = config.smoke ? 2 : 10;
-    const durationS = config.smoke ? 0 : 2;
-    const names: ProxyWorkload[] = ['health', 'getJob', 'createEvaluation', 'mixed'];
-    for (const name of names) {
-      const results = new Map<ProxyPath, LoadResult[]>(paths.map(([path]) => [path, []]));
-      const cpu = new Map<ProxyPath, { mockUs?: number; proxyUs?: number }[]>(paths.map(([path]) => [path, []]));
+    for (const traffic of ['health', 'getJob', 'createEvaluation', 'mixed'] as const satisfies readonly Traffic[]) {
+      const requests = traffic === 'mixed' ? mixedFlow() : [requestOf(single[traffic])];
+      const runs = new Map<Path, { rps: number; mockUs?: number; proxyUs?: number; unexpected: number }[]>();
       for (let round = 0; round < rounds; round += 1) {
-        for (const [path, url] of paths) {
-          const load = {
-            baseUrl: url,
-            workload: name === 'mixed' ? single.health : single[name],
-            connections,
-            ...(name === 'mixed' ? { requests: mixedFlow() } : {}),
-          };
-          if (round === 0 && config.warmupS > 0) await runLoad({ ...load, durationS: config.warmupS });
-          const proxyPid = proxyPids[path];
-          const before = { mock: processCpuMs(upstream.pid), proxy: proxyPid === undefined ? undefined : processCpuMs(proxyPid) };
-          const result = await runLoad({ ...load, durationS, ...(config.amount === undefined ? {} : { amount: config.amount }) });
-          const after = { mock: processCpuMs(upstream.pid), proxy: proxyPid === undefined ? undefined : processCpuMs(proxyPid) };
-          results.get(path)!.push(result);
-          cpu.get(path)!.push({
-            ...perRequestUs('mockUs', before.mock, after.mock, result.total),
-            ...perRequestUs('proxyUs', before.proxy, after.proxy, result.total),
-          });
-          progress(`proxy ${path} ${name} c=${connections} round ${round + 1}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms} ms`);
+        for (const [path, server] of paths) {
+          if (round === 0 && !options.quick) await runLoad({ baseUrl: server.url, requests, connections: 10, durationS: 1 });
+          const before = [processCpuMs(mock.pid), processCpuMs(server.pid)];
+          const load = await runLoad({ baseUrl: server.url, requests, connections: 10, durationS: 2, amount: options.amount });
+          const after = [processCpuMs(mock.pid), processCpuMs(server.pid)];
+          const refusals = traffic === 'mixed' ? (load.statuses['400'] ?? 0) : 0;
+          runs.set(path, [
+            ...(runs.get(path) ?? []),
+            {
+              rps: load.rps,
+              unexpected: load.non2xx - refusals + load.errors,
+              ...(cpuPerRequestUs(before[0], after[0], load.total) === undefined
+                ? {}
+                : { mockUs: cpuPerRequestUs(before[0], after[0], load.total)! }),
+              ...(path === 'direct' ? {} : { proxyUs: cpuPerRequestUs(before[1], after[1], load.total)! }),
+            },
+          ]);
+          progress(`proxy ${traffic} ${path} round ${round + 1}: ${Math.round(load.rps)} req/s`);
         }
       }
-      for (const [path] of paths) {
-        const runs = results.get(path)!;
-        const mockCpu = cpu.get(path)!.flatMap((entry) => (entry.mockUs === undefined ? [] : [entry.mockUs]));
-        const proxyCpu = cpu.get(path)!.flatMap((entry) => (entry.proxyUs === undefined ? [] : [entry.proxyUs]));
-        rows.push({
-          path,
-          workload: name,
-          connections,
-          rounds: runs,
-          rps: median(runs.map((run) => run.rps)),
-          p50Ms: median(runs.map((run) => run.p50Ms)),
-          p99Ms: median(runs.map((run) => run.p99Ms)),
-          unexpected: runs.reduce((sum, run) => sum + unexpectedOf(name, run), 0),
-          ...(mockCpu.length > 0 ? { mockCpuUs: median(mockCpu) } : {}),
-          ...(proxyCpu.length > 0 ? { proxyCpuUs: median(proxyCpu) } : {}),
-        });
-      }
-      const per = (path: ProxyPath) => results.get(path) ?? [];
-      ratios.push({
-        workload: name,
-        proxyOverDirect: per('proxy').map((run, index) => run.rps / (per('direct')[index]?.rps ?? Number.NaN)),
-        proxyOverPrism: per('prism-proxy').map((run, index) => (per('proxy')[index]?.rps ?? Number.NaN) / run.rps),
-      });
+      const of = (path: Path) => runs.get(path) ?? [];
+      const ratio = (a: Path, b: Path) => {
+        if (of(a).length === 0 || of(b).length === 0) return undefined;
+        if ([...of(a), ...of(b)].some((run) => run.unexpected > 0)) return null;
+        return median(of(a).map((run, index) => run.rps / (of(b)[index]?.rps ?? Number.NaN)));
+      };
+      const cell = (path: Path) => {
+        const list = of(path);
+        if (list.length === 0) return '—';
+        const cpu = `mock ${num(median(list.flatMap((run) => run.mockUs ?? [])))}${path === 'direct' ? '' : ` + proxy ${num(median(list.flatMap((run) => run.proxyUs ?? [])))}`} µs`;
+        return `${num(median(list.map((run) => run.rps)))} req/s (${cpu})`;
+      };
+      const overDirect = ratio('proxy', 'direct');
+      const overPrism = ratio('proxy', 'prism-proxy');
+      if (overDirect !== undefined) figures[`proxy.${traffic}.overDirect`] = overDirect;
+      if (overPrism !== undefined) figures[`proxy.${traffic}.overPrismProxy`] = overPrism;
+      const proxyUs = median(of('proxy').flatMap((run) => run.proxyUs ?? []));
+      const mockUs = median(of('direct').flatMap((run) => run.mockUs ?? []));
+      figures[`proxy.${traffic}.proxyCpuUs`] = proxyUs;
+      figures[`proxy.${traffic}.proxyCpuOverMock`] = proxyUs / mockUs;
+      rows.push([traffic, cell('direct'), cell('proxy'), cell('prism-proxy'), percent(overDirect), times(overPrism)]);
     }
-
-    // Added latency: one request at a time, the paths taking turns in blocks, over the rounds.
-    const perBlock = config.smoke ? 20 : 100;
-    const blocks = config.smoke ? 1 : 3;
+    const lowest = (suffix: string) => {
+      const values = Object.entries(figures)
+        .filter(([id]) => id.endsWith(suffix))
+        .map(([, value]) => value);
+      if (values.length > 0)
+        figures[`proxy.lowest${suffix[0]!.toUpperCase()}${suffix.slice(1)}`] = values.includes(null)
+          ? null
+          : Math.min(...(values as number[]));
+    };
+    lowest('overDirect');
+    lowest('overPrismProxy');
+    const added: number[] = [];
     for (const name of ['health', 'getJob', 'createEvaluation'] as const) {
-      const workload = single[name];
-      const byPath = new Map<ProxyPath, { p50: number[]; p99: number[]; samples: number }>(
-        paths.map(([path]) => [path, { p50: [], p99: [], samples: 0 }]),
-      );
-      for (let round = 0; round < rounds; round += 1) {
-        const times = new Map<ProxyPath, number[]>(paths.map(([path]) => [path, []]));
-        const roundAgents = new Map<ProxyPath, http.Agent>();
-        for (const [path, url] of paths) {
-          const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-          agents.push(agent);
-          roundAgents.set(path, agent);
-          // Warm the connection and the path before timing it.
-          for (let index = 0; index < 10; index += 1) await timedRequest(agent, url, workload);
-        }
-        for (let block = 0; block < blocks; block += 1) {
-          for (const [path, url] of paths) {
-            const agent = roundAgents.get(path)!;
-            for (let index = 0; index < perBlock; index += 1) times.get(path)!.push(await timedRequest(agent, url, workload));
-          }
-        }
-        for (const [path] of paths) {
-          const values = times.get(path)!;
-          const entry = byPath.get(path)!;
-          entry.p50.push(percentile(values, 50) * 1000);
-          entry.p99.push(percentile(values, 99) * 1000);
-          entry.samples += values.length;
-        }
-        for (const agent of roundAgents.values()) agent.destroy();
+      const p50 = new Map<Path, number>();
+      for (const [path, server] of paths) {
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        for (let index = 0; index < 10; index += 1) await timed(agent, server.url, single[name]);
+        const samples: number[] = [];
+        for (let index = 0; index < (options.quick ? 20 : 300); index += 1) samples.push(await timed(agent, server.url, single[name]));
+        agent.destroy();
+        p50.set(path, median(samples));
       }
-      for (const [path] of paths) {
-        const entry = byPath.get(path)!;
-        latency.push({ path, workload: name, p50Us: median(entry.p50), p99Us: median(entry.p99), samples: entry.samples });
-      }
-      const of = (path: ProxyPath) => latency.find((row) => row.path === path && row.workload === name);
-      progress(
-        `proxy latency ${name}: p50 direct ${Math.round(of('direct')?.p50Us ?? 0)} µs, proxy ${Math.round(of('proxy')?.p50Us ?? 0)} µs${of('prism-proxy') ? `, prism proxy ${Math.round(of('prism-proxy')!.p50Us)} µs` : ''}`,
-      );
+      const direct = p50.get('direct')!;
+      added.push(p50.get('proxy')! - direct);
+      latencyRows.push([
+        name,
+        ...(['direct', 'proxy', 'prism-proxy'] as const).map((path) => num(p50.has(path) ? p50.get(path)! * 1000 : undefined)),
+        num(p50.get('proxy')! - direct, ' ms'),
+      ]);
     }
+    figures['proxy.latencyAddedP50Ms'] = Math.max(...added);
   } finally {
-    for (const agent of agents) agent.destroy();
     for (const server of started.reverse()) await server.stop();
   }
+  const heads = ['mock, direct', 'through evidence-harness proxy', `through prism proxy ${prismVersion}`];
   return {
-    rows,
-    latency,
-    rounds,
-    ratios,
-    commands: {
-      direct: 'node dist/cli/evidence-harness.js mock --port PORT --quiet',
-      proxy: 'node dist/cli/evidence-harness.js proxy --upstream http://127.0.0.1:MOCK --port PORT --quiet',
-      'prism-proxy': 'npx prism proxy spec/openapi.yaml http://127.0.0.1:MOCK -p PORT -h 127.0.0.1 -v silent --no-multiprocess',
+    group: 'proxy',
+    figures,
+    tables: {
+      proxy: {
+        headers: ['Traffic (10 connections)', ...heads, 'proxy ÷ direct', 'proxy ÷ prism proxy'],
+        rows,
+        note: 'Requests per second, medians over the rounds, with CPU µs per request of each process in parentheses.',
+      },
+      'proxy.latency': {
+        headers: ['Request', ...heads.map((head) => `${head}, p50 µs`), 'added by evidence-harness proxy'],
+        rows: latencyRows,
+      },
     },
   };
 }

@@ -1,13 +1,13 @@
 /**
- * @module bench/attack-figures
- * The figures of docs/reliability.md "Hardening: the server (issue 10)": the attacks of issue
- * 10 that the node:http server and the CLI answer, sent to the built executable running in a
+ * @module test/hardening/attack-figures
+ * The figures of docs/reliability.md "Hardening: the server": the attacks that the node:http
+ * server and the CLI answer, sent to the built executable running in a
  * child process, with what a user would notice measured — CPU per request, another client's
  * /health latency, time from SIGTERM to exit, the status of refused calls. Given a second
  * executable (an older build), it runs the same attacks on both, one after the other, so that
  * before and after come from one script on one machine.
  *
- * Run: node dist/bench/attack-figures.js [--compare OTHER/dist/cli/evidence-harness.js]
+ * Run: node dist/test/hardening/attack-figures.js [--compare OTHER/dist/cli/evidence-harness.js]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,9 +15,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { executablePath } from '../src/openapi/package-root.js';
-import { table } from './markdown.js';
-import { processCpuMs } from './process-cpu.js';
+import { markdownTable } from '../../bench/figures.js';
+import { processCpuMs } from '../../bench/processes.js';
+import { executablePath } from '../../src/openapi/package-root.js';
 
 interface Mock {
   readonly url: string;
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     ['HTTP/1.1 GET /health without Host', ...results.map(([, r]) => r.control.noHost)],
   ];
   process.stdout.write(
-    `${table(['Attack', ...executables.map(([label, executable]) => `${label === 'this' ? 'this build' : 'compared build'} (${executable})`)], rows)}\n`,
+    `${markdownTable({ headers: ['Attack', ...executables.map(([label, executable]) => `${label === 'this' ? 'this build' : 'compared build'} (${executable})`)], rows })}\n`,
   );
 }
 
