@@ -6,10 +6,11 @@
  * The HTTP edge and the log line are the throughput group's (CPU per request over HTTP).
  */
 import { Bench } from 'tinybench';
-import { bodyLimits, EvaluationRequest, IdempotencyKey, VerificationRequest } from '../../src/contract/index.js';
+import { bodyLimits, EvaluationRequest, IdempotencyKey, type Job, VerificationRequest } from '../../src/contract/index.js';
 import type { EngineAnswer, EngineCall } from '../../src/engine/call.js';
 import { canonicalJson } from '../../src/engine/canonical-json.js';
 import { ConsumerWatch } from '../../src/engine/consumer-watch.js';
+import { bundledEngineContract } from '../../src/engine/engine-contract.js';
 import { FaultInjector } from '../../src/engine/faults.js';
 import {
   createMockEngine,
@@ -76,7 +77,7 @@ export async function runStages(options: BenchOptions, progress: (line: string) 
       for (let index = 0; index < batch; index += 1) await run();
     });
   for (const name of workloadNames) add(`pipeline ${name}`, () => answer(calls[name]()));
-  add('route', () => matchRoute({ method: 'GET', path: jobPath }));
+  add('route', () => matchRoute({ method: 'GET', path: jobPath, routes: bundledEngineContract.routes }));
   const scenario = parseScenario({ value: { name: 'default' }, source: 'bench' });
   const faults = new FaultInjector({ random: createRandom() });
   add('scenario and faults', () => faults.decide({ scenario, operationId: 'getJob' }));
@@ -147,10 +148,12 @@ export async function runStages(options: BenchOptions, progress: (line: string) 
   for (const name of workloadNames) {
     const watch = new ConsumerWatch();
     const entry = entryOf(name);
+    // What the engine hands the watch beside the answer: the caller it fingerprinted, the job it answered with.
+    const job = name === 'createEvaluation' || name === 'getJob' ? (JSON.parse(answers[name].body ?? '{}') as Job) : undefined;
     add(`consumer watch ${name}`, async () => {
       const watched = watch.begin(calls[name]());
       if (name === 'createEvaluation' || name === 'verifyReport') await watched.call.readBody(1 << 20);
-      return watched.end({ entry, answer: answers[name] });
+      return watched.end({ entry, answer: answers[name], caller: 'anonymous', job });
     });
   }
   progress(`stages: ${bench.tasks.length} loops of ${bench.time} ms`);
