@@ -23,7 +23,7 @@ const layers = [
   { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
   { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
   // The MSW handlers hold no rules: they reach only the engine's public entry point.
-  { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw'] },
+  { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw', 'zod'] },
   // The typed client runs in browsers and depends on openapi-fetch only. Of the contract it
   // shares the one Retry-After reading, a file that imports nothing (checked below).
   { folder: 'src/client', mayImport: ['src/client', ...clientSharedFiles], packages: ['openapi-fetch'] },

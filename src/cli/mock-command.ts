@@ -449,7 +449,7 @@ async function specContract(source: string): Promise<{ source: string; contract:
     const document = await loadContract({ source });
     return { source, contract: contractFromDocument(document.document) };
   } catch (error) {
-    throw new UsageError(`--spec: ${(error as Error).message}`);
+    throw new UsageError(`--spec: ${(error as Error).message.replace(/\.?$/, '.')}`);
   }
 }
 
