@@ -13,6 +13,7 @@ import {
   EvaluationRequest,
   evaluations,
   IdempotencyKey,
+  Job,
   JobIdParameter,
   jobStatuses,
   VerificationRequest,
@@ -49,6 +50,8 @@ export interface EngineContract {
   readonly createEvaluation: { readonly body: z.ZodType; readonly idempotencyKey: z.ZodType; readonly maxBodyBytes: number };
   readonly verifyReport: { readonly body: z.ZodType; readonly maxBodyBytes: number };
   readonly getJob: { readonly jobId: z.ZodType };
+  /** A job as getJob answers it: what the control surface's setJobState must give. */
+  readonly job: z.ZodType;
   /** Job states and evaluations the document allows; timelines and the control surface may use them. */
   readonly jobStatuses: readonly string[];
   readonly evaluations: readonly string[];
@@ -79,6 +82,7 @@ export const bundledEngineContract: EngineContract = {
   createEvaluation: { body: EvaluationRequest, idempotencyKey: IdempotencyKey, maxBodyBytes: bodyLimits.createEvaluationBytes },
   verifyReport: { body: VerificationRequest, maxBodyBytes: bodyLimits.verifyReportBytes },
   getJob: { jobId: JobIdParameter },
+  job: Job,
   jobStatuses,
   evaluations,
   exampleOperations: new Map(),
@@ -206,6 +210,7 @@ export function contractFromDocument(input: unknown): EngineContract {
     getJob: {
       jobId: jobIdParameter?.schema ? zodFromJsonSchema(jobIdParameter.schema, { pointer: 'getJob/parameters/jobId' }) : JobIdParameter,
     },
+    job: jobSchema ? zodFromJsonSchema(jobSchema, { pointer: 'getJob/responses/200' }) : Job,
     jobStatuses: enumAt(jobSchema, 'status', jobStatuses),
     evaluations: enumAt(jobSchema, 'evaluation', evaluations),
     exampleOperations,

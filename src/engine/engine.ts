@@ -4,7 +4,7 @@
  * of named stages — route → scenario and faults → operation (validate, act on state) →
  * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
  */
-import { Job } from '../contract/index.js';
+import type { Job } from '../contract/index.js';
 import { builtinScenarios } from './builtin-scenarios.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { anonymousCaller, callerFingerprint } from './caller.js';
@@ -23,7 +23,7 @@ import { createRandom } from './random.js';
 import type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 import { type EngineError, errorAnswer, quote, truncate } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
-import { forcibleStatuses, isForcible, parseScenario, type Scenario, type ScenarioInput } from './scenario.js';
+import { forcibleStatuses, isForcible, parseScenario, type Scenario, ScenarioError, type ScenarioInput } from './scenario.js';
 import { ScenarioRegistry } from './scenario-registry.js';
 import { idempotencyRecordBytes, jobRecordBytes } from './sizes.js';
 import { type KeyValueStore, MemoryStore, StoreUnavailableError } from './store.js';
@@ -219,6 +219,29 @@ function preferencesOf(call: EngineCall): Preferences {
  * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
  * is not a path, so a typo fails at start rather than turning every answer into a 404.
  */
+/** A scenario whose timelines reach only states the served contract has (a document may add some, A-28). */
+function withStatesOf(options: { scenario: Scenario; contract: EngineContract; source: string }): Scenario {
+  const { scenario, contract, source } = options;
+  const plans = [
+    ...(scenario.job ? [['job', scenario.job] as const] : []),
+    ...scenario.rules.map((rule, index) => [`rules.${index}.job`, rule.job] as const),
+  ];
+  const problems = plans.flatMap(([path, plan]) =>
+    plan.timeline.flatMap((step, index) =>
+      contract.jobStatuses.includes(step.status)
+        ? []
+        : [
+            {
+              path: `${path}.timeline.${index}.status`,
+              message: `${quote(step.status, 64)} is not a job state of the contract served (${contract.jobStatuses.join(', ')})`,
+            },
+          ],
+    ),
+  );
+  if (problems.length > 0) throw new ScenarioError(source, problems);
+  return scenario;
+}
+
 /** The contract an engine serves: the bundled one, a built one, or one built from a document. */
 function contractOption(spec: unknown): EngineContract {
   if (spec === undefined) return bundledEngineContract;
@@ -266,8 +289,11 @@ function pageLimit(limit: number | undefined): number {
 export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
-  const parse = (input: ScenarioInput): Scenario =>
-    parseScenario({ value: input, source: `scenario ${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}` });
+  const contract = contractOption(options.spec);
+  const parse = (input: ScenarioInput): Scenario => {
+    const source = `scenario ${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}`;
+    return withStatesOf({ scenario: parseScenario({ value: input, source }), contract, source });
+  };
   // The shipped scenarios and those given here live as long as the engine; reset keeps them.
   const startup = builtinScenarios();
   const builtinScenarioNames = new Set(startup.keys());
@@ -335,7 +361,6 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const journal = new Journal({ capacity: options.journalCapacity ?? 1000, maxBytes: limits.maxJournalBytes });
   const issuerKeys = options.issuerKeys ?? testKeySet;
   const basePath = normalizeBasePath(options.basePath);
-  const contract = contractOption(options.spec);
   const latency = new LatencyWaits(clock);
   /** Creates in progress by caller-scoped Idempotency-Key (operations.ts, oneAtATime). */
   const creating = new Map<string, Promise<unknown>>();
@@ -719,7 +744,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       // The state arrives from the control API as untrusted JSON: it must be a Job the
       // contract allows (enums, limits, no other property) before the mock serves it.
       const pinned = { jobId, ...state } as Job;
-      const diagnostics = diagnose({ schema: Job, value: pinned });
+      const diagnostics = diagnose({ schema: contract.job, value: pinned });
       if (diagnostics.length > 0)
         return Promise.reject(new ControlError(`not a valid job state: ${describeDiagnostics(diagnostics)}`, 'invalid'));
       const { status, evaluation, limitations } = pinned;

@@ -8,7 +8,8 @@
 import type { Evaluation, Job } from '../contract/index.js';
 
 export interface TimelineStep {
-  readonly status: 'RUNNING' | 'COMPLETE' | 'FAILED';
+  /** A bundled state, or one the served document adds (A-28), which ends the job. */
+  readonly status: 'RUNNING' | 'COMPLETE' | 'FAILED' | (string & {});
   readonly evaluation?: Evaluation;
   readonly limitations?: readonly string[];
   /** When the step is reached: at the Nth read, after T ms, or only by hand. */
@@ -69,22 +70,24 @@ export function jobView(record: JobRecord): Job {
   if (!step) return { jobId: record.jobId, status: 'QUEUED' };
   return {
     jobId: record.jobId,
-    status: step.status,
+    // A state the served document adds is its own (A-28); the bundled type does not name it.
+    status: step.status as Job['status'],
     ...(step.status === 'COMPLETE' && step.evaluation ? { evaluation: step.evaluation } : {}),
     ...(step.status !== 'RUNNING' && step.limitations?.length ? { limitations: [...step.limitations] } : {}),
   };
 }
 
-export function isFinal(status: Job['status']): boolean {
-  return status === 'COMPLETE' || status === 'FAILED';
+/** COMPLETE, FAILED, and any state a served document adds (A-28): every state but QUEUED and RUNNING ends a job. */
+export function isFinal(status: string): boolean {
+  return status !== 'QUEUED' && status !== 'RUNNING';
 }
 
-const order: Record<Job['status'], number> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
+const order: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1 };
 
 /** Why a move from `from` to `to` breaks the state machine, or undefined if it is allowed. */
-export function transitionProblem(from: Job['status'], to: Job['status']): string | undefined {
+export function transitionProblem(from: string, to: string): string | undefined {
   if (from === to) return undefined;
   if (isFinal(from)) return `${from} is final`;
-  if (order[to] < order[from]) return `${to} comes before ${from}`;
+  if ((order[to] ?? 2) < (order[from] ?? 2)) return `${to} comes before ${from}`;
   return undefined;
 }

@@ -48,8 +48,33 @@ const at = z
   ])
   .describe("When the step is reached: {reads, ms} (whichever comes first) or 'manual' (only when advanced by hand).");
 
+/** The states a timeline may reach in the bundled contract; a document may add others (A-28). */
+const bundledStepStatuses = ['RUNNING', 'COMPLETE', 'FAILED'] as const;
+
+/**
+ * A step's state: one of the bundled states, or a state a document the engine serves adds
+ * (an upper-case name, checked against that document when the engine takes the scenario).
+ */
+const stepStatus = z.union(
+  [
+    z.enum(bundledStepStatuses),
+    z
+      .string()
+      .regex(/^(?!QUEUED$)[A-Z][A-Z0-9_]{0,63}$/)
+      .describe('A job state the served document adds (it ends the job).'),
+  ],
+  {
+    error: `must be one of ${bundledStepStatuses.map((status) => JSON.stringify(status)).join(', ')}, or a job state the served document adds`,
+  },
+);
+
+/** True for a state the bundled lifecycle does not have: such a state ends a job, as FAILED does. */
+export function isAddedJobState(status: string): boolean {
+  return status !== 'QUEUED' && !(bundledStepStatuses as readonly string[]).includes(status);
+}
+
 const step = z.strictObject({
-  status: z.enum(['RUNNING', 'COMPLETE', 'FAILED']),
+  status: stepStatus,
   evaluation: z.enum(evaluations).optional().describe('Required when status is COMPLETE; not allowed otherwise.'),
   limitations: z
     .array(boundedText(limits.limitationLength))
@@ -73,7 +98,10 @@ const timeline = z
     });
     const statuses = steps.map((entry) => entry.status).join(' → ');
     const allowed = ['', 'RUNNING', 'FAILED', 'RUNNING → COMPLETE', 'RUNNING → FAILED'];
-    if (!allowed.includes(statuses)) {
+    // A state a document adds ends the job, reached from QUEUED or RUNNING as FAILED is.
+    const last = steps.at(-1)?.status;
+    const endsInAddedState = last !== undefined && isAddedJobState(last) && (steps.length === 1 || steps[0]?.status === 'RUNNING');
+    if (!allowed.includes(statuses) && !endsInAddedState) {
       ctx.addIssue({
         code: 'custom',
         message: `a job moves QUEUED → RUNNING → COMPLETE or FAILED (or QUEUED → FAILED); '${statuses}' is not allowed`,

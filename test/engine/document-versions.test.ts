@@ -85,3 +85,45 @@ it.each(contractVersions.map((candidate) => [candidate.name, candidate.why] as c
   },
   60_000,
 );
+
+it('a job state the document adds can end a timeline and be set by hand; the bundled contract refuses it', async () => {
+  const file = writeVersion(version('v02-proposal'));
+  const document = await loadContract({ source: file });
+  const cancelling = {
+    name: 'cancelling',
+    job: {
+      timeline: [
+        { status: 'RUNNING', at: { reads: 1 } },
+        { status: 'CANCELLED', at: { reads: 2 } },
+      ],
+    },
+  };
+  const engine = createMockEngine({ spec: contractFromDocument(document.document), scenario: cancelling });
+  const send = (path: string, init?: RequestInit) => engine.handle(new Request(new URL(path, 'http://mock.test'), init));
+  const created = (await (await send('/v0/evaluations', jsonPost(evaluationRequest(), { 'idempotency-key': newKey() }))).json()) as {
+    jobId: string;
+  };
+  const seen: string[] = [];
+  for (let poll = 0; poll < 3; poll += 1)
+    seen.push(((await (await send(`/v0/jobs/${created.jobId}`)).json()) as { status: string }).status);
+  expect(seen).toEqual(['RUNNING', 'CANCELLED', 'CANCELLED']);
+  // A state that ends the job is final: it cannot move on.
+  await expect(engine.control.setJobState({ jobId: created.jobId, status: 'RUNNING' })).rejects.toThrow(/CANCELLED is final/);
+
+  const other = (await (await send('/v0/evaluations', jsonPost(evaluationRequest(), { 'idempotency-key': newKey() }))).json()) as {
+    jobId: string;
+  };
+  await engine.control.setJobState({ jobId: other.jobId, status: 'CANCELLED' as never });
+  expect(((await (await send(`/v0/jobs/${other.jobId}`)).json()) as { status: string }).status).toBe('CANCELLED');
+
+  expect(() => createMockEngine({ scenario: cancelling })).toThrow(
+    /job\.timeline\.1\.status: 'CANCELLED' is not a job state of the contract served \(QUEUED, RUNNING, COMPLETE, FAILED\)/,
+  );
+  const bundled = createMockEngine();
+  const job = (await (
+    await bundled.handle(new Request('http://mock.test/v0/evaluations', jsonPost(evaluationRequest(), { 'idempotency-key': newKey() })))
+  ).json()) as {
+    jobId: string;
+  };
+  await expect(bundled.control.setJobState({ jobId: job.jobId, status: 'CANCELLED' as never })).rejects.toThrow(/not a valid job state/);
+});
