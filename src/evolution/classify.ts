@@ -30,21 +30,19 @@ export function combine(a: Effect, b: Effect): Effect {
 /** What a person should do about a change, by who it breaks and which way its values travel. */
 export function adviceFor(breaks: Breaks, direction: Direction | undefined): string {
   if (!breaks.clients && !breaks.servers) return 'No client or server needs to change.';
-  const parts: string[] = [];
-  if (breaks.clients) {
-    parts.push(
-      direction === 'request'
-        ? 'clients written against OLD may send requests NEW refuses or treats differently: update clients before the server changes, or keep accepting the old form'
-        : 'clients written against OLD may receive answers they were not written for: make clients handle them before servers send them',
-    );
-  }
-  if (breaks.servers) {
-    parts.push(
-      direction === 'response'
-        ? 'servers implementing OLD may answer what NEW no longer allows: update servers'
-        : 'servers implementing OLD refuse or ignore what NEW lets clients send: update servers before clients rely on it',
-    );
-  }
+  const clients = {
+    request:
+      'clients written against OLD may send requests NEW refuses or treats differently: update clients before the server changes, or keep accepting the old form',
+    response:
+      'clients written against OLD may receive answers they were not written for: make clients handle them before servers send them',
+    none: 'clients written against OLD may be refused or get answers they were not written for: update them',
+  };
+  const servers = {
+    request: 'servers implementing OLD refuse or ignore what NEW lets clients send: update servers before clients rely on it',
+    response: 'servers implementing OLD may answer what NEW no longer allows: update servers',
+    none: 'servers implementing OLD no longer conform to NEW: update them',
+  };
+  const parts = [breaks.clients ? clients[direction ?? 'none'] : '', breaks.servers ? servers[direction ?? 'none'] : ''].filter(Boolean);
   const text = parts.join('; and ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }

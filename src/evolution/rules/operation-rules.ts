@@ -7,7 +7,7 @@
  */
 import { breaksBoth, breaksClients, breaksServers, compatible } from '../classify.js';
 import { deref } from '../deref.js';
-import { operationParameters } from '../operations.js';
+import { operationParameters, pathShape } from '../operations.js';
 import { type Finding, type Rule, record, type SiteContext, shown } from '../rule.js';
 import { same } from '../same.js';
 
@@ -35,6 +35,8 @@ export const pathParameterRenamed: Rule = {
   description: 'A path template parameter was renamed ({jobId} → {id}); the URL is the same, compatible.',
   check({ operations }) {
     if (!operations || operations.old.ref.path === operations.new.ref.path) return [];
+    // A moved operation is operation-moved's to report.
+    if (pathShape(operations.old.ref.path) !== pathShape(operations.new.ref.path)) return [];
     return [{ fact: `path template is now ${operations.new.ref.path}, the same URLs with other parameter names`, breaks: compatible }];
   },
 };
@@ -193,7 +195,7 @@ export const responseStatusRemoved: Rule = {
       .filter((status) => status !== 'default' && !Object.hasOwn(after, status))
       .map((status) => ({
         fact: `no longer answers ${status}${hasDefault ? ' (NEW leaves it to `default`)' : ''}${isSuccess(status) ? '; clients waiting for this success get another answer' : ''}`,
-        breaks: { clients: isSuccess(status), servers: !hasDefault },
+        breaks: { clients: isSuccess(status), servers: true },
         at: 'old' as const,
         segments: ['responses', status],
         subject: { kind: 'status' as const, status },
