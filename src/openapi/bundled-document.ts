@@ -5,8 +5,36 @@
  * (src/evolution) can follow references itself, see where a schema is defined, and stop at a
  * recursive one instead of meeting a cyclic object.
  */
+import { readFile } from 'node:fs/promises';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { parse } from 'yaml';
 import { InvalidSpecError, invalidSpecError } from './document.js';
+
+/**
+ * Most alias uses a YAML document may make, by the yaml package's count, which weighs each by
+ * what it expands to. swagger-parser's YAML reader expands aliases without a bound, so a few
+ * hundred bytes of nested aliases (a "billion laughs") would hold it for ever; the text is
+ * read with this bound first. JSON has no aliases and passes at no cost but the parse.
+ */
+const maxYamlAliases = 100;
+
+async function refuseAliasBombs(source: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(source, 'utf8');
+  } catch {
+    return; // not a local file (a URL): swagger-parser reads it and says what is wrong
+  }
+  try {
+    parse(text, { maxAliasCount: maxYamlAliases });
+  } catch (error) {
+    if (/alias/i.test((error as Error).message))
+      throw new InvalidSpecError(
+        `${source}: its YAML aliases expand beyond what the diff reads (${(error as Error).message.split('\n')[0]})`,
+      );
+    // Any other syntax error is swagger-parser's to report, in its words.
+  }
+}
 
 export interface BundledDocument {
   readonly source: string;
@@ -16,6 +44,7 @@ export interface BundledDocument {
 
 export async function loadBundledDocument(options: { readonly source: string }): Promise<BundledDocument> {
   const { source } = options;
+  await refuseAliasBombs(source);
   let document: Record<string, any>;
   try {
     document = (await SwaggerParser.bundle(source)) as Record<string, any>;
