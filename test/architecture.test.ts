@@ -2,7 +2,8 @@
  * The layering rules of ARCHITECTURE.md. The one that matters most: the contract, the engine
  * and the MSW handlers are isomorphic — no file under them imports a Node built-in — so the
  * same code runs in Node, in MSW's setupServer and in a browser service worker. And the
- * conformance runner never imports the mock it is tested against.
+ * conformance runner never imports the mock it is tested against. The diff engine (src/evolution)
+ * is isomorphic too.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -34,6 +35,9 @@ const layers = [
     packages: ['fast-check', 'ajv', '@apidevtools'],
     node: true,
   },
+  // The diff engine compares two parsed documents: no Node, no packages, of the contract only its
+  // one markup escaper (for the Markdown and JUnit reports); the CLI reads and validates the files.
+  { folder: 'src/evolution', mayImport: ['src/evolution', 'src/contract/markup.ts'], packages: [] },
   // The one outbound client and server edge: plumbing under every Node-side layer, above none of them
   // but the engine's one Error builder (the early answers are contract Error bodies).
   {

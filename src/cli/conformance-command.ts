@@ -7,12 +7,11 @@
  * summary and reports of what ran (exit 130/143).
  */
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
-import { Transport } from '../conformance/http/transport.js';
 import {
   type BaseUrlCredentials,
   CassetteRecorder,
@@ -57,6 +56,7 @@ import {
 } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
+import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -314,42 +314,9 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   return count('cannot-tell') + count('not-replayable') > 0 ? conformanceExitCodes.incomplete : exitCodes.ok;
 }
 
-/** Whether --spec names an http(s) URL rather than a file. */
-function isHttpUrl(value: string): boolean {
-  return /^https?:\/\//i.test(value);
-}
-
-/**
- * A --spec URL, fetched by the runner's own bounded transport (so --ca and --insecure apply, and
- * a huge or endless answer is cut), then read from a private temporary file; the document keeps
- * the URL as its source. swagger-parser's own fetching refuses loopback and private addresses.
- * A document whose $refs point at other remote files is not supported: this spec has none.
- */
+/** A --spec URL, read through the bounded transport (spec-url.ts); the document keeps the URL as its source. */
 async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promise<ContractDocument> {
-  const transport = new Transport({ baseUrl: url, timeoutMs: 30_000, maxResponseBytes: 16 * 1024 * 1024, ...(tls ? { tls } : {}) });
-  let result: Awaited<ReturnType<Transport['send']>>;
-  try {
-    result = await transport.send({ method: 'GET', path: '', headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' } });
-  } finally {
-    transport.close();
-  }
-  const response = result.response;
-  if (!response || response.incomplete)
-    throw new InvalidSpecError(`${url}: ${response?.incomplete?.message ?? result.transportError ?? 'no answer'}`);
-  if (response.status !== 200) throw new InvalidSpecError(`${url}: answered ${response.status}, not the document`);
-  const folder = await mkdtemp(join(tmpdir(), 'evidence-harness-spec-'));
-  const extension = /\.json$/i.test(new URL(url).pathname) ? '.json' : '.yaml';
-  const file = join(folder, `openapi${extension}`);
-  try {
-    await writeFile(file, response.bodyText, { mode: 0o600 });
-    const contract = await loadContract({ source: file });
-    return { ...contract, source: url };
-  } catch (error) {
-    if (error instanceof InvalidSpecError) throw new InvalidSpecError(error.message.split(file).join(url));
-    throw error;
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+  return readSpecFromUrl({ url, tls, read: async (file) => ({ ...(await loadContract({ source: file })), source: url }) });
 }
 
 /** A repeatable option of comma lists, as one list. */

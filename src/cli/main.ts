@@ -44,6 +44,11 @@ export const commands: readonly CommandEntry[] = [
     summary: 'validate an OpenAPI document and print a summary of the contract',
     load: async () => (await import('./spec-command.js')).specCommand,
   },
+  {
+    name: 'diff',
+    summary: 'list the changes between two OpenAPI documents and whom each breaks',
+    load: async () => (await import('./diff-command.js')).diffCommand,
+  },
 ];
 
 function overview(): string {

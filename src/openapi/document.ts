@@ -57,6 +57,12 @@ export class InvalidSpecError extends Error {
   override readonly name = 'InvalidSpecError';
 }
 
+/** swagger-parser's error as an InvalidSpecError naming the source. */
+export function invalidSpecError(source: string, error: unknown): InvalidSpecError {
+  // swagger-parser lists problems on separate lines; one line reads better in a log.
+  return new InvalidSpecError(`${source}: ${(error as Error).message.trim().replace(/\.?\s*\n\s*/g, ': ')}`);
+}
+
 export interface LoadContractOptions {
   /** Path or URL of the document; defaults to the bundled spec/openapi.yaml. */
   readonly source?: string;
@@ -70,8 +76,7 @@ export async function loadContract(options: LoadContractOptions = {}): Promise<C
     // validate() dereferences too; parse first so a syntax error names the file clearly.
     document = (await SwaggerParser.validate(source)) as Record<string, any>;
   } catch (error) {
-    // swagger-parser lists problems on separate lines; one line reads better in a log.
-    throw new InvalidSpecError(`${source}: ${(error as Error).message.trim().replace(/\.?\s*\n\s*/g, ': ')}`);
+    throw invalidSpecError(source, error);
   }
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
     throw new InvalidSpecError(`${source}: expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`);

@@ -1,0 +1,200 @@
+/**
+ * @module cli/diff-command
+ * `evidence-harness diff OLD NEW`: every change between two versions of an OpenAPI 3.1
+ * document, each classified by whom it breaks (clients written against OLD, servers
+ * implementing OLD), optionally weighed against a consumer's coverage, as text, JSON, Markdown
+ * or JUnit. The comparison is src/evolution; this module reads, validates and writes.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  type CoverageInput,
+  CoverageInputError,
+  coverageInputLimits,
+  type DiffFormat,
+  DiffLimitError,
+  type DiffReport,
+  diffDocuments,
+  diffFormats,
+  type FailOn,
+  failsOn,
+  parseCoverageInput,
+  renderReport,
+  withImpact,
+} from '../evolution/index.js';
+import { headline } from '../evolution/render/groups.js';
+import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
+import { InvalidSpecError } from '../openapi/document.js';
+import { type Command, diagnostic, exitCodes, formatSize, parseCommandLine, UsageError } from './command.js';
+import { fileProblems, tlsOptions } from './file-options.js';
+import { specFileProblem } from './spec-file.js';
+import { isHttpUrl, maxSpecBytes, readSpecFromUrl } from './spec-url.js';
+
+const failOnValues = ['clients', 'servers', 'any'] as const;
+
+const help = `Usage: evidence-harness diff OLD NEW [options]
+
+Compares two versions of an OpenAPI 3.1 document (files or http(s) URLs, each validated as
+'spec' validates) and lists every change, each with the rule that found it, where it is (a JSON
+pointer into NEW, or into OLD for what NEW no longer has) and what to do. Each change is
+classified twice:
+  breaks clients  a client written against OLD can get an answer it was not written for, or a
+                  request it makes is refused (an operation removed, a response enum value or
+                  status added, a request limit tightened, a new required field, ...)
+  breaks servers  a server implementing OLD no longer conforms to NEW (an operation added, a
+                  request limit loosened, a response field made required, ...)
+Wording (descriptions, summaries, examples) is listed as compatible. $refs are compared by what
+they resolve to. The rules: docs/evolution.md.
+
+Options:
+  --format FORMAT    text (default), json, markdown (a pull-request comment) or junit
+  --output FILE      write the report to FILE (stdout prints one line saying so)
+  --fail-on WHOM     exit 1 when a change breaks clients, servers or any (default: exit 0)
+  --coverage FILE    a consumer coverage document (mock --coverage-report json=FILE, or
+                     control.coverage() written as JSON): each change that breaks clients is
+                     marked exercised or unexercised by those tests, exercised listed first
+  --ca FILE          trust this CA when OLD or NEW is an https URL
+  --insecure         trust any certificate for https URLs (tests only)
+  -h, --help         show this help
+
+Exit codes: 0 done (no change --fail-on names), 1 a change --fail-on names, 2 usage error or
+an invalid, unreadable or too large document or coverage file.
+
+Examples:
+  evidence-harness diff spec/openapi.yaml next/openapi.yaml
+  evidence-harness diff old.yaml new.yaml --fail-on clients --format markdown --output diff.md
+  evidence-harness diff https://example.test/openapi.yaml new.yaml --format json
+  evidence-harness diff old.yaml new.yaml --coverage coverage.json --fail-on clients
+`;
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')}, got '${value.slice(0, 80)}'.`);
+  return value as T;
+}
+
+/** A local file's problem as a usage error: missing, not a regular file, or over `maxBytes`. */
+function checkLocalFile(options: { source: string; label: string; maxBytes: number }): void {
+  const problem = specFileProblem(options.source);
+  if (problem) throw new UsageError(`${options.label}: ${problem}.`);
+  const size = statSync(resolve(options.source)).size;
+  if (size > options.maxBytes)
+    throw new UsageError(
+      `${options.label}: ${options.source} is ${formatSize(size)}, more than the ${formatSize(options.maxBytes)} diff reads.`,
+    );
+}
+
+function readCoverage(file: string): CoverageInput {
+  checkLocalFile({ source: file, label: '--coverage', maxBytes: coverageInputLimits.maxChars });
+  let text: string;
+  try {
+    text = readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--coverage ${file}: cannot read it (${fileProblems[code] ?? code}).`);
+  }
+  try {
+    return parseCoverageInput(text);
+  } catch (error) {
+    if (error instanceof CoverageInputError) throw new UsageError(`--coverage ${file}: ${error.message}.`);
+    throw error;
+  }
+}
+
+async function loadDocument(source: string, tls: ReturnType<typeof tlsOptions>): Promise<BundledDocument> {
+  if (isHttpUrl(source)) {
+    return readSpecFromUrl({ url: source, tls, read: async (file) => ({ ...(await loadBundledDocument({ source: file })), source }) });
+  }
+  return loadBundledDocument({ source });
+}
+
+function shownSource(source: string): string {
+  return isHttpUrl(source) ? source : relative(process.cwd(), resolve(source)) || source;
+}
+
+/** The comparison, with a hostile document's bounds said as a usage error rather than a stack trace. */
+function compare(before: BundledDocument, after: BundledDocument): DiffReport {
+  try {
+    return diffDocuments({
+      old: { document: before.document, source: shownSource(before.source) },
+      new: { document: after.document, source: shownSource(after.source) },
+    });
+  } catch (error) {
+    if (error instanceof DiffLimitError) throw new UsageError(`the documents cannot be compared: ${error.message}.`);
+    if (error instanceof RangeError) throw new UsageError('the documents cannot be compared: they nest too deeply.');
+    throw error;
+  }
+}
+
+async function writeOutput(file: string, text: string): Promise<string> {
+  const path = resolve(file);
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--output ${file}: cannot write it (${fileProblems[code] ?? code}).`);
+  }
+  return path;
+}
+
+export const diffCommand: Command = {
+  name: 'diff',
+  summary: 'list the changes between two OpenAPI documents and whom each breaks',
+  help,
+  async run(argv, io) {
+    const { values, positionals } = parseCommandLine(() =>
+      parseArgs({
+        args: [...argv],
+        strict: true,
+        allowPositionals: true,
+        options: {
+          format: { type: 'string' },
+          output: { type: 'string' },
+          'fail-on': { type: 'string' },
+          coverage: { type: 'string' },
+          ca: { type: 'string' },
+          insecure: { type: 'boolean', default: false },
+        },
+      }),
+    );
+    if (positionals.length !== 2)
+      throw new UsageError(`diff takes two documents, OLD and NEW (got ${positionals.length}): evidence-harness diff old.yaml new.yaml.`);
+    const [oldSource, newSource] = positionals as [string, string];
+    const format: DiffFormat = oneOf(values.format, diffFormats, 'format') ?? 'text';
+    const failOn: FailOn | undefined = oneOf(values['fail-on'], failOnValues, 'fail-on');
+    const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
+    for (const [label, source] of [
+      ['OLD', oldSource],
+      ['NEW', newSource],
+    ] as const)
+      if (!isHttpUrl(source)) checkLocalFile({ source, label, maxBytes: maxSpecBytes });
+    const coverage = values.coverage === undefined ? undefined : readCoverage(values.coverage);
+    const documents: BundledDocument[] = [];
+    for (const [label, source] of [
+      ['OLD', oldSource],
+      ['NEW', newSource],
+    ] as const) {
+      try {
+        documents.push(await loadDocument(source, tls));
+      } catch (error) {
+        if (!(error instanceof InvalidSpecError)) throw error;
+        io.stderr(
+          diagnostic(
+            `diff: ${label} is not a valid OpenAPI 3.1 document: ${error.message}. Fix it (the message says where) and run the command again.`,
+          ),
+        );
+        return exitCodes.usage;
+      }
+    }
+    let report = compare(documents[0]!, documents[1]!);
+    if (coverage) report = withImpact({ report, coverage, source: shownSource(values.coverage!) });
+    const text = renderReport(report, { format, ...(failOn ? { failOn } : {}) });
+    if (values.output === undefined) io.stdout(text);
+    else io.stdout(`wrote ${await writeOutput(values.output, text)}: ${headline(report)}\n`);
+    return failOn && report.changes.some((change) => failsOn(change, failOn)) ? exitCodes.failed : exitCodes.ok;
+  },
+};
