@@ -4,15 +4,25 @@
  * docs/artifact-profile.md) for every answer verifyReport can give, so a client developer can
  * paste one into a request and see VALID, INVALID or UNRESOLVED come back.
  */
-import { parseArgs } from 'node:util';
 import { testKeySet } from '../engine/index.js';
 import { mintOutcomeArtifacts, type OutcomeCaseName, outcomeExamples, profileId } from '../engine/verification/artifact-profile.js';
-import { type Command, exitCodes, parseCommandLine, UsageError } from './command.js';
+import { type Command, exitCodes, UsageError } from './command.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 
 /** CLI names are kebab-case: valid-pass for validPass. */
 const kebab = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 const outcomeByCliName = new Map(Object.keys(outcomeExamples).map((name) => [kebab(name), name as OutcomeCaseName]));
 const issuers = Object.keys(testKeySet.issuers);
+
+const defaultOperationId = 'op-2026-0001';
+
+/** The command's options, written once: the parser, --help and docs/cli.md come from here. */
+export const artifactOptions = {
+  outcome: { kind: 'string', value: 'NAME', help: 'one outcome (prints only its artifact, for pipes); default: all of them' },
+  issuer: { kind: 'string', value: 'URL', help: `the issuer to sign as (default ${issuers[0]}; known: ${issuers.join(', ')})` },
+  'operation-id': { kind: 'string', value: 'ID', help: `the operation the artifacts are for (default ${defaultOperationId})` },
+  json: { kind: 'boolean', help: 'print {outcome: {artifact, expected, request}} with ready request bodies' },
+} as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness artifact [--outcome NAME] [--issuer URL] [--operation-id ID] [--json]
 
@@ -21,11 +31,7 @@ profile ${profileId} (docs/artifact-profile.md): compact JWS signed with Ed25519
 test keys. Each outcome is an artifact that the mock verifies to a known result.
 
 Options:
-  --outcome NAME       one outcome (prints only its artifact, for pipes); default: all of them
-  --issuer URL         the issuer to sign as (default ${issuers[0]}; known: ${issuers.join(', ')})
-  --operation-id ID    the operation the artifacts are for (default op-2026-0001)
-  --json               print {outcome: {artifact, expected, request}} with ready request bodies
-  -h, --help           show this help
+${optionsHelp(artifactOptions)}
 
 Outcomes (verified with the same --issuer and --operation-id as expected values):
 ${[...outcomeByCliName]
@@ -48,21 +54,11 @@ export const artifactCommand: Command = {
   name: 'artifact',
   summary: `mint signed test artifacts for verifyReport (profile ${profileId})`,
   help,
+  optionTables: { artifact: artifactOptions },
   async run(argv, io) {
-    const { values } = parseCommandLine(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          outcome: { type: 'string' },
-          issuer: { type: 'string', default: issuers[0] },
-          'operation-id': { type: 'string', default: 'op-2026-0001' },
-          json: { type: 'boolean', default: false },
-        },
-      }),
-    );
-    const issuer = values.issuer as string;
-    const operationId = values['operation-id'] as string;
+    const { values } = parseOptions(artifactOptions, argv);
+    const issuer = values.issuer ?? issuers[0]!;
+    const operationId = values['operation-id'] ?? defaultOperationId;
     if (!issuers.includes(issuer))
       throw new UsageError(`--issuer '${issuer}' is not in the test key set; use one of ${issuers.join(', ')}.`);
     if (operationId.length === 0 || [...operationId].length > 128) throw new UsageError('--operation-id must be 1 to 128 characters.');

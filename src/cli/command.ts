@@ -3,6 +3,7 @@
  * The shape every subcommand shares, and the one helper through which the CLI speaks to
  * people: a fixed prefix on stderr for diagnostics, plain stdout for results.
  */
+import type { OptionTable } from './options.js';
 
 export interface CommandIo {
   readonly stdout: (text: string) => void;
@@ -15,6 +16,8 @@ export interface Command {
   readonly summary: string;
   /** The full --help text. */
   readonly help: string;
+  /** Its option tables (options.ts), by the command line they parse: `conformance`, `conformance replay`. */
+  readonly optionTables: Readonly<Record<string, OptionTable>>;
   /** Runs the command; resolves to the process exit code. */
   run(argv: readonly string[], io: CommandIo): Promise<number>;
 }
@@ -68,6 +71,9 @@ export function formatSize(bytes: number): string {
   return `${bytes} B`;
 }
 
+/** What a size option takes: a whole number with an optional unit of sizeUnits, in any case. */
+export const sizePattern = /^(\d{1,16}) ?((?:[kKmMgG][iI]?)?[bB])?$/;
+
 /**
  * A size option's value in bytes, in [min, max], or undefined when the option was not given:
  * a whole number with an optional unit (`1048576`, `512KiB`, `64MiB`, `1GiB`, `500kB`).
@@ -75,8 +81,8 @@ export function formatSize(bytes: number): string {
 export function sizeOption(options: { value: string | undefined; name: string; min: number; max: number }): number | undefined {
   const { value, name, min, max } = options;
   if (value === undefined) return undefined;
-  const match = /^(\d{1,16}) ?([A-Za-z]{0,3})$/.exec(value);
-  const unit = match ? sizeUnits.get(match[2]!.toLowerCase()) : undefined;
+  const match = sizePattern.exec(value);
+  const unit = match ? sizeUnits.get((match[2] ?? '').toLowerCase()) : undefined;
   const bytes = match && unit !== undefined ? Number(match[1]) * unit : Number.NaN;
   if (!(Number.isSafeInteger(bytes) && bytes >= min && bytes <= max)) {
     throw new UsageError(
@@ -125,17 +131,4 @@ export function durationOption(options: {
       `--${name} must be from ${formatDurationMs(options.minMs)} to ${formatDurationMs(options.maxMs)}, got '${value}'.`,
     );
   return ms;
-}
-
-/**
- * Runs a node:util parseArgs call, turning its errors into UsageErrors that say what to do
- * (a callback, so each command keeps parseArgs' precise inferred types).
- */
-export function parseCommandLine<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    const message = (error as Error).message.replace(/\. To specify a positional.*$/s, '').replace(/\.?$/, '.');
-    throw new UsageError(message);
-  }
 }

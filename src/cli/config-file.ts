@@ -3,7 +3,7 @@
  * `evidence-harness.config.json` (or `.yaml`/`.yml`): the `mock` command's flags written down
  * once for a project, under the flags' own names, so the file reads like the command line it
  * replaces. Flags given on the command line win over the file. The file is validated by a zod
- * schema that is also published as `evidence-harness.config.schema.json` (editors complete and
+ * schema derived from the command's option table (mock-options.ts), also published as `evidence-harness.config.schema.json` (editors complete and
  * check it through its `$schema`).
  */
 import { existsSync } from 'node:fs';
@@ -12,52 +12,18 @@ import { z } from 'zod';
 import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from '../server/document-text.js';
 import { readRegularFile, UserFileError } from '../server/regular-file.js';
 import { UsageError } from './command.js';
+import { nearest } from './did-you-mean.js';
+import { configFileNames, mockOptions } from './mock-options.js';
+import { configSchemaOf, type OptionSpec, type OptionTable } from './options.js';
 
-/** The names looked for in the working folder, in this order, when no --config is given. */
-export const configFileNames = ['evidence-harness.config.json', 'evidence-harness.config.yaml', 'evidence-harness.config.yml'] as const;
+export { configFileNames };
 
-const size = z
-  .union([z.number().int().min(1024), z.string().regex(/^\d{1,16} ?([kKmMgG]i?[bB]|[bB])?$/)])
-  .describe('bytes, or a size with a unit: 512KiB, 64MiB, 1GiB, 500kB');
-
-const mockOptions = z
-  .object({
-    port: z.number().int().min(0).max(65535).describe('port to listen on (default 4010; 0 picks a free one)'),
-    host: z.string().min(1).describe('address to listen on (default 127.0.0.1)'),
-    scenario: z.string().min(1).describe("a shipped scenario's name or a scenario file (relative to this file)"),
-    seed: z.number().int().min(0).max(4294967295).describe('seed job ids and fractional faults'),
-    'base-path': z.string().describe('serve the contract under a prefix, e.g. /api'),
-    spec: z.string().describe('serve another version of the contract: an OpenAPI 3.1 document, a file or an http(s) URL'),
-    'control-token': z.string().min(1).describe('token for the control API (/__mock/)'),
-    'control-origin': z.array(z.string().min(1)).describe('origins whose web pages may call the control API'),
-    'coverage-report': z
-      .array(z.string().regex(/^(json|html)=.+$/))
-      .describe('json=FILE or html=FILE: where to write the consumer coverage when the mock stops (relative to this file)'),
-    quiet: z.boolean().describe('no per-request log lines'),
-    watch: z.boolean().describe('reload the scenario file when it changes'),
-    'tls-cert': z.string().min(1).describe('certificate (PEM) to serve HTTPS with (relative to this file)'),
-    'tls-key': z.string().min(1).describe('private key (PEM) of the certificate (relative to this file)'),
-    'max-jobs': z.number().int().min(1).max(100_000_000).describe('jobs kept'),
-    'max-job-bytes': size,
-    'max-key-bytes': size,
-    'max-journal-bytes': size,
-    'max-scenario-bytes': size,
-    store: z
-      .string()
-      .regex(/^rediss?:\/\//)
-      .describe('keep the mock state in Redis (redis://HOST:PORT[/DB]), shared by replicas; default in memory'),
-    'store-namespace': z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,64}$/)
-      .describe('keep this mock apart from others on the same Redis (default evidence-harness)'),
-  })
-  .partial()
-  .strict();
+const mockConfigOptions = configSchemaOf(mockOptions);
 
 export const configSchema = z
   .object({
     $schema: z.string().optional(),
-    mock: mockOptions.optional().describe("options of 'evidence-harness mock', named as its flags"),
+    mock: mockConfigOptions.optional().describe("options of 'evidence-harness mock', named as its flags"),
   })
   .strict()
   .describe('evidence-harness configuration: each command’s options under the command’s name');
@@ -73,11 +39,30 @@ export function publishedConfigSchema(): object {
   };
 }
 
-/** Options whose value is a path: resolved against the config file's folder, not the working folder. */
-const pathOptions = new Set(['tls-cert', 'tls-key']);
-
 function looksLikePath(value: string): boolean {
   return /[/\\]/.test(value) || /\.(json|ya?ml)$/i.test(value);
+}
+
+/** A path in the file resolved against the file's folder, not the working folder. */
+function relativeToFile(options: { spec: OptionSpec | undefined; text: string; folder: string }): string {
+  const { spec, text, folder } = options;
+  const path = spec?.kind === 'string' ? spec.path : undefined;
+  const isPath =
+    path === 'file' ||
+    (path === 'file-or-name' && looksLikePath(text)) ||
+    (path === 'file-or-url' && !/^[a-z][a-z\d+.-]*:\/\//i.test(text));
+  if (isPath) return isAbsolute(text) ? text : resolve(folder, text);
+  // json=FILE: the file, not the format, is relative to the folder.
+  const report = path === 'format=file' ? /^([a-z]+)=(.+)$/.exec(text) : null;
+  if (report && !isAbsolute(report[2]!)) return `${report[1]}=${resolve(folder, report[2]!)}`;
+  return text;
+}
+
+/** " Did you mean 'port'?" after zod's message for a mistyped option name. */
+function unknownKeyHint(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys' || issue.path[0] !== 'mock') return '';
+  const hints = issue.keys.map((key) => [key, nearest(key, Object.keys(mockOptions))] as const).filter(([, near]) => near);
+  return hints.map(([key, near]) => ` Did you mean '${near}' for '${key}'?`).join('');
 }
 
 export interface LoadedConfig {
@@ -119,7 +104,9 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
   const parsed = configSchema.safeParse(value ?? {});
   if (!parsed.success) {
     // zod quotes unknown keys: short quotes only (document-text.ts).
-    const problems = parsed.error.issues.map((issue) => withShortQuotes(`  /${issue.path.join('/')}: ${issue.message}`, text));
+    const problems = parsed.error.issues.map((issue) =>
+      withShortQuotes(`  /${issue.path.join('/')}: ${issue.message}${unknownKeyHint(issue)}`, text),
+    );
     throw new UsageError(
       `${file} is not a valid configuration:\n${problems.join('\n')}\nIts JSON Schema is evidence-harness.config.schema.json in this package; option names are the flags' ('evidence-harness mock --help').`,
     );
@@ -133,13 +120,7 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
       continue;
     }
     for (const item of Array.isArray(setting) ? setting : [setting]) {
-      let text = String(item);
-      const isPath = pathOptions.has(name) || (name === 'scenario' && looksLikePath(text));
-      if (isPath && !isAbsolute(text)) text = resolve(folder, text);
-      // json=FILE: the file, not the format, is relative to this file's folder.
-      const report = name === 'coverage-report' ? /^(json|html)=(.+)$/.exec(text) : null;
-      if (report && !isAbsolute(report[2]!)) text = `${report[1]}=${resolve(folder, report[2]!)}`;
-      mockArguments.push(`--${name}=${text}`);
+      mockArguments.push(`--${name}=${relativeToFile({ spec: (mockOptions as OptionTable)[name], text: String(item), folder })}`);
     }
   }
   return { file, mockArguments };

@@ -10,7 +10,6 @@ import { constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
 import {
   type BaseUrlCredentials,
@@ -43,18 +42,9 @@ import { replayFailures } from '../conformance/replay.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
-import {
-  type Command,
-  type CommandIo,
-  diagnostic,
-  durationOption,
-  exitCodes,
-  integerOption,
-  parseCommandLine,
-  sizeOption,
-  UsageError,
-} from './command.js';
+import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
 
@@ -68,6 +58,202 @@ function checkList(): string {
     .join('\n');
 }
 
+/** The run's options, written once: the parser, --help and docs/cli.md come from here. */
+export const conformanceOptions = {
+  'base-url': {
+    kind: 'string',
+    value: 'URL',
+    help: 'the server under test (contract paths are appended); a user name and password in it are sent as an Authorization: Basic header',
+  },
+  spec: {
+    kind: 'string',
+    value: 'FILE|URL',
+    help: 'the OpenAPI 3.1 document, a file or an http(s) URL (default: the bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description',
+  },
+  ca: {
+    kind: 'string',
+    value: 'FILE',
+    help: "trust the PEM certificates in FILE (a private CA, a self-signed server) for an https --base-url, instead of Node's bundled roots. Schemathesis: --tls-verify FILE",
+  },
+  insecure: {
+    kind: 'boolean',
+    help: "do not check the https target's certificate (encrypted, but the server is not authenticated). Schemathesis: --tls-verify false; Dredd: none",
+  },
+  header: { kind: 'string', value: "'Name: value'", multiple: true, help: "the first caller's credentials; repeatable" },
+  'second-caller-header': {
+    kind: 'string',
+    value: "'Name: value'",
+    multiple: true,
+    help: "a second caller's credentials; enables second_caller_isolation",
+  },
+  seed: {
+    kind: 'integer',
+    value: 'N',
+    min: 0,
+    max: 2 ** 31 - 1,
+    help: 'seed for generated inputs (default: random, printed); the same seed sends the same requests, under new Idempotency-Keys each run',
+  },
+  'run-id': {
+    kind: 'string',
+    value: 'ID',
+    help: 'goes into every Idempotency-Key with the seed (default: random, printed); the same --seed and --run-id repeat a run byte for byte on a fresh server (1-32 of A-Z a-z 0-9 - _)',
+  },
+  'max-requests': {
+    kind: 'integer',
+    value: 'N',
+    min: 1,
+    max: 1_000_000,
+    help: `at most N HTTP requests (default ${conformanceDefaults.maxRequests})`,
+  },
+  concurrency: {
+    kind: 'integer',
+    value: 'N',
+    min: 2,
+    max: 16,
+    help: `identical creates sent at once by the stateful sequences, to catch duplicates racing into two jobs, and different bodies at once at most (2-16, default ${conformanceDefaults.concurrency})`,
+  },
+  'replay-wait': {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 's',
+    minMs: 0,
+    maxMs: maxReplayWaitMs,
+    help: `how long after a job is final its key is replayed once more (replay_after_job_final), so a key forgotten sooner fails; the wait overlaps the run's other requests (default ${formatDuration(conformanceDefaults.replayWaitMs)}, up to ${formatDuration(maxReplayWaitMs)}, far within the key's 24 h of A-16; 0: no late replay; a bare number is s)`,
+  },
+  rate: { kind: 'integer', value: 'N', min: 1, max: 100_000, help: 'at most N requests per second (default: unlimited)' },
+  timeout: {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 'ms',
+    minMs: 1,
+    maxMs: 600_000,
+    help: `per-request deadline, headers and body, shared by the request's redirects and 429 retry (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)`,
+  },
+  'job-timeout': {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 's',
+    minMs: 0,
+    maxMs: 86_400_000,
+    help: `how long the created job is polled for COMPLETE or FAILED, from its first read (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)`,
+  },
+  'time-budget': {
+    kind: 'duration',
+    value: 'DURATION',
+    minMs: 1000,
+    maxMs: 86_400_000,
+    help: `the whole run's time, from its start: nothing is sent after it, and what was not sent makes the run incomplete (default ${formatDuration(conformanceDefaults.timeBudgetMs)}; needs a unit)`,
+  },
+  'max-response-bytes': {
+    kind: 'size',
+    value: 'SIZE',
+    min: 1024,
+    max: 1024 ** 3,
+    help: `read at most SIZE of one answer, as sent and decoded: 1048576, 512KiB, 8MiB (default ${formatSize(conformanceDefaults.maxResponseBytes)})`,
+  },
+  'max-consecutive-timeouts': {
+    kind: 'integer',
+    value: 'N',
+    min: 1,
+    max: 1_000_000,
+    help: `stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})`,
+  },
+  'max-examples': {
+    kind: 'integer',
+    value: 'N',
+    min: 0,
+    max: 100_000,
+    help: `generated inputs per operation, at most (default ${conformanceDefaults.examplesPerOperation}; 0: none). Schemathesis: --max-examples`,
+  },
+  'max-failures': {
+    kind: 'integer',
+    value: 'N',
+    min: 1,
+    max: 1_000_000,
+    help: 'stop sending after N exchanges failed a required check (with --strict, any check); the rest is not sent, the run is failed. Schemathesis: --max-failures; Dredd: --bail (for 1)',
+  },
+  'fail-fast': { kind: 'boolean', help: 'the same as --max-failures 1 (Schemathesis: -x/--exitfirst)' },
+  'max-response-time': {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 'ms',
+    minMs: 1,
+    maxMs: 600_000,
+    help: 'an answer slower than this fails the advisory max_response_time, which runs only with this option (a bare number is ms). Schemathesis: --max-response-time',
+  },
+  checks: { kind: 'string', value: 'a,b', help: 'run only these checks' },
+  'exclude-checks': { kind: 'string', value: 'a,b', help: 'leave these checks out' },
+  'include-operation': {
+    kind: 'string',
+    value: 'ID,...',
+    multiple: true,
+    help: 'send requests only to these operations (operationIds); repeatable. Schemathesis: --include-operation-id; Dredd: --only',
+  },
+  'exclude-operation': { kind: 'string', value: 'ID,...', multiple: true, help: 'send no request to these operations; repeatable' },
+  'include-path': {
+    kind: 'string',
+    value: 'PATH,...',
+    multiple: true,
+    help: 'only the operations of these path templates (/v0/jobs/{jobId})',
+  },
+  'include-method': {
+    kind: 'string',
+    value: 'M,...',
+    multiple: true,
+    help: 'only the operations of these methods (GET, POST). A check whose requests the filters all leave out is skipped as left out, like --exclude-checks: it does not make the run incomplete',
+  },
+  strict: {
+    kind: 'boolean',
+    help: 'advisory checks count too (their failures fail, their skips make it incomplete)',
+  },
+  report: {
+    kind: 'string',
+    value: 'FORMAT=FILE',
+    multiple: true,
+    help: 'write a report: junit=FILE, json=FILE or html=FILE; repeatable',
+  },
+  record: {
+    kind: 'string',
+    value: 'FILE.har',
+    help: "write every exchange sent as a HAR 1.2 cassette (browsers' devtools and proxies open it), credentials scrubbed. Schemathesis: --report-har-path (--cassette-path)",
+  },
+  'rerun-failed': {
+    kind: 'string',
+    value: 'REPORT.json',
+    help: 'run only the checks that failed in that JSON report (with --checks, those of them); Schemathesis: --rerun-failed-checks',
+  },
+  hooks: {
+    kind: 'string',
+    value: 'FILE.mjs',
+    help: 'a module exporting any of beforeRequest(request) (may change its headers and body, e.g. refresh a token), afterResponse(exchange), and checks: extra checks ({ name, description, severity, judge(exchange, context) }) selected and reported like the built-in ones. Schemathesis: --hooks / SCHEMATHESIS_HOOKS; Dredd: --hookfiles',
+  },
+  quiet: { kind: 'boolean', help: 'no progress lines on stderr' },
+} as const satisfies OptionTable;
+
+/** The replay's options, written once. */
+export const replayOptions = {
+  failure: { kind: 'string', value: 'N', multiple: true, help: 'only failure N, as the summary numbers them; repeatable' },
+  'base-url': { kind: 'string', value: 'URL', help: "where to send (default: the report's target)" },
+  spec: { kind: 'string', value: 'FILE', help: "the OpenAPI document (default: the report's)" },
+  header: {
+    kind: 'string',
+    value: "'Name: value'",
+    multiple: true,
+    help: "the first caller's credentials (never kept in a report); repeatable",
+  },
+  'second-caller-header': { kind: 'string', value: "'Name: value'", multiple: true, help: "the second caller's" },
+  timeout: {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 'ms',
+    minMs: 1,
+    maxMs: 600_000,
+    help: `per-request deadline (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)`,
+  },
+  ca: { kind: 'string', value: 'FILE', help: 'trust this PEM certificate for an https target, as for a run' },
+  insecure: { kind: 'boolean', help: "do not check an https target's certificate, as for a run" },
+} as const satisfies OptionTable;
+
 const help = `Usage: evidence-harness conformance --base-url URL [options]
        evidence-harness conformance replay REPORT.json [--failure N] [options] (below)
 
@@ -79,73 +265,7 @@ was expected and what came back, and a curl command that reproduces it (credenti
 environment variables, never printed). Every part of a run is bounded, whatever the server does.
 
 Options:
-  --base-url URL               the server under test (contract paths are appended); a user name
-                               and password in it are sent as an Authorization: Basic header
-  --spec FILE|URL              the OpenAPI 3.1 document, a file or an http(s) URL (default: the
-                               bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description
-  --ca FILE                    trust the PEM certificates in FILE (a private CA, a self-signed
-                               server) for an https --base-url, instead of Node's bundled roots.
-                               Schemathesis: --tls-verify FILE
-  --insecure                   do not check the https target's certificate (encrypted, but the
-                               server is not authenticated). Schemathesis: --tls-verify false; Dredd: none
-  --header 'Name: value'       the first caller's credentials; repeatable
-  --second-caller-header 'Name: value'
-                               a second caller's credentials; enables second_caller_isolation
-  --seed N                     seed for generated inputs (default: random, printed); the same seed
-                               sends the same requests, under new Idempotency-Keys each run
-  --run-id ID                  goes into every Idempotency-Key with the seed (default: random,
-                               printed); the same --seed and --run-id repeat a run byte for byte
-                               on a fresh server (1-32 of A-Z a-z 0-9 - _)
-  --max-requests N             at most N HTTP requests (default ${conformanceDefaults.maxRequests})
-  --concurrency N              identical creates sent at once by the stateful sequences, to catch
-                               duplicates racing into two jobs, and different bodies at once at
-                               most (2-16, default ${conformanceDefaults.concurrency})
-  --replay-wait DURATION       how long after a job is final its key is replayed once more
-                               (replay_after_job_final), so a key forgotten sooner fails; the
-                               wait overlaps the run's other requests (default ${formatDuration(conformanceDefaults.replayWaitMs)}, up to ${formatDuration(maxReplayWaitMs)},
-                               far within the key's 24 h of A-16; 0: no late replay; a bare
-                               number is s)
-  --rate N                     at most N requests per second (default: unlimited)
-  --timeout DURATION           per-request deadline, headers and body, shared by the request's
-                               redirects and 429 retry (default ${formatDuration(conformanceDefaults.timeoutMs)}; a bare number is ms)
-  --job-timeout DURATION       how long the created job is polled for COMPLETE or FAILED, from its
-                               first read (default ${formatDuration(conformanceDefaults.jobTimeoutMs)}; a bare number is s)
-  --time-budget DURATION       the whole run's time, from its start: nothing is sent after it, and
-                               what was not sent makes the run incomplete (default ${formatDuration(conformanceDefaults.timeBudgetMs)}; needs a unit)
-  --max-response-bytes SIZE    read at most SIZE of one answer, as sent and decoded: 1048576, 512KiB, 8MiB (default ${conformanceDefaults.maxResponseBytes} bytes)
-  --max-consecutive-timeouts N stop sending to an operation after N timeouts in a row (default ${conformanceDefaults.maxConsecutiveTimeouts})
-  --max-examples N             generated inputs per operation, at most (default ${conformanceDefaults.examplesPerOperation};
-                               0: none). Schemathesis: --max-examples
-  --max-failures N             stop sending after N exchanges failed a required check (with
-                               --strict, any check); the rest is not sent, the run is failed.
-                               Schemathesis: --max-failures; Dredd: --bail (for 1)
-  --fail-fast                  the same as --max-failures 1 (Schemathesis: -x/--exitfirst)
-  --max-response-time DURATION an answer slower than this fails the advisory max_response_time,
-                               which runs only with this option (a bare number is ms).
-                               Schemathesis: --max-response-time
-  --checks a,b                 run only these checks
-  --exclude-checks a,b         leave these checks out
-  --include-operation ID,...   send requests only to these operations (operationIds); repeatable.
-                               Schemathesis: --include-operation-id; Dredd: --only
-  --exclude-operation ID,...   send no request to these operations; repeatable
-  --include-path PATH,...      only the operations of these path templates (/v0/jobs/{jobId})
-  --include-method M,...       only the operations of these methods (GET, POST)
-                               A check whose requests the filters all leave out is skipped as
-                               left out, like --exclude-checks: it does not make the run incomplete
-  --strict                     advisory checks count too (their failures fail, their skips make it incomplete)
-  --report FORMAT=FILE         write a report: junit=FILE, json=FILE or html=FILE; repeatable
-  --record FILE.har            write every exchange sent as a HAR 1.2 cassette (browsers' devtools
-                               and proxies open it), credentials scrubbed. Schemathesis:
-                               --report-har-path (--cassette-path)
-  --rerun-failed REPORT.json   run only the checks that failed in that JSON report (with --checks,
-                               those of them); Schemathesis: --rerun-failed-checks
-  --hooks FILE.mjs             a module exporting any of beforeRequest(request) (may change its
-                               headers and body, e.g. refresh a token), afterResponse(exchange), and
-                               checks: extra checks ({ name, description, severity, judge(exchange,
-                               context) }) selected and reported like the built-in ones.
-                               Schemathesis: --hooks / SCHEMATHESIS_HOOKS; Dredd: --hookfiles
-  --quiet                      no progress lines on stderr
-  -h, --help                   show this help
+${optionsHelp(conformanceOptions)}
 
 Durations: 500ms, 1.5s, 30s, 10m (no hours: 120m); a bare number is in the unit shown above.
 
@@ -214,37 +334,14 @@ replay, a poll, a stateful sequence) cannot be sent alone: it is named, and --re
 REPORT.json reruns its check. Runner-made Idempotency-Keys are replaced by fresh ones.
 
 Options:
-  --failure N                  only failure N, as the summary numbers them; repeatable
-  --base-url URL               where to send (default: the report's target)
-  --spec FILE                  the OpenAPI document (default: the report's)
-  --header 'Name: value'       the first caller's credentials (never kept in a report); repeatable
-  --second-caller-header 'Name: value'
-                               the second caller's
-  --timeout DURATION           per-request deadline (default 10s; a bare number is ms)
-  --ca FILE, --insecure        an https target's certificate, as for a run
+${optionsHelp(replayOptions)}
 
 Exit codes: 0 no replayed failure still fails; 1 one still fails; 2 usage error; 3 none still
 fails, but one could not be replayed or judged.
 `;
 
 async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise<number> {
-  const { values, positionals } = parseCommandLine(() =>
-    parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        failure: { type: 'string', multiple: true },
-        'base-url': { type: 'string' },
-        spec: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        'second-caller-header': { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-        ca: { type: 'string' },
-        insecure: { type: 'boolean', default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseOptions(replayOptions, argv, { allowPositionals: true });
   const rawHeaderValues = [...(values.header ?? []), ...(values['second-caller-header'] ?? [])].map((line) =>
     line.slice(line.indexOf(':') + 1).trim(),
   );
@@ -263,7 +360,7 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
     throw error;
   }
   const target = baseUrl(values['base-url'] ?? report.target);
-  const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
+  const timeoutMs = values.timeout;
   const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
   const total = report.checks.reduce((count, check) => count + check.failures.length, 0);
   const failures = (values.failure ?? []).map((value) => integerOption({ value, name: 'failure', min: 1, max: Math.max(1, total) })!);
@@ -403,49 +500,10 @@ export const conformanceCommand: Command = {
   summary: 'check a live implementation against the OpenAPI document',
   // main answers --help before the command runs, so the replay's options are listed here too.
   help: `${help}\n${replayHelp}`,
+  optionTables: { conformance: conformanceOptions, 'conformance replay': replayOptions },
   async run(argv, rawIo) {
     if (argv[0] === 'replay') return replayCommand(argv.slice(1), rawIo);
-    const { values } = parseCommandLine(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          'base-url': { type: 'string' },
-          spec: { type: 'string' },
-          ca: { type: 'string' },
-          insecure: { type: 'boolean', default: false },
-          header: { type: 'string', multiple: true },
-          'second-caller-header': { type: 'string', multiple: true },
-          seed: { type: 'string' },
-          'run-id': { type: 'string' },
-          'max-requests': { type: 'string' },
-          concurrency: { type: 'string' },
-          'replay-wait': { type: 'string' },
-          rate: { type: 'string' },
-          timeout: { type: 'string' },
-          'job-timeout': { type: 'string' },
-          'time-budget': { type: 'string' },
-          'max-response-bytes': { type: 'string' },
-          'max-consecutive-timeouts': { type: 'string' },
-          checks: { type: 'string' },
-          'exclude-checks': { type: 'string' },
-          'max-examples': { type: 'string' },
-          'max-failures': { type: 'string' },
-          'fail-fast': { type: 'boolean', default: false },
-          'max-response-time': { type: 'string' },
-          'include-operation': { type: 'string', multiple: true },
-          'exclude-operation': { type: 'string', multiple: true },
-          'include-path': { type: 'string', multiple: true },
-          'include-method': { type: 'string', multiple: true },
-          strict: { type: 'boolean', default: false },
-          report: { type: 'string', multiple: true },
-          record: { type: 'string' },
-          'rerun-failed': { type: 'string' },
-          hooks: { type: 'string' },
-          quiet: { type: 'boolean', default: false },
-        },
-      }),
-    );
+    const { values } = parseOptions(conformanceOptions, argv);
     // Every credential on the command line is scrubbed from everything this command prints.
     const rawHeaderValues = [...(values.header ?? []), ...(values['second-caller-header'] ?? [])].map((line) =>
       line.slice(line.indexOf(':') + 1).trim(),
@@ -469,46 +527,29 @@ export const conformanceCommand: Command = {
       throw new UsageError(
         '--base-url has a user name and password, and --header gives an Authorization header too; give only one of them.',
       );
-    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 31 - 1 });
+    const seed = values.seed;
     const runId = values['run-id'];
     if (runId !== undefined && !isRunId(runId))
       throw new UsageError(
         `--run-id must be 1 to 32 letters, digits, '-' or '_' (it goes into Idempotency-Key headers), got '${runId.slice(0, 40)}'. Copy it from the summary line of the run to repeat.`,
       );
-    const maxRequests = integerOption({ value: values['max-requests'], name: 'max-requests', min: 1, max: 1_000_000 });
-    const concurrency = integerOption({ value: values.concurrency, name: 'concurrency', min: 2, max: 16 });
-    const replayWaitMs = durationOption({
-      value: values['replay-wait'],
-      name: 'replay-wait',
-      bareUnit: 's',
-      minMs: 0,
-      maxMs: maxReplayWaitMs,
-    });
-    const rate = integerOption({ value: values.rate, name: 'rate', min: 1, max: 100_000 });
-    const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
-    const jobTimeoutMs = durationOption({ value: values['job-timeout'], name: 'job-timeout', bareUnit: 's', minMs: 0, maxMs: 86_400_000 });
-    const timeBudgetMs = durationOption({ value: values['time-budget'], name: 'time-budget', minMs: 1000, maxMs: 86_400_000 });
-    const maxResponseBytes = sizeOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
-    const maxConsecutiveTimeouts = integerOption({
-      value: values['max-consecutive-timeouts'],
-      name: 'max-consecutive-timeouts',
-      min: 1,
-      max: 1_000_000,
-    });
-    const maxExamples = integerOption({ value: values['max-examples'], name: 'max-examples', min: 0, max: 100_000 });
-    const maxFailuresGiven = integerOption({ value: values['max-failures'], name: 'max-failures', min: 1, max: 1_000_000 });
+    const maxRequests = values['max-requests'];
+    const concurrency = values.concurrency;
+    const replayWaitMs = values['replay-wait'];
+    const rate = values.rate;
+    const timeoutMs = values.timeout;
+    const jobTimeoutMs = values['job-timeout'];
+    const timeBudgetMs = values['time-budget'];
+    const maxResponseBytes = values['max-response-bytes'];
+    const maxConsecutiveTimeouts = values['max-consecutive-timeouts'];
+    const maxExamples = values['max-examples'];
+    const maxFailuresGiven = values['max-failures'];
     if (values['fail-fast'] && maxFailuresGiven !== undefined && maxFailuresGiven !== 1)
       throw new UsageError(
         `--fail-fast stops at the first failure, and --max-failures ${maxFailuresGiven} asks for more; give only one of them.`,
       );
     const maxFailures = values['fail-fast'] ? 1 : maxFailuresGiven;
-    const maxResponseTimeMs = durationOption({
-      value: values['max-response-time'],
-      name: 'max-response-time',
-      bareUnit: 'ms',
-      minMs: 1,
-      maxMs: 600_000,
-    });
+    const maxResponseTimeMs = values['max-response-time'];
     if (target.authorization && !values.quiet)
       io.stderr(
         diagnostic('conformance: the user name and password in --base-url are sent as an Authorization: Basic header (never printed).'),

@@ -8,7 +8,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   type CoverageInput,
   CoverageInputError,
@@ -27,12 +26,27 @@ import {
 import { headline } from '../evolution/render/groups.js';
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { type Command, diagnostic, exitCodes, formatSize, parseCommandLine, UsageError } from './command.js';
+import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specFileProblem } from './spec-file.js';
 import { isHttpUrl, maxSpecBytes, readSpecFromUrl } from './spec-url.js';
 
 const failOnValues = ['clients', 'servers', 'any'] as const;
+
+/** The command's options, written once: the parser, --help and docs/cli.md come from here. */
+export const diffOptions = {
+  format: { kind: 'string', value: 'FORMAT', help: 'text (default), json, markdown (a pull-request comment) or junit' },
+  output: { kind: 'string', value: 'FILE', help: 'write the report to FILE (stdout prints one line saying so)' },
+  'fail-on': { kind: 'string', value: 'WHOM', help: 'exit 1 when a change breaks clients, servers or any (default: exit 0)' },
+  coverage: {
+    kind: 'string',
+    value: 'FILE',
+    help: 'a consumer coverage document (mock --coverage-report json=FILE, or control.coverage() written as JSON): each change that breaks clients is marked exercised or unexercised by those tests, exercised listed first',
+  },
+  ca: { kind: 'string', value: 'FILE', help: 'trust this CA when OLD or NEW is an https URL' },
+  insecure: { kind: 'boolean', help: 'trust any certificate for https URLs (tests only)' },
+} as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness diff OLD NEW [options]
 
@@ -49,15 +63,7 @@ Wording (descriptions, summaries, examples) is listed as compatible. $refs are c
 they resolve to. The rules: docs/evolution.md.
 
 Options:
-  --format FORMAT    text (default), json, markdown (a pull-request comment) or junit
-  --output FILE      write the report to FILE (stdout prints one line saying so)
-  --fail-on WHOM     exit 1 when a change breaks clients, servers or any (default: exit 0)
-  --coverage FILE    a consumer coverage document (mock --coverage-report json=FILE, or
-                     control.coverage() written as JSON): each change that breaks clients is
-                     marked exercised or unexercised by those tests, exercised listed first
-  --ca FILE          trust this CA when OLD or NEW is an https URL
-  --insecure         trust any certificate for https URLs (tests only)
-  -h, --help         show this help
+${optionsHelp(diffOptions)}
 
 Exit codes: 0 done (no change --fail-on names), 1 a change --fail-on names, 2 usage error or
 an invalid, unreadable or too large document or coverage file.
@@ -145,22 +151,9 @@ export const diffCommand: Command = {
   name: 'diff',
   summary: 'list the changes between two OpenAPI documents and whom each breaks',
   help,
+  optionTables: { diff: diffOptions },
   async run(argv, io) {
-    const { values, positionals } = parseCommandLine(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        allowPositionals: true,
-        options: {
-          format: { type: 'string' },
-          output: { type: 'string' },
-          'fail-on': { type: 'string' },
-          coverage: { type: 'string' },
-          ca: { type: 'string' },
-          insecure: { type: 'boolean', default: false },
-        },
-      }),
-    );
+    const { values, positionals } = parseOptions(diffOptions, argv, { allowPositionals: true });
     if (positionals.length !== 2)
       throw new UsageError(`diff takes two documents, OLD and NEW (got ${positionals.length}): evidence-harness diff old.yaml new.yaml.`);
     const [oldSource, newSource] = positionals as [string, string];

@@ -4,6 +4,7 @@
  */
 import { packageVersion } from '../openapi/package-root.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
+import { nearest } from './did-you-mean.js';
 
 /**
  * A subcommand as the dispatcher knows it before loading it. Commands load on demand so that
@@ -69,22 +70,12 @@ Run 'evidence-harness <command> --help' for a command's options and examples.
 `;
 }
 
-/** Levenshtein distance, for "did you mean" on a mistyped command. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 function suggestion(typed: string): string {
-  const near = commands.filter((command) => editDistance(typed, command.name) <= 2);
-  return near.length > 0 ? ` Did you mean '${near[0]!.name}'?` : '';
+  const near = nearest(
+    typed,
+    commands.map((command) => command.name),
+  );
+  return near === undefined ? '' : ` Did you mean '${near}'?`;
 }
 
 /** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */

@@ -4,16 +4,8 @@
  * development.
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { contractFromDocument, type EngineContract } from '../engine/engine-contract.js';
-import {
-  createMockEngine,
-  defaultLimits,
-  type EngineLimits,
-  normalizeBasePath,
-  ScenarioError,
-  StoreUnavailableError,
-} from '../engine/index.js';
+import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
 import { loadContract } from '../openapi/document.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
@@ -23,9 +15,11 @@ import { isRedisUrl, redactedUrl } from '../server/redis/store-url.js';
 import { isScenarioPath, type LoadedScenarioFile, readScenarioFile, ScenarioFileError } from '../server/scenario-file.js';
 import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
-import { type Command, diagnostic, exitCodes, formatSize, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
-import { configFileNames, loadConfig, withConfigArguments } from './config-file.js';
+import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
+import { loadConfig, withConfigArguments } from './config-file.js';
 import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
+import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
+import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
@@ -36,9 +30,6 @@ import { untilStopSignal } from './stop-signals.js';
  */
 const shutdown = { graceMs: 3000, exitAfterMs: 1000 } as const;
 
-/** Largest budget a size option accepts: past it the figure means nothing on a laptop. */
-const maxBudgetBytes = 1024 ** 4;
-
 const help = `Usage: evidence-harness mock [options]
 
 Serves a stateful mock of the Evidence Evaluation and Verification Service: jobs that move
@@ -46,44 +37,10 @@ from QUEUED to a final state as you poll, idempotency that bites (409), the 400/
 and scripted failures. The same engine runs inside the MSW handlers.
 
 Options:
-  --port N             port to listen on (default 4010; 0 picks a free one)
-  --host HOST          address to listen on (default 127.0.0.1)
-  --scenario NAME|FILE a shipped scenario (default: default) or a JSON/YAML scenario file
-  --seed N             seed job ids and fractional faults, for reproducible runs
-  --base-path PATH     serve the contract under a prefix, e.g. /api
-  --spec FILE|URL      serve another version of the contract: an OpenAPI 3.1 document (default:
-                       the bundled spec/openapi.yaml). Its routes, validation and limits drive the
-                       mock; operations it adds are answered from its examples (docs/evolution.md)
-  --control-token T    token for the control API (/__mock/); generated when --host is not loopback
-  --control-origin O   let web pages of origin O (such as http://localhost:5173) call the control
-                       API with CORS; repeatable. Without it, a control call carrying any Origin
-                       is refused, and so is one whose Host is not this machine (DNS rebinding)
-  --watch              reload the --scenario file when it changes (the journal notes each reload;
-                       a file that does not validate is reported and the scenario stays as it was).
-                       It must stay a regular file where the path led at start: a symbolic link
-                       given is followed once, and a link, FIFO or folder put there later is refused
-  --tls-cert FILE      serve HTTPS with this certificate (PEM), so an https frontend can call the
-  --tls-key FILE       mock without mixed-content errors; give both
-  --config FILE        read options from FILE (default: ${configFileNames.join(', ')}
-                       in the working folder, if there); flags given here win
-  --store URL          keep jobs, idempotency keys, scenarios and the journal in Redis
-                       (redis://HOST:PORT[/DB]), so several replicas serve one mock and a restart
-                       loses nothing (docs/scale-out.md); default: in memory. Also read from
-                       EVIDENCE_HARNESS_STORE
-  --store-namespace NS keep this mock's keys apart from other mocks on the same Redis
-                       (default evidence-harness)
-  --coverage-report F=FILE  when the mock stops, write its consumer coverage and client findings
-                       to FILE as json or html (json=coverage.json, html=coverage.html); repeatable
-  --quiet              no per-request log lines (they are written in batches, about 10 ms apart),
-                       and no coverage summary when the mock stops
-  -h, --help           show this help
+${optionsHelp(mockOptions)}
 
 Memory bounds, oldest entries evicted first (SIZE: bytes, or with a unit: 512KiB, 64MiB, 1GiB):
-  --max-jobs N                jobs kept (default ${defaultLimits.maxJobs})
-  --max-job-bytes SIZE        jobs kept, in estimated bytes (default ${formatSize(defaultLimits.maxJobBytes)})
-  --max-key-bytes SIZE        idempotency keys kept, estimated (default ${formatSize(defaultLimits.maxIdempotencyKeyBytes)})
-  --max-journal-bytes SIZE    request journal, estimated (default ${formatSize(defaultLimits.maxJournalBytes)})
-  --max-scenario-bytes SIZE   scenarios registered at run time (default ${formatSize(defaultLimits.maxScenarioRegistryBytes)})
+${optionsHelp(mockOptions, { section: memorySection })}
 On Linux with glibc and Node 22.15 or later, the mock restarts itself once at launch (same PID)
 with MALLOC_MMAP_THRESHOLD_=32768, so that memory freed after a flood of large requests goes back
 to the system; EVIDENCE_HARNESS_MALLOC_TUNING=off, or your own MALLOC_MMAP_THRESHOLD_, prevents it.
@@ -97,7 +54,7 @@ flaky-503, rate-limited, error-400, error-404, error-409, error-413, server-erro
 (docs/scenarios.md). One request can pick its own with 'Prefer: scenario=NAME' or force a
 status with 'Prefer: code=503'.
 
-Control API (spec/control-api.yaml): GET /__mock/scenarios, PUT /__mock/scenario,
+Control API (spec/control-api.yaml): GET /__mock/scenarios, GET and PUT /__mock/scenario,
 POST /__mock/reset, GET /__mock/jobs, POST /__mock/jobs/{id}/advance,
 PUT /__mock/jobs/{id}/state, GET /__mock/journal, GET /__mock/coverage. The inspector page:
 /__mock/ui. Coverage and client findings: docs/coverage.md, docs/client-findings.md.
@@ -111,7 +68,8 @@ Examples:
   evidence-harness mock --store redis://127.0.0.1:6379 --port 4011   # one of several replicas
   curl -s localhost:4010/health
 
-Config file (evidence-harness.config.yaml; JSON Schema: evidence-harness.config.schema.json):
+Config file (evidence-harness.config.yaml; JSON Schema: evidence-harness.config.schema.json),
+the same options under the flags' names, but --config:
   mock:
     port: 4010
     scenario: ./scenarios/checkout.yaml
@@ -123,50 +81,23 @@ export const mockCommand: Command = {
   name: 'mock',
   summary: 'serve a stateful mock of the contract (default http://127.0.0.1:4010)',
   help,
+  optionTables: { mock: mockOptions },
   async run(argv, io) {
     const config = await loadConfig({ cwd: process.cwd(), ...explicitConfig(argv) });
     const args = withConfigArguments({
       config: config?.mockArguments ?? [],
-      commandLine: withNegativeValues(argv),
-      listOptions: ['control-origin', 'coverage-report'],
+      commandLine: argv,
+      listOptions: listOptionNames(mockOptions),
     });
-    const { values } = parseCommandLine(() =>
-      parseArgs({
-        args,
-        strict: true,
-        options: {
-          port: { type: 'string' },
-          host: { type: 'string' },
-          scenario: { type: 'string' },
-          seed: { type: 'string' },
-          'base-path': { type: 'string' },
-          spec: { type: 'string' },
-          'control-token': { type: 'string' },
-          'control-origin': { type: 'string', multiple: true },
-          'coverage-report': { type: 'string', multiple: true },
-          'max-jobs': { type: 'string' },
-          'max-job-bytes': { type: 'string' },
-          'max-key-bytes': { type: 'string' },
-          'max-journal-bytes': { type: 'string' },
-          'max-scenario-bytes': { type: 'string' },
-          quiet: { type: 'boolean', default: false },
-          watch: { type: 'boolean', default: false },
-          'tls-cert': { type: 'string' },
-          'tls-key': { type: 'string' },
-          config: { type: 'string' },
-          store: { type: 'string' },
-          'store-namespace': { type: 'string' },
-        },
-      }),
-    );
-    const port = integerOption({ value: values.port, name: 'port', min: 0, max: 65535 }) ?? 4010;
+    const { values } = parseOptions(mockOptions, args);
+    const port = values.port ?? mockDefaults.port;
     // An empty token would be no token at all: refused rather than silently ignored.
     if (values['control-token'] !== undefined && values['control-token'].trim() === '') {
       throw new UsageError(
         '--control-token is empty. Pass a token (any string you choose, sent back as the X-Mock-Token header), or leave --control-token out: a token is then generated when --host is not loopback.',
       );
     }
-    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
+    const seed = values.seed;
     let basePath: string;
     try {
       basePath = normalizeBasePath(values['base-path']);
@@ -290,7 +221,7 @@ export const mockCommand: Command = {
         ...(config ? [`options from ${config.file} (flags given on the command line win)`] : []),
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
         ...(spec ? specLines(spec) : []),
-        ...(shared ? [`state shared in ${shared.where} (namespace ${values['store-namespace'] ?? 'evidence-harness'})`] : []),
+        ...(shared ? [`state shared in ${shared.where} (namespace ${values['store-namespace'] ?? mockDefaults.storeNamespace})`] : []),
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
         ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
         `try: curl -s ${base}/health`,
@@ -407,36 +338,14 @@ async function tlsFiles(certFile: string | undefined, keyFile: string | undefine
   return tls;
 }
 
-/**
- * `--port -1` as `--port=-1`: node:util's parseArgs reads a value starting with '-' as an
- * option and refuses the line with its own wording; joined, the value reaches the option's
- * check, which says what range is allowed.
- */
-function withNegativeValues(argv: readonly string[]): string[] {
-  const joined: string[] = [];
-  for (let index = 0; index < argv.length; index += 1) {
-    const argument = argv[index]!;
-    const next = argv[index + 1];
-    if (/^--[a-z-]+$/.test(argument) && next !== undefined && /^-\d/.test(next)) {
-      joined.push(`${argument}=${next}`);
-      index += 1;
-    } else {
-      joined.push(argument);
-    }
-  }
-  return joined;
-}
-
 /** The engine's byte and entry budgets given on the command line (engine names, A-16, A-18). */
-function limitsOf(values: Record<string, string | boolean | string[] | undefined>): EngineLimits {
-  const text = (name: string) => values[name] as string | undefined;
-  const size = (name: string) => sizeOption({ value: text(name), name, min: 1024, max: maxBudgetBytes });
+function limitsOf(values: OptionValues<typeof mockOptions>): EngineLimits {
   const chosen: Record<string, number | undefined> = {
-    maxJobs: integerOption({ value: text('max-jobs'), name: 'max-jobs', min: 1, max: 100_000_000 }),
-    maxJobBytes: size('max-job-bytes'),
-    maxIdempotencyKeyBytes: size('max-key-bytes'),
-    maxJournalBytes: size('max-journal-bytes'),
-    maxScenarioRegistryBytes: size('max-scenario-bytes'),
+    maxJobs: values['max-jobs'],
+    maxJobBytes: values['max-job-bytes'],
+    maxIdempotencyKeyBytes: values['max-key-bytes'],
+    maxJournalBytes: values['max-journal-bytes'],
+    maxScenarioRegistryBytes: values['max-scenario-bytes'],
   };
   return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as EngineLimits;
 }

@@ -6,7 +6,6 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
@@ -15,10 +14,64 @@ import { InvalidSpecError } from '../openapi/document.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
-import { type Command, diagnostic, durationOption, exitCodes, integerOption, parseCommandLine, sizeOption, UsageError } from './command.js';
+import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
+
+/** The command's options, written once: the parser, --help and docs/cli.md come from here. */
+export const proxyOptions = {
+  upstream: { kind: 'string', value: 'URL', help: 'the server to forward to (required), e.g. http://127.0.0.1:8080' },
+  port: { kind: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on (default 4010; 0 picks a free one)' },
+  host: { kind: 'string', value: 'HOST', help: 'address to listen on (default 127.0.0.1)' },
+  spec: { kind: 'string', value: 'FILE', help: 'the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)' },
+  errors: {
+    kind: 'boolean',
+    help: 'answer a request that breaks the contract 400 (it never reaches the upstream) and replace an answer that breaks it with 502, both with an Error body naming the rule',
+  },
+  scenario: {
+    kind: 'string',
+    value: 'NAME|FILE',
+    help: 'inject faults into the real traffic: a shipped scenario (flaky-503, rate-limited, server-error, error-400, error-404, error-409, error-413) or a scenario file with only faults and latencyMs; an injected answer never reaches the upstream and is marked in the log and the report',
+  },
+  seed: { kind: 'integer', value: 'N', min: 0, max: 2 ** 32 - 1, help: "seed the fractions of the scenario's faults" },
+  report: {
+    kind: 'string',
+    value: 'FORMAT=FILE',
+    multiple: true,
+    help: 'write a report when stopped: json (violations, with their side, and recent exchanges), junit or html (the conformance runner’s formats); repeatable',
+  },
+  record: {
+    kind: 'string',
+    value: 'FILE.har',
+    help: 'write the exchanges (the last 10,000, 64 MiB in all) as a HAR 1.2 cassette when stopped, credentials scrubbed; exit 1 if it cannot be written',
+  },
+  ca: { kind: 'string', value: 'FILE', help: 'trust this PEM certificate (a private CA, a self-signed upstream)' },
+  insecure: { kind: 'boolean', help: 'do not check the https upstream’s certificate (encrypted, not authenticated)' },
+  'credential-header': {
+    kind: 'string',
+    value: 'NAME',
+    multiple: true,
+    help: 'a header whose values are credentials, besides the defaults (authorization, cookie, set-cookie, api-key, x-api-key, x-auth-token, …): its values are scrubbed from the log, reports and cassette; repeatable',
+  },
+  timeout: {
+    kind: 'duration',
+    value: 'DURATION',
+    bareUnit: 'ms',
+    minMs: 1,
+    maxMs: 600_000,
+    help: `how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)`,
+  },
+  'max-response-bytes': {
+    kind: 'size',
+    value: 'SIZE',
+    min: 1024,
+    max: 1024 ** 3,
+    help: `the largest answer passed back (default ${formatSize(proxyDefaults.maxResponseBytes)})`,
+  },
+  quiet: { kind: 'boolean', help: 'no per-exchange log lines' },
+} as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness proxy --upstream URL [options]
 
@@ -30,31 +83,7 @@ moving backwards, another caller's job visible). Answers go back unchanged, with
 Contract-Violations header naming the rules the exchange broke.
 
 Options:
-  --upstream URL        the server to forward to (required), e.g. http://127.0.0.1:8080
-  --port N              port to listen on (default 4010; 0 picks a free one)
-  --host HOST           address to listen on (default 127.0.0.1)
-  --spec FILE           the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)
-  --errors              answer a request that breaks the contract 400 (it never reaches the
-                        upstream) and replace an answer that breaks it with 502, both with an
-                        Error body naming the rule
-  --scenario NAME|FILE  inject faults into the real traffic: a shipped scenario (flaky-503,
-                        rate-limited, server-error, error-400, error-404, error-409, error-413)
-                        or a scenario file with only faults and latencyMs; an injected answer
-                        never reaches the upstream and is marked in the log and the report
-  --seed N              seed the fractions of the scenario's faults
-  --report FORMAT=FILE  write a report when stopped: json (violations, with their side, and recent
-                        exchanges), junit or html (the conformance runner's formats); repeatable
-  --record FILE.har     write the exchanges (the last 10,000, 64 MiB in all) as a HAR 1.2
-                        cassette when stopped, credentials scrubbed; exit 1 if it cannot be written
-  --ca FILE             trust this PEM certificate (a private CA, a self-signed upstream)
-  --insecure            do not check the https upstream's certificate (encrypted, not authenticated)
-  --credential-header NAME  a header whose values are credentials, besides the defaults
-                        (authorization, cookie, set-cookie, api-key, x-api-key, x-auth-token, …):
-                        its values are scrubbed from the log, reports and cassette; repeatable
-  --timeout DURATION    how long the upstream may take to answer (default ${proxyDefaults.timeoutMs / 1000}s; a bare number is ms)
-  --max-response-bytes SIZE  the largest answer passed back (default 4MiB)
-  --quiet               no per-exchange log lines
-  -h, --help            show this help
+${optionsHelp(proxyOptions)}
 
 The report is also served at GET /__proxy/report while the proxy runs.
 On Linux with glibc and Node 22.15 or later, the proxy restarts itself once at launch (same PID)
@@ -70,30 +99,9 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'a validating proxy: judges live traffic to a real server against the contract',
   help,
+  optionTables: { proxy: proxyOptions },
   async run(argv, io) {
-    const { values } = parseCommandLine(() =>
-      parseArgs({
-        args: [...argv],
-        strict: true,
-        options: {
-          upstream: { type: 'string' },
-          port: { type: 'string' },
-          host: { type: 'string' },
-          spec: { type: 'string' },
-          errors: { type: 'boolean', default: false },
-          report: { type: 'string', multiple: true },
-          record: { type: 'string' },
-          scenario: { type: 'string' },
-          seed: { type: 'string' },
-          timeout: { type: 'string' },
-          'max-response-bytes': { type: 'string' },
-          ca: { type: 'string' },
-          'credential-header': { type: 'string', multiple: true },
-          insecure: { type: 'boolean', default: false },
-          quiet: { type: 'boolean', default: false },
-        },
-      }),
-    );
+    const { values } = parseOptions(proxyOptions, argv);
     if (values.upstream === undefined)
       throw new UsageError('--upstream is required: the URL of the server to forward to, e.g. --upstream http://127.0.0.1:8080.');
     let upstream: URL;
@@ -106,9 +114,9 @@ export const proxyCommand: Command = {
       throw new UsageError(`--upstream must be an http:// or https:// URL, got ${upstream.protocol}.`);
     if (upstream.username || upstream.password)
       throw new UsageError('--upstream must not carry a user name or password: the proxy passes each client’s own Authorization through.');
-    const port = integerOption({ value: values.port, name: 'port', min: 0, max: 65535 }) ?? 4010;
-    const timeoutMs = durationOption({ value: values.timeout, name: 'timeout', bareUnit: 'ms', minMs: 1, maxMs: 600_000 });
-    const maxResponseBytes = sizeOption({ value: values['max-response-bytes'], name: 'max-response-bytes', min: 1024, max: 1024 ** 3 });
+    const port = values.port ?? 4010;
+    const timeoutMs = values.timeout;
+    const maxResponseBytes = values['max-response-bytes'];
     const reports = (values.report ?? []).map((value) => {
       const match = /^(json|junit|html)=(.+)$/.exec(value);
       if (!match) throw new UsageError(`--report takes json=FILE, junit=FILE or html=FILE, got '${value}'.`);
@@ -122,7 +130,7 @@ export const proxyCommand: Command = {
     for (const name of values['credential-header'] ?? [])
       if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
         throw new UsageError(`--credential-header takes a header name, got '${name.slice(0, 60)}'.`);
-    const seed = integerOption({ value: values.seed, name: 'seed', min: 0, max: 2 ** 32 - 1 });
+    const seed = values.seed;
     let scenario: Scenario | undefined;
     if (values.scenario !== undefined) {
       try {

@@ -4,10 +4,16 @@
  * it states — operations, statuses, schemas and limits.
  */
 import { relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
-import { type Command, diagnostic, exitCodes, parseCommandLine } from './command.js';
+import { type Command, diagnostic, exitCodes } from './command.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
+
+/** The command's options, written once: the parser, --help and docs/cli.md come from here. */
+export const specOptions = {
+  spec: { kind: 'string', value: 'FILE', help: 'the document to read (default: the bundled spec/openapi.yaml)' },
+  json: { kind: 'boolean', help: 'print the summary as JSON' },
+} as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness spec [--spec FILE] [--json]
 
@@ -15,9 +21,7 @@ Validates an OpenAPI 3.1 document with @apidevtools/swagger-parser and prints a 
 the contract it states: operations, documented statuses, schemas and their constraints.
 
 Options:
-  --spec FILE   the document to read (default: the bundled spec/openapi.yaml)
-  --json        print the summary as JSON
-  -h, --help    show this help
+${optionsHelp(specOptions)}
 
 Exit codes: 0 valid, 2 invalid document or usage error.
 
@@ -126,10 +130,9 @@ export const specCommand: Command = {
   name: 'spec',
   summary: 'validate an OpenAPI document and print a summary of the contract',
   help,
+  optionTables: { spec: specOptions },
   async run(argv, io) {
-    const { values } = parseCommandLine(() =>
-      parseArgs({ args: [...argv], strict: true, options: { spec: { type: 'string' }, json: { type: 'boolean', default: false } } }),
-    );
+    const { values } = parseOptions(specOptions, argv);
     if (values.spec !== undefined) {
       // A missing file is a mistake in the command line, not a broken document: say which.
       const problem = specFileProblem(values.spec);

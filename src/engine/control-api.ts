@@ -117,6 +117,11 @@ export async function handleControl(request: Request, options: ControlApiOptions
         scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
       });
     }
+    if (path === '/scenario' && method === 'GET') {
+      // The document in force, as PUT takes it back: {"scenario": {…}} puts it in force again.
+      const inForce = control.scenarios().find((scenario) => scenario.name === control.scenario);
+      return json(200, { current: control.scenario, ...(inForce ? { scenario: inForce } : {}) });
+    }
     if (path === '/scenario' && method === 'PUT') {
       const body = await readJson(request);
       const choice = field(body, 'scenario') ?? field(body, 'name');

@@ -56,6 +56,29 @@ export async function parseDocumentText(options: { readonly text: string; readon
   }
 }
 
+/**
+ * Where the value at `path` (keys and indexes, as a schema names it) starts in the JSON or YAML
+ * `text`, or undefined when it cannot be found. The file is parsed again, only on this error path.
+ */
+export async function locatePath(options: {
+  readonly text: string;
+  readonly path: readonly (string | number)[];
+  /** A key of the object at `path`: where the key itself is written. */
+  readonly key?: string;
+}): Promise<{ line: number; column: number } | undefined> {
+  // The yaml package reads JSON as YAML 1.2 and keeps each node's offsets.
+  const { isMap, isScalar, parseDocument } = await import('yaml');
+  const document = parseDocument(options.text, { logLevel: 'silent' });
+  if (document.errors.length > 0) return undefined;
+  let node: unknown = options.path.length === 0 ? document.contents : document.getIn(options.path, true);
+  if (options.key !== undefined && isMap(node)) {
+    const pair = node.items.find((item) => isScalar(item.key) && item.key.value === options.key);
+    if (pair) node = pair.key;
+  }
+  const range = (node as { range?: readonly number[] } | undefined)?.range;
+  return range === undefined ? undefined : lineAndColumn(options.text, range[0]!);
+}
+
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;

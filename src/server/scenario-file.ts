@@ -7,8 +7,27 @@
  */
 import { extname } from 'node:path';
 import { checkScenario, parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
-import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from './document-text.js';
+import { DocumentSyntaxError, locatePath, parseDocumentText, withShortQuotes } from './document-text.js';
 import { readRegularFile, UserFileError } from './regular-file.js';
+
+/**
+ * Where a schema problem is in the file: the value at its path, or for an unknown key the key
+ * itself (zod names the object that holds it), or the nearest object that should hold it.
+ */
+async function problemPosition(options: {
+  readonly text: string;
+  readonly problem: { readonly path: string; readonly message: string };
+}): Promise<{ line: number; column: number } | undefined> {
+  const { problem } = options;
+  const segments = problem.path === '(root)' ? [] : problem.path.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  const key = /^Unrecognized keys?: "([^"]+)"/.exec(problem.message)?.[1];
+  // A missing key has no place of its own: the nearest object that holds it is where to add it.
+  for (let length = segments.length; length >= 0; length -= 1) {
+    const at = await locatePath({ text: options.text, path: segments.slice(0, length), ...(key === undefined ? {} : { key }) });
+    if (at) return at;
+  }
+  return undefined;
+}
 
 /** True when `value` looks like a path rather than a scenario name. */
 export function isScenarioPath(value: string): boolean {
@@ -91,9 +110,13 @@ export async function scenarioFromText(options: { readonly text: string; readonl
   } catch (error) {
     if (!(error instanceof ScenarioError)) throw error;
     // zod quotes unknown keys, and a pattern's error quotes the pattern: short quotes only.
-    throw new ScenarioError(
-      path,
-      error.problems.map((problem) => ({ path: withShortQuotes(problem.path, text), message: withShortQuotes(problem.message, text) })),
+    const problems = await Promise.all(
+      error.problems.map(async (problem) => {
+        const at = await problemPosition({ text, problem });
+        const where = at ? ` (line ${at.line}, column ${at.column})` : '';
+        return { path: `${withShortQuotes(problem.path, text)}${where}`, message: withShortQuotes(problem.message, text) };
+      }),
     );
+    throw new ScenarioError(path, problems);
   }
 }

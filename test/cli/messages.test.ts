@@ -72,7 +72,9 @@ it('--scenario with a file the schema refuses: names the file and the path insid
   const result = await run('mock', '--scenario', path);
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(
-    new RegExp(`^evidence-harness: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: invalid scenario:\n {2}faults\\.0\\.status: `),
+    new RegExp(
+      `^evidence-harness: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: invalid scenario:\n {2}faults\\.0\\.status \\(line 1, column \\d+\\): `,
+    ),
   );
   expect(result.stderr).toMatch(
     /\nFix the file: scenarios\/scenario\.schema\.json in this package is its JSON Schema, and 'evidence-harness mock --help' lists the shipped scenarios\.\n$/,

@@ -106,7 +106,7 @@ it('refuses an invalid scenario file with exit 2, naming the file and the path i
   const result = await runCli(['mock', '--port', '0', '--scenario', file]);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain(`${file}: invalid scenario:`);
-  expect(result.stderr).toMatch(/faults\.0\.status: /);
+  expect(result.stderr).toMatch(/faults\.0\.status \(line 1, column \d+\): /);
 });
 
 it('refuses an unknown scenario name, a bad port, an empty seed and a bad base path with exit 2', async () => {

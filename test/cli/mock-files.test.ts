@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect, it } from 'vitest';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
+import { scaledBound } from '../support/machine-time.js';
 import { saveByRename } from '../support/save-by-rename.js';
 
 const posix = process.platform !== 'win32';
@@ -60,7 +61,7 @@ it.skipIf(!posix)(
     mock.child.kill('SIGTERM');
     const code = await Promise.race([mock.exit, sleep(10_000).then(() => 'still running after 10 s')]);
     expect(code).toBe(0);
-    expect(Date.now() - stopping).toBeLessThan(4000);
+    expect(Date.now() - stopping).toBeLessThan(await scaledBound(4000));
   },
   60_000,
 );

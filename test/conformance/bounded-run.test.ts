@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { runConformance } from '../../src/conformance/run.js';
 import { createMockEngine } from '../../src/engine/index.js';
 import { hostileServers, startHostileServer } from '../fixtures/hostile-servers/hostile-servers.js';
+import { scaledBound } from '../support/machine-time.js';
 
 it('stops at --time-budget and calls the run incomplete, naming the budget', async () => {
   const engine = createMockEngine();
@@ -20,7 +21,7 @@ it('stops at --time-budget and calls the run incomplete, naming the budget', asy
     headers: { Authorization: 'Bearer alice' },
     secondCallerHeaders: { Authorization: 'Bearer bob' },
   });
-  expect(performance.now() - started).toBeLessThan(10_000);
+  expect(performance.now() - started).toBeLessThan(await scaledBound(10_000));
   expect(report.verdict).toBe('incomplete');
   expect(report.exitCode).toBe(3);
   expect(report.notes.join('\n')).toMatch(/planned request\(s\) not sent: the --time-budget of 1500ms ran out/);

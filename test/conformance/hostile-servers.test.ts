@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { hostileServers, startHostileServer } from '../fixtures/hostile-servers/hostile-servers.js';
+import { scaledBound } from '../support/machine-time.js';
 import { type CliRun, runCli } from './cli-process.js';
 
 const timeoutMs = Number(process.env.HOSTILE_TIMEOUT_MS ?? 1500);
@@ -72,7 +73,7 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
       const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
       expect(report.verdict).toBe(server.verdict);
       expect(run.stdout).toMatch(new RegExp(`· ${server.verdict.toUpperCase()} \\(exit ${exitCodes[server.verdict]}\\)\\n$`));
-      expect(run.wallMs).toBeLessThan(150_000);
+      expect(run.wallMs).toBeLessThan(await scaledBound(150_000));
       expect(run.peakRssMb).toBeLessThan(300);
       // Nothing the server left open keeps the process alive once the summary and reports are out.
       if (server.exitsWithinMsOfLastOutput !== undefined)
@@ -202,7 +203,7 @@ it.each([
         },
       );
       expect(run.code, run.stdout + run.stderr).toBe(code);
-      expect(run.wallMs).toBeLessThan(15_000);
+      expect(run.wallMs).toBeLessThan(await scaledBound(15_000));
       expect(run.stderr).toContain(`conformance: ${signal}: stopping`);
       expect(run.stdout).toMatch(/^check +kind +result/);
       expect(run.stdout).toMatch(new RegExp(`INTERRUPTED by ${signal}, INCOMPLETE \\(exit ${code}\\)\\n$`));

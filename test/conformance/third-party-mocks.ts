@@ -3,7 +3,7 @@
  * prism-support.ts), Mockoon's CLI and an openapi-backend mock server. The last two are not
  * dependencies of this project; they are found in node_modules, or in the node_modules folder
  * named by EH_THIRD_PARTY_MODULES (e.g. after `npm install --prefix /tmp/tp @mockoon/cli@9.9.0
- * openapi-backend@5.21.2`), and their tests are skipped, saying why, where neither has them.
+ * openapi-backend@5.20.1`), and their tests are skipped, saying why, where neither has them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * Third-party mocks of the contract as acceptance targets, with the runner's verdict on each
  * check written down: Prism 5 (a devDependency) plain and with --dynamic, Mockoon's CLI 9.9 and
- * an openapi-backend 5.21 mock server. None of them keeps state, so the stateful rules fail (or
+ * an openapi-backend 5.20 mock server. None of them keeps state, so the stateful rules fail (or
  * cannot run) and the run never passes. Mockoon and openapi-backend are not dependencies: their
  * tests are skipped, saying so, unless they are installed (third-party-mocks.ts).
  */
@@ -185,7 +185,7 @@ it.skipIf(!mockoon)(
 
 const openapiBackend = thirdPartyPackage('openapi-backend');
 it.skipIf(!openapiBackend)(
-  `openapi-backend 5.21 mock (examples, request validation): one job for every key, never final${openapiBackend ? '' : ' (skipped: openapi-backend is not installed)'}`,
+  `openapi-backend 5.20 mock (examples, request validation): one job for every key, never final${openapiBackend ? '' : ' (skipped: openapi-backend is not installed)'}`,
   async () => {
     const report = await judge(() => startOpenapiBackend(openapiBackend!));
     expect(statuses(report)).toEqual(

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { evaluationRequest } from '../support/fixtures.js';
+import { scaledBound } from '../support/machine-time.js';
 import { bodyOf, median, probeHealth, rawExchange, startAttack, statusOf } from './attack-clients.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
 
@@ -58,7 +59,9 @@ it('answers requests with 16 KB whitespace header values at once, and another cl
   await attack.stop();
   console.log(`whitespace headers: ${attack.answers.length} attacking requests; /health p50 ${median(probe.ms).toFixed(1)} ms`);
   expect(probe.statuses).toEqual(Array(20).fill(200));
-  expect(median(probe.ms), `/health ms during the attack: ${probe.ms.map((ms) => ms.toFixed(0)).join(', ')}`).toBeLessThan(100);
+  expect(median(probe.ms), `/health ms during the attack: ${probe.ms.map((ms) => ms.toFixed(0)).join(', ')}`).toBeLessThan(
+    await scaledBound(100),
+  );
   // Every attacking request got its own answer: getJob's 404, createEvaluation's 202.
   expect(attack.answers.length).toBeGreaterThan(20);
   for (const answer of attack.answers) expect([404, 202]).toContain(statusOf(answer));
@@ -127,7 +130,7 @@ it('exits within 5 s of SIGTERM while 200 requests wait out a 60 s scenario late
   const { exit, ms } = await exitWithin(mock, { since: signalled, limitMs: 10_000 });
   console.log(`SIGTERM with 200 requests in a 60 s latency: exit after ${ms.toFixed(0)} ms`);
   expect(exit, `exit after ${ms.toFixed(0)} ms`).toEqual({ code: 0, signal: null });
-  expect(ms).toBeLessThan(5000);
+  expect(ms).toBeLessThan(await scaledBound(5000));
   // The latency wait was cancelled, not the requests: each got the answer it was waiting for.
   expect(await Promise.all(outcomes)).toEqual(Array(200).fill(404));
 });
@@ -147,7 +150,7 @@ it.each([
   const { exit, ms } = await exitWithin(mock, { since: again, limitMs: 10_000 });
   expect(exit).toEqual({ code, signal: null });
   // At once: well before the 3 s the first signal gives in-flight requests.
-  expect(ms).toBeLessThan(2000);
+  expect(ms).toBeLessThan(await scaledBound(2000));
   // The line of the request answered before the signals was not lost to the forced exit.
   expect(mock.output()).toMatch(/ GET \/health 200 /);
 });

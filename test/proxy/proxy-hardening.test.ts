@@ -17,6 +17,7 @@ import { afterEach, expect, it } from 'vitest';
 import { Scrubber } from '../../src/conformance/secrets.js';
 import { ProxyCassette } from '../../src/proxy/cassette.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
+import { scaledBound } from '../support/machine-time.js';
 import { makeTestCertificate } from '../support/test-certificate.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -252,7 +253,7 @@ it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () 
   // The CONNECT socket is closed by the proxy, so close() does not wait on it.
   const closing = performance.now();
   await proxy.close({ graceMs: 100 });
-  expect(performance.now() - closing).toBeLessThan(4000);
+  expect(performance.now() - closing).toBeLessThan(await scaledBound(4000));
 });
 
 it('takes every credential form out of the log, the report, /__proxy/report, the JUnit and HTML reports and the cassette', async () => {

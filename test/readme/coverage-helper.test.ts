@@ -1,5 +1,5 @@
 /**
- * The README's consumer coverage example, run as written: a suite that says which behaviours of
+ * The consumer coverage example of docs/frontend-tests.md, run as written: a suite that says which behaviours of
  * the contract it must see, and fails in afterAll when it did not see them. Public names, so it
  * runs the build.
  */

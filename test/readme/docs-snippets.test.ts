@@ -1,5 +1,5 @@
 /**
- * The examples in README.md and docs/client.md are the ones the tests run: each region between
+ * The examples in README.md and docs/ are the ones the tests run: each region between
  * `// readme:start NAME` and `// readme:end` in test/readme/*.test.ts that a document shows must
  * appear in it character for character, so editing one without the other fails here.
  */
@@ -17,17 +17,13 @@ function region(file: string, name: string): string {
   return match[1]!.trim();
 }
 
-it('docs/client.md shows the typed-client example exactly as test/readme/typed-client.test.ts runs it', () => {
-  const doc = readFileSync(join(root, 'docs', 'client.md'), 'utf8');
-  expect(doc).toContain(region('typed-client.test.ts', 'typed-client'));
-});
-
 it.each([
-  ['msw-node.test.ts', 'msw-node'],
-  ['msw-node-clock.test.ts', 'msw-node-clock'],
-  ['typed-client.test.ts', 'typed-client'],
-  ['coverage-helper.test.ts', 'coverage-helper'],
-])('README.md shows the example of test/readme/%s exactly as it runs', (file, name) => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  expect(readme).toContain(region(file, name));
+  ['README.md', 'msw-node.test.ts', 'msw-node'],
+  ['docs/frontend-tests.md', 'msw-node.test.ts', 'msw-node'],
+  ['docs/frontend-tests.md', 'msw-node-clock.test.ts', 'msw-node-clock'],
+  ['docs/frontend-tests.md', 'fake-timers.test.ts', 'fake-timers'],
+  ['docs/frontend-tests.md', 'coverage-helper.test.ts', 'coverage-helper'],
+  ['docs/client.md', 'typed-client.test.ts', 'typed-client'],
+])('%s shows the example of test/readme/%s exactly as it runs', (document, file, name) => {
+  expect(readFileSync(join(root, document), 'utf8')).toContain(region(file, name));
 });

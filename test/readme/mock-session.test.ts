@@ -1,6 +1,6 @@
 /**
- * The README's mock session, run as written: the block marked `readme-test: mock-session` is
- * read from README.md, its `npx evidence-harness mock …` line starts the built CLI (on a free
+ * The mock session of docs/mock.md, run as written: the block marked `readme-test: mock-session` is
+ * read from docs/mock.md, its `npx evidence-harness mock …` line starts the built CLI (on a free
  * port instead of 4010), and every curl command must print exactly the `# → …` line below it.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -11,7 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
 
 const root = packageRoot();
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readme = readFileSync(join(root, 'docs', 'mock.md'), 'utf8');
 const marker = '<!-- readme-test: mock-session';
 const block = readme.slice(readme.indexOf(marker)).split('```sh\n')[1]?.split('\n```')[0] ?? '';
 
@@ -60,12 +60,12 @@ afterAll(() => {
   child.kill('SIGTERM');
 });
 
-it('finds the session in the README: a mock started with a seed and curl commands with their output', () => {
+it('finds the session in docs/mock.md: a mock started with a seed and curl commands with their output', () => {
   expect(start).toBe('npx evidence-harness mock --seed 1 &');
   expect(steps.length).toBeGreaterThanOrEqual(6);
 });
 
-it('prints what the README says for every command of the session, in order', async () => {
+it('prints what docs/mock.md says for every command of the session, in order', async () => {
   const address = await listening;
   for (const step of steps) {
     const command = step.command.replaceAll('localhost:4010', address);

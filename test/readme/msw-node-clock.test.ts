@@ -1,5 +1,5 @@
 /**
- * The README's "no sleeping" example: a slow scenario under MSW, with time moved by a virtual
+ * The "no sleeping" example of docs/frontend-tests.md: a slow scenario under MSW, with time moved by a virtual
  * clock instead of waited for. Public names, so it runs the build.
  */
 // readme:start msw-node-clock

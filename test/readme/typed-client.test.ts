@@ -1,5 +1,5 @@
 /**
- * The README's "typed client" example, run as written. The README aims it at
+ * The "typed client" example of docs/client.md, run as written. It aims at
  * `npx evidence-harness mock` on 127.0.0.1:4010; here MSW answers at that address, so the
  * test needs no port. Public names, so it runs the build (npm test builds first).
  */

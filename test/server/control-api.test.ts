@@ -55,6 +55,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'resetCoverage',
       'setJobState',
       'useScenario',
+      'getScenario',
     ].sort(),
   );
 });
@@ -157,4 +158,24 @@ it('documents its refusals: 401 without the token, 403 for a web page’s Origin
   expect(fromPage).toMatchObject({ status: 403, body: { code: 'control_origin_refused' } });
   const badLimit = await control('readJournal', '/__mock/journal?limit=0');
   expect(badLimit).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+});
+
+it('reads back the scenario in force with GET /__mock/scenario, in the form PUT takes', async () => {
+  const document = {
+    name: 'read-back',
+    description: 'fails every third create',
+    job: { timeline: [{ status: 'FAILED', at: { reads: 1 } }] },
+    faults: [{ operation: 'createEvaluation', status: 429, times: 1 }],
+  };
+  await control('useScenario', '/__mock/scenario', put({ scenario: document }));
+  const read = await control('getScenario', '/__mock/scenario');
+  expect(read.body.current).toBe('read-back');
+  expect(read.body.scenario).toMatchObject(document);
+
+  // What GET answers, PUT takes back: the same scenario is in force again after a switch.
+  await control('useScenario', '/__mock/scenario', put({ name: 'fail' }));
+  expect((await control('getScenario', '/__mock/scenario')).body).toMatchObject({ current: 'fail', scenario: { name: 'fail' } });
+  expect((await control('useScenario', '/__mock/scenario', put(read.body))).body).toEqual({ current: 'read-back' });
+  expect((await control('getScenario', '/__mock/scenario')).body).toEqual(read.body);
+  await control('useScenario', '/__mock/scenario', put({ name: 'default' }));
 });

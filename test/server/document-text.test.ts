@@ -51,7 +51,7 @@ it('a JSON error gives the line and column and at most 40 characters of the file
 it('a key the schema refuses is quoted cut to 40 characters', async () => {
   const text = JSON.stringify({ name: 'x', [`${secret}${secret}`]: 1 });
   const message = await messageOf(scenarioFromText({ text, path: 'keys.json' }));
-  expect(message).toMatch(/^keys\.json: invalid scenario:\n {2}\(root\): .*SECRET-7f3a9c1e/);
+  expect(message).toMatch(/^keys\.json: invalid scenario:\n {2}\(root\) \(line 1, column \d+\): .*SECRET-7f3a9c1e/);
   expect(longestQuote(message, text).length).toBeLessThanOrEqual(maxQuotedChars);
 });
 
