@@ -6,7 +6,6 @@
 import { readFile } from 'node:fs/promises';
 import { contractFromDocument, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
-import { loadContract } from '../openapi/document.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
 import type { SharedState } from '../server/redis/shared-state.js';
@@ -355,6 +354,8 @@ async function specContract(source: string): Promise<{ source: string; contract:
   const problem = specFileProblem(source);
   if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
   try {
+    // Loaded only for --spec: swagger-parser would add its load time to every start.
+    const { loadContract } = await import('../openapi/document.js');
     const document = await loadContract({ source });
     return { source, contract: contractFromDocument(document.document) };
   } catch (error) {

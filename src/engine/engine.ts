@@ -520,6 +520,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       ...outcome.entry,
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
+      ...(outcome.result.job ? { jobStatus: outcome.result.job.status } : {}),
     };
     const recorded = journal.record(entry);
     if (recorded) options.onJournalEntry?.(recorded);

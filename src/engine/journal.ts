@@ -24,6 +24,8 @@ export interface JournalEntry {
   /** True when a scenario fault forced the answer. */
   readonly forced: boolean;
   readonly jobId?: string;
+  /** The job's state the answer carried (createEvaluation's 202, getJob's 200): the inspector's timeline. */
+  readonly jobStatus?: string;
   readonly durationMs: number;
   /**
    * What happened, for an entry that is not a request: a scenario file reloaded by

@@ -138,7 +138,7 @@ it('refuses a scenario file with a catastrophic-looking but unsupported pattern 
   const file = join(folder, 'lookbehind.json');
   writeFileSync(file, JSON.stringify({ name: 'lookbehind', rules: [{ match: { operationId: '(?<!x)y' }, job: { timeline: [] } }] }));
   await expect(start(['--scenario', file])).rejects.toThrow(
-    /exited with 2[\s\S]*rules\.0\.match\.operationId: uses lookahead or lookbehind/,
+    /exited with 2[\s\S]*rules\.0\.match\.operationId \(line 1, column \d+\): uses lookahead or lookbehind/,
   );
 });
 

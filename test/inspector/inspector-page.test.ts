@@ -142,6 +142,11 @@ it.skipIf(skip)(
     await expect.poll(() => page.locator('#jobs tbody tr').count(), poll).toBe(1);
     expect(await page.locator('#jobs tbody tr').textContent()).toContain(jobId);
     expect(await page.locator('#jobs tbody tr').textContent()).toContain('COMPLETE PASS');
+    // The page opened after the job ended: its timeline comes from the journal, not from what the page saw.
+    expect(await page.locator('#jobs tbody tr .timeline').textContent()).toBe('QUEUED → RUNNING → COMPLETE PASS');
+    // A final job offers nothing to do.
+    expect(await page.getByRole('button', { name: `Advance job ${jobId}` }).count()).toBe(0);
+    expect(await page.locator('#jobs tbody tr td:last-child').textContent()).toBe('final');
     expect(await page.locator('#coverage-missing li').count()).toBe(coverage.total - coverage.covered);
     expect(await page.locator('#coverage-missing').textContent()).toContain('job FAILED');
     const rules = await page.locator('#findings tbody tr td:first-child').allTextContents();
@@ -290,4 +295,20 @@ it.skipIf(skip)('with a control token in force, opens without it, says it is nee
     await tokenPage.close();
     await guarded.close({ graceMs: 100 });
   }
+});
+
+it.skipIf(skip)('shows the scenario a Prefer header chose for a job, and a long id wrapped at its separators', async () => {
+  const created = await fetch(
+    `${server.url}/v0/evaluations`,
+    jsonPost(evaluationRequest(), { 'idempotency-key': 'ui-prefer', prefer: 'scenario=slow-pass' }),
+  );
+  const { jobId } = await created.json();
+  const jobRow = page.locator('#jobs tbody tr', { hasText: jobId });
+  await expect.poll(() => jobRow.count(), poll).toBe(1);
+  expect(await jobRow.locator('td').nth(4).textContent()).toBe('slow-pass');
+  // The id breaks only where a <wbr> allows it: after a separator, or every 12 characters.
+  const pieces = await jobRow.locator('code.id').evaluate((code) => Array.from(code.childNodes, (node) => node.textContent ?? '|'));
+  expect(pieces.join('')).toBe(jobId);
+  expect(pieces.length).toBeGreaterThan(2);
+  expect(pieces.every((piece) => piece.length <= 12)).toBe(true);
 });

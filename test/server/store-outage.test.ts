@@ -38,6 +38,7 @@ describe.runIf(redisAvailable)('the shared store out of reach', () => {
     const { jobId } = (await before.json()) as { jobId: string };
 
     await redis.stop({ hard: true });
+    const bound = await scaledBound(2000);
     const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: 60 }, async (_, index) => {
@@ -60,11 +61,12 @@ describe.runIf(redisAvailable)('the shared store out of reach', () => {
         };
       }),
     );
+    const elapsed = performance.now() - started;
     for (const answer of answers) {
       expect(answer).toMatchObject({ status: 503, retryAfter: '1', body: { code: 'service_unavailable' } });
-      expect(answer.ms).toBeLessThan(await scaledBound(2000));
+      expect(answer.ms).toBeLessThan(bound);
     }
-    expect(performance.now() - started).toBeLessThan(await scaledBound(2000));
+    expect(elapsed).toBeLessThan(bound);
     // The process is alive and says so; health does not touch the store (A-25).
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
 

@@ -33,7 +33,13 @@ export async function machineSlowdown(): Promise<number> {
   return Math.max(1, median / referenceMs);
 }
 
-/** `ms` on the reference machine, as a bound here and now. */
+/** The last measurement and when it was taken: a loop of bounds measures once, not once per bound. */
+let lastSlowdown: { value: number; at: number } | undefined;
+const reuseForMs = 2000;
+
+/** `ms` on the reference machine, as a bound here and now (the slowdown measured at most every 2 s). */
 export async function scaledBound(ms: number): Promise<number> {
-  return ms * (await machineSlowdown());
+  const now = performance.now();
+  if (lastSlowdown === undefined || now - lastSlowdown.at > reuseForMs) lastSlowdown = { value: await machineSlowdown(), at: now };
+  return ms * lastSlowdown.value;
 }

@@ -34,6 +34,8 @@ td { overflow-wrap: anywhere; }
 .missing { color: var(--bad); }
 .covered { color: var(--good); }
 .timeline { color: var(--muted); }
+.muted { color: var(--muted); }
+code.id { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: normal; word-break: normal; }
 .status-4, .status-5 { color: var(--bad); font-weight: 600; }
 [hidden] { display: none !important; }
 `;

@@ -80,6 +80,40 @@ export const inspectorScript = String.raw`'use strict';
     return job.status + (job.evaluation ? ' ' + job.evaluation : '');
   }
 
+  /** Adds a state to a job's timeline: from the journal (its status) or the jobs listing (with its evaluation). */
+  function noteState(jobId, state) {
+    var states = seenStates[jobId] || (seenStates[jobId] = []);
+    var last = states[states.length - 1];
+    if (last === state) return;
+    // The journal says COMPLETE, the listing COMPLETE PASS: one state, shown with its evaluation.
+    if (last !== undefined && last.split(' ')[0] === state.split(' ')[0]) {
+      if (state.length > last.length) states[states.length - 1] = state;
+      return;
+    }
+    states.push(state);
+  }
+
+  /** A job id that wraps at its separators (or every 12 characters), never one character to a line. */
+  function idNode(id) {
+    var node = el('code', undefined, 'id');
+    var text = String(id);
+    var run = '';
+    for (var index = 0; index < text.length; index += 1) {
+      run += text.charAt(index);
+      if (/[-_./]/.test(text.charAt(index)) || run.length >= 12) {
+        node.appendChild(document.createTextNode(run));
+        if (index < text.length - 1) node.appendChild(document.createElement('wbr'));
+        run = '';
+      }
+    }
+    if (run) node.appendChild(document.createTextNode(run));
+    return node;
+  }
+
+  function isFinal(job) {
+    return job.status !== 'QUEUED' && job.status !== 'RUNNING';
+  }
+
   function statusMatches(filter, status) {
     filter = filter.trim().toLowerCase();
     if (!filter) return true;
@@ -107,17 +141,21 @@ export const inspectorScript = String.raw`'use strict';
   function readJournal() {
     return call('GET', '/journal?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')).then(function (page) {
       journal = journal.concat(page.entries).slice(-keep * 5);
+      // The timeline of each job comes from the journal: every state an answer carried, in order.
+      page.entries.forEach(function (entry) { if (entry.jobId && entry.jobStatus) noteState(entry.jobId, entry.jobStatus); });
       var last = page.entries[page.entries.length - 1];
       if (last) cursor = String(last.seq);
       drawJournal();
     }, function (error) {
       // A cursor from before a reset is refused: start again from the oldest entry.
-      if (cursor && /cursor/.test(error.message)) { cursor = undefined; journal = []; return readJournal(); }
+      if (cursor && /cursor/.test(error.message)) { cursor = undefined; journal = []; seenStates = {}; return readJournal(); }
       throw error;
     });
   }
 
   function jobActions(job) {
+    // A final state is final (A-3): there is nothing left to advance or set.
+    if (isFinal(job)) return el('span', 'final', 'muted');
     var box = el('span', undefined, 'controls');
     var advance = el('button', 'Advance');
     advance.type = 'button';
@@ -151,9 +189,9 @@ export const inspectorScript = String.raw`'use strict';
       var focused = tbody.contains(document.activeElement) ? document.activeElement.getAttribute('aria-label') : null;
       replaceRows(tbody, page.jobs.map(function (inspection) {
         var job = inspection.job;
-        var states = seenStates[job.jobId] || (seenStates[job.jobId] = []);
-        if (states[states.length - 1] !== jobState(job)) states.push(jobState(job));
-        return row([job.jobId, jobState(job), el('span', states.join(' → '), 'timeline'), inspection.reads, inspection.scenario, jobActions(job)]);
+        // States set through the control API are not in the journal: the listing adds them.
+        noteState(job.jobId, jobState(job));
+        return row([idNode(job.jobId), jobState(job), el('span', seenStates[job.jobId].join(' → '), 'timeline'), inspection.reads, inspection.scenario, jobActions(job)]);
       }));
       if (focused) {
         var again = Array.prototype.find.call(tbody.querySelectorAll('[aria-label]'), function (node) { return node.getAttribute('aria-label') === focused; });
@@ -206,7 +244,8 @@ export const inspectorScript = String.raw`'use strict';
   function refresh() {
     if (busy) return Promise.resolve();
     busy = true;
-    return Promise.all([readScenarios(), readJournal(), readJobs(), readCoverage()]).then(function () {
+    // The journal before the jobs: a job's timeline is the journal's states, then the listing's.
+    return Promise.all([readScenarios(), readJournal().then(readJobs), readCoverage()]).then(function () {
       if (statusLine.className === 'error') say('');
     }, function (error) { say(error.message, true); }).then(function () { busy = false; });
   }
