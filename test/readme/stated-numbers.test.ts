@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { mockDefaults } from '../../src/cli/mock-options.js';
 import { checks } from '../../src/conformance/index.js';
+import { rules } from '../../src/evolution/rules/registry.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
+import { corpus } from '../fixtures/evolution/corpus.js';
 
 const root = packageRoot();
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -61,5 +63,16 @@ it('states the mock’s default address as the command has it', () => {
     const port = Number(match[1] ?? match[2]);
     // 4011 and 4012 are the replicas of the shared-store example; 8080 a server under test.
     if (![4011, 4012, 8080].includes(port)) expect(port, match[0]).toBe(mockDefaults.port);
+  }
+});
+
+it('states the number of diff rules and of corpus pairs as the registry and the corpus have them', () => {
+  for (const document of documents) {
+    const text = read(document);
+    for (const match of text.matchAll(/\((?:[^()]*, )?(\d+) rules\)/g))
+      expect(Number(match[1]), `${document}: '${match[0]}'`).toBe(rules.length);
+    for (const match of text.matchAll(/(\d+) classified edits|holds (\d+) pairs|\| corpus \| (\d+) \|/g)) {
+      expect(Number(match[1] ?? match[2] ?? match[3]), `${document}: '${match[0]}'`).toBe(corpus.length);
+    }
   }
 });
