@@ -215,10 +215,6 @@ function preferencesOf(call: EngineCall): Preferences {
   return preferences;
 }
 
-/**
- * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
- * is not a path, so a typo fails at start rather than turning every answer into a 404.
- */
 /** A scenario whose timelines reach only states the served contract has (a document may add some, A-28). */
 function withStatesOf(options: { scenario: Scenario; contract: EngineContract; source: string }): Scenario {
   const { scenario, contract, source } = options;
@@ -253,6 +249,10 @@ function isEngineContract(value: unknown): value is EngineContract {
   return typeof value === 'object' && value !== null && 'routes' in value && 'exampleOperations' in value;
 }
 
+/**
+ * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
+ * is not a path, so a typo fails at start rather than turning every answer into a 404.
+ */
 export function normalizeBasePath(basePath: string | undefined): string {
   const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
   if (trimmed === '') return '';
@@ -446,7 +446,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       });
       return { result, entry: { operationId: route.operationId, scenario: scenario.name, forced: false } };
     }
-    if (!handlers[route.operationId as OperationId]) {
+    if (!Object.hasOwn(handlers, route.operationId)) {
       const message = `The document names ${truncate(route.operationId, 80)}, which the mock cannot serve.`;
       return {
         result: { answer: errorAnswer({ status: 404, code: 'route_not_found', message }), code: 'route_not_found' },
