@@ -16,7 +16,7 @@
  * back within 1.08–1.11× on Node 24, and throughput showed no difference (docs/reliability.md,
  * "Memory after reset"; the restart costs about 35 ms of start-up, docs/performance.md).
  * `conformance` is one-shot, but a server under test that answers every request with megabytes
- * fragments the same heap within seconds: on Node 24 such runs peaked 55 MB higher without it.
+ * fragments the same heap within seconds (figures: docs/reliability.md).
  *
  * Not done where it cannot matter or is not ours to decide: off Linux, on another C library
  * (musl ignores the variable), on Node without `process.execve` (Node 20 gives its memory back
