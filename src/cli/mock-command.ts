@@ -4,7 +4,7 @@
  * development.
  */
 import { readFile } from 'node:fs/promises';
-import { contractFromDocument, type EngineContract } from '../engine/engine-contract.js';
+import { buildEngineContract, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
@@ -357,7 +357,7 @@ async function specContract(source: string): Promise<{ source: string; contract:
     // Loaded only for --spec: swagger-parser would add its load time to every start.
     const { loadContract } = await import('../openapi/document.js');
     const document = await loadContract({ source });
-    return { source, contract: contractFromDocument(document.document) };
+    return { source, contract: await buildEngineContract(document.document) };
   } catch (error) {
     throw new UsageError(`--spec: ${(error as Error).message.replace(/\.?$/, '.')}`);
   }

@@ -102,7 +102,7 @@ function typesOf(schema: JsonSchema, pointer: string): string[] {
   return list as string[];
 }
 
-function stringSchema(schema: JsonSchema, pointer: string): z.ZodType {
+function stringSchema(schema: JsonSchema, pointer: string, context: Context): z.ZodType {
   const min = number(schema, 'minLength', pointer);
   const max = number(schema, 'maxLength', pointer);
   let result: z.ZodString =
@@ -111,20 +111,21 @@ function stringSchema(schema: JsonSchema, pointer: string): z.ZodType {
       : min !== undefined
         ? boundedText({ min, max: Number.MAX_SAFE_INTEGER })
         : z.string();
+  // Shown to zod's JSON Schema output (the drift tests), which cannot read a refinement.
+  const shown: { pattern?: string; format?: string } = {};
   if (schema.pattern !== undefined) {
     if (typeof schema.pattern !== 'string') throw new UnsupportedSchemaError(`${pointer}/pattern`, 'must be a string');
-    let regex: RegExp;
-    try {
-      // JSON Schema patterns are ECMA-262 regular expressions, matched anywhere unless anchored.
-      regex = new RegExp(schema.pattern, 'u');
-    } catch {
-      throw new UnsupportedSchemaError(`${pointer}/pattern`, 'is not a valid regular expression');
-    }
-    result = result.regex(regex, { message: describePattern(schema.pattern) });
+    // Never JavaScript's RegExp: a document's pattern such as (a+)+$ backtracks for seconds on
+    // a crafted request value. The caller matches in linear time (engine/patterns).
+    result = result.refine(context.pattern(schema.pattern, `${pointer}/pattern`), { message: describePattern(schema.pattern) });
+    shown.pattern = schema.pattern;
   }
   // Formats other than uri are annotations in OpenAPI 3.1 (JSON Schema 2020-12): not asserted.
-  if (schema.format === 'uri') return result.refine(isUri, { message: 'must be an absolute URI (RFC 3986)' }).meta({ format: 'uri' });
-  return result;
+  if (schema.format === 'uri') {
+    result = result.refine(isUri, { message: 'must be an absolute URI (RFC 3986)' });
+    shown.format = 'uri';
+  }
+  return Object.keys(shown).length === 0 ? result : result.meta(shown);
 }
 
 function numberSchema(schema: JsonSchema, pointer: string, integer: boolean): z.ZodType {
@@ -140,13 +141,13 @@ function numberSchema(schema: JsonSchema, pointer: string, integer: boolean): z.
   return result;
 }
 
-function objectSchema(schema: JsonSchema, pointer: string, depth: number): z.ZodType {
+function objectSchema(schema: JsonSchema, pointer: string, depth: number, context: Context): z.ZodType {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   if (typeof properties !== 'object' || properties === null) throw new UnsupportedSchemaError(`${pointer}/properties`, 'must be an object');
   const required = new Set((schema.required ?? []) as string[]);
   const shape: Record<string, z.ZodType> = {};
   for (const [name, property] of Object.entries(properties)) {
-    const converted = convert(property, `${pointer}/properties/${pointerPart(name)}`, depth + 1);
+    const converted = convert(property, `${pointer}/properties/${pointerPart(name)}`, depth + 1, context);
     shape[name] = required.has(name) ? converted : converted.optional();
   }
   for (const name of required) {
@@ -155,12 +156,14 @@ function objectSchema(schema: JsonSchema, pointer: string, depth: number): z.Zod
   const additional = schema.additionalProperties;
   if (additional === false) return z.strictObject(shape);
   if (additional === undefined || additional === true) return z.looseObject(shape);
-  return z.object(shape).catchall(convert(additional as JsonSchema, `${pointer}/additionalProperties`, depth + 1));
+  return z.object(shape).catchall(convert(additional as JsonSchema, `${pointer}/additionalProperties`, depth + 1, context));
 }
 
-function arraySchema(schema: JsonSchema, pointer: string, depth: number): z.ZodType {
+function arraySchema(schema: JsonSchema, pointer: string, depth: number, context: Context): z.ZodType {
   if (Array.isArray(schema.items)) throw new UnsupportedSchemaError(`${pointer}/items`, 'tuple items are not supported (use prefixItems)');
-  let result = z.array(schema.items === undefined ? z.unknown() : convert(schema.items as JsonSchema, `${pointer}/items`, depth + 1));
+  let result = z.array(
+    schema.items === undefined ? z.unknown() : convert(schema.items as JsonSchema, `${pointer}/items`, depth + 1, context),
+  );
   const min = number(schema, 'minItems', pointer);
   const max = number(schema, 'maxItems', pointer);
   if (min !== undefined) result = result.min(min);
@@ -179,10 +182,10 @@ function literalSchema(values: readonly unknown[], pointer: string): z.ZodType {
   return literals.length === 1 ? literals[0]! : z.union(literals as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
-function typed(schema: JsonSchema, type: string, pointer: string, depth: number): z.ZodType {
+function typed(schema: JsonSchema, type: string, pointer: string, depth: number, context: Context): z.ZodType {
   switch (type) {
     case 'string':
-      return stringSchema(schema, pointer);
+      return stringSchema(schema, pointer, context);
     case 'number':
       return numberSchema(schema, pointer, false);
     case 'integer':
@@ -192,13 +195,13 @@ function typed(schema: JsonSchema, type: string, pointer: string, depth: number)
     case 'null':
       return z.null();
     case 'object':
-      return objectSchema(schema, pointer, depth);
+      return objectSchema(schema, pointer, depth, context);
     default:
-      return arraySchema(schema, pointer, depth);
+      return arraySchema(schema, pointer, depth, context);
   }
 }
 
-function convert(schema: JsonSchema | boolean, pointer: string, depth: number): z.ZodType {
+function convert(schema: JsonSchema | boolean, pointer: string, depth: number, context: Context): z.ZodType {
   if (depth > maxDepth) throw new UnsupportedSchemaError(pointer, `nested more than ${maxDepth} levels deep`);
   if (schema === true) return z.unknown();
   if (schema === false) return z.never();
@@ -215,8 +218,8 @@ function convert(schema: JsonSchema | boolean, pointer: string, depth: number): 
       throw new UnsupportedSchemaError(`${pointer}/${combiner}`, 'must be a non-empty list');
     const rest = { ...schema };
     delete rest[combiner];
-    const converted = branches.map((branch, index) => convert(branch as JsonSchema, `${pointer}/${combiner}/${index}`, depth + 1));
-    const own = Object.keys(rest).some((key) => understood.has(key)) ? [convert(rest, pointer, depth + 1)] : [];
+    const converted = branches.map((branch, index) => convert(branch as JsonSchema, `${pointer}/${combiner}/${index}`, depth + 1, context));
+    const own = Object.keys(rest).some((key) => understood.has(key)) ? [convert(rest, pointer, depth + 1, context)] : [];
     if (combiner === 'allOf') return [...own, ...converted].reduce((left, right) => z.intersection(left, right));
     // oneOf is taken as anyOf: exclusivity between the contract's branches is not checked.
     const union = converted.length === 1 ? converted[0]! : z.union(converted as [z.ZodType, z.ZodType, ...z.ZodType[]]);
@@ -229,11 +232,21 @@ function convert(schema: JsonSchema | boolean, pointer: string, depth: number): 
   }
   const types = typesOf(schema, pointer);
   if (types.length === 0) return z.unknown();
-  const converted = types.map((type) => typed(schema, type, pointer, depth));
+  const converted = types.map((type) => typed(schema, type, pointer, depth, context));
   return converted.length === 1 ? converted[0]! : z.union(converted as [z.ZodType, z.ZodType, ...z.ZodType[]]);
 }
 
+/**
+ * Matches a document's `pattern` (`pointer` names it): the test, or an UnsupportedSchemaError
+ * for a pattern it will not run.
+ */
+export type PatternMatcher = (source: string, pointer: string) => (text: string) => boolean;
+
+interface Context {
+  readonly pattern: PatternMatcher;
+}
+
 /** The zod schema accepting what `schema` accepts; throws UnsupportedSchemaError for what it cannot honour. */
-export function zodFromJsonSchema(schema: JsonSchema | boolean, options: { pointer?: string } = {}): z.ZodType {
-  return convert(schema, options.pointer ?? '', 0);
+export function zodFromJsonSchema(schema: JsonSchema | boolean, options: { pointer?: string; pattern: PatternMatcher }): z.ZodType {
+  return convert(schema, options.pointer ?? '', 0, { pattern: options.pattern });
 }

@@ -19,8 +19,9 @@ import {
   VerificationRequest,
 } from '../contract/index.js';
 import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
-import { zodFromJsonSchema } from '../contract/schema-to-zod.js';
+import { type PatternMatcher, zodFromJsonSchema } from '../contract/schema-to-zod.js';
 import { resolveLocalRefs } from './local-refs.js';
+import { PatternBook } from './patterns.js';
 
 /** The operations the engine has behaviour for; any other is answered from the document's examples. */
 export const behaviourOperations = ['health', 'createEvaluation', 'verifyReport', 'getJob'] as const;
@@ -58,6 +59,12 @@ export interface EngineContract {
   readonly exampleOperations: ReadonlyMap<string, ExampleOperation>;
   /** Operations with behaviour that the document lacks: not served, and said at start. */
   readonly missing: readonly BehaviourOperationId[];
+  /**
+   * Settles once the document's patterns are compiled (engine/patterns): the engine awaits it
+   * before its first answer. Rejects with an UnsupportedSchemaError for a pattern RE2 refuses.
+   * Absent when there is nothing to wait for.
+   */
+  readonly ready?: Promise<void>;
 }
 
 /** A document the engine cannot serve, with the reason. */
@@ -122,17 +129,17 @@ function maxBodyBytesOf(operation: Json, fallback: number): number {
   return stated;
 }
 
-function parameterSchemas(operation: Json, where: 'header' | 'path'): Record<string, z.ZodType> {
+function parameterSchemas(operation: Json, where: 'header' | 'path', pattern: PatternMatcher): Record<string, z.ZodType> {
   const result: Record<string, z.ZodType> = {};
   for (const parameter of (operation.parameters ?? []) as Json[]) {
     if (parameter?.in !== where || (where === 'header' && !parameter.required)) continue;
     const name = where === 'header' ? String(parameter.name).toLowerCase() : String(parameter.name);
-    result[name] = zodFromJsonSchema(parameter.schema ?? {}, { pointer: `${operation.operationId}/parameters/${name}` });
+    result[name] = zodFromJsonSchema(parameter.schema ?? {}, { pointer: `${operation.operationId}/parameters/${name}`, pattern });
   }
   return result;
 }
 
-function exampleOperation(operation: Json): ExampleOperation {
+function exampleOperation(operation: Json, pattern: PatternMatcher): ExampleOperation {
   const bodySchema = jsonSchemaOf(operation.requestBody?.content);
   const answers = Object.entries((operation.responses ?? {}) as Json)
     .filter(([status]) => /^[1-5]\d\d$/.test(status))
@@ -149,12 +156,12 @@ function exampleOperation(operation: Json): ExampleOperation {
       ? {}
       : {
           body: {
-            schema: zodFromJsonSchema(bodySchema, { pointer: `${operation.operationId}/requestBody` }),
+            schema: zodFromJsonSchema(bodySchema, { pointer: `${operation.operationId}/requestBody`, pattern }),
             required: !!operation.requestBody?.required,
           },
         }),
-    headers: parameterSchemas(operation, 'header'),
-    pathParameters: parameterSchemas(operation, 'path'),
+    headers: parameterSchemas(operation, 'header', pattern),
+    pathParameters: parameterSchemas(operation, 'path', pattern),
     answers,
   };
 }
@@ -188,8 +195,11 @@ export function contractFromDocument(input: unknown): EngineContract {
   const jobIdParameter = ((read?.parameters ?? []) as Json[]).find((parameter) => parameter?.in === 'path');
   const jobSchema = jsonSchemaOf(read?.responses?.['200']?.content) as Json | undefined;
   const exampleOperations = new Map<string, ExampleOperation>();
+  const patterns = new PatternBook();
+  const pattern = patterns.tester;
   for (const [operationId, operation] of operations) {
-    if (!(behaviourOperations as readonly string[]).includes(operationId)) exampleOperations.set(operationId, exampleOperation(operation));
+    if (!(behaviourOperations as readonly string[]).includes(operationId))
+      exampleOperations.set(operationId, exampleOperation(operation, pattern));
   }
   const createBody = jsonSchemaOf(create?.requestBody?.content);
   const verifyBody = jsonSchemaOf(verify?.requestBody?.content);
@@ -197,23 +207,53 @@ export function contractFromDocument(input: unknown): EngineContract {
     version: String(document.info?.version ?? 'unknown'),
     routes,
     createEvaluation: {
-      body: createBody ? zodFromJsonSchema(createBody, { pointer: 'createEvaluation/requestBody' }) : EvaluationRequest,
+      body: createBody ? zodFromJsonSchema(createBody, { pointer: 'createEvaluation/requestBody', pattern }) : EvaluationRequest,
       idempotencyKey: keyParameter?.schema
-        ? zodFromJsonSchema(keyParameter.schema, { pointer: 'createEvaluation/parameters/Idempotency-Key' })
+        ? zodFromJsonSchema(keyParameter.schema, { pointer: 'createEvaluation/parameters/Idempotency-Key', pattern })
         : IdempotencyKey,
       maxBodyBytes: create ? maxBodyBytesOf(create, bodyLimits.createEvaluationBytes) : bodyLimits.createEvaluationBytes,
     },
     verifyReport: {
-      body: verifyBody ? zodFromJsonSchema(verifyBody, { pointer: 'verifyReport/requestBody' }) : VerificationRequest,
+      body: verifyBody ? zodFromJsonSchema(verifyBody, { pointer: 'verifyReport/requestBody', pattern }) : VerificationRequest,
       maxBodyBytes: verify ? maxBodyBytesOf(verify, bodyLimits.verifyReportBytes) : bodyLimits.verifyReportBytes,
     },
     getJob: {
-      jobId: jobIdParameter?.schema ? zodFromJsonSchema(jobIdParameter.schema, { pointer: 'getJob/parameters/jobId' }) : JobIdParameter,
+      jobId: jobIdParameter?.schema
+        ? zodFromJsonSchema(jobIdParameter.schema, { pointer: 'getJob/parameters/jobId', pattern })
+        : JobIdParameter,
     },
-    job: jobSchema ? zodFromJsonSchema(jobSchema, { pointer: 'getJob/responses/200' }) : Job,
+    job: jobSchema ? zodFromJsonSchema(jobSchema, { pointer: 'getJob/responses/200', pattern }) : Job,
     jobStatuses: enumAt(jobSchema, 'status', jobStatuses),
     evaluations: enumAt(jobSchema, 'evaluation', evaluations),
     exampleOperations,
     missing: behaviourOperations.filter((operationId) => !operations.has(operationId)),
+    ready: settledQuietly(patterns.ready()),
   };
+}
+
+/** The promise, with its rejection marked handled: the engine awaits it, and nobody else need. */
+function settledQuietly(promise: Promise<void>): Promise<void> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * `contractFromDocument`, ready to serve: its patterns compiled. A pattern RE2 refuses
+ * rejects here, at start, instead of in the answer to a request.
+ */
+export async function buildEngineContract(input: unknown): Promise<EngineContract> {
+  const contract = isEngineContract(input) ? input : contractFromDocument(input);
+  await contract.ready;
+  return contract;
+}
+
+/** The contract an engine serves: the bundled one, a built one, or one built from a document. */
+export function contractOption(spec: unknown): EngineContract {
+  if (spec === undefined) return bundledEngineContract;
+  if (isEngineContract(spec)) return spec;
+  return contractFromDocument(spec);
+}
+
+export function isEngineContract(value: unknown): value is EngineContract {
+  return typeof value === 'object' && value !== null && 'routes' in value && 'exampleOperations' in value;
 }

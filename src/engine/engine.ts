@@ -11,7 +11,7 @@ import { anonymousCaller, callerFingerprint } from './caller.js';
 import { canonicalJson } from './canonical-json.js';
 import { type Clock, systemClock } from './clock.js';
 import { type ConsumerReport, ConsumerWatch } from './consumer-watch.js';
-import { bundledEngineContract, contractFromDocument, type EngineContract } from './engine-contract.js';
+import { contractOption, type EngineContract } from './engine-contract.js';
 import { answerFromExamples } from './example-operations.js';
 import { FaultInjector, type ForcedAnswer, forcedError } from './faults.js';
 import { advanced, atTime, isFinal, type JobRecord, jobView, transitionProblem } from './jobs.js';
@@ -238,17 +238,6 @@ function withStatesOf(options: { scenario: Scenario; contract: EngineContract; s
   return scenario;
 }
 
-/** The contract an engine serves: the bundled one, a built one, or one built from a document. */
-function contractOption(spec: unknown): EngineContract {
-  if (spec === undefined) return bundledEngineContract;
-  if (isEngineContract(spec)) return spec;
-  return contractFromDocument(spec);
-}
-
-function isEngineContract(value: unknown): value is EngineContract {
-  return typeof value === 'object' && value !== null && 'routes' in value && 'exampleOperations' in value;
-}
-
 /**
  * '/api', 'api', '/api/' → '/api'; '' and '/' → '' (none). Throws a TypeError for a value that
  * is not a path, so a typo fails at start rather than turning every answer into a 404.
@@ -290,6 +279,15 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
   const contract = contractOption(options.spec);
+  /** The document's patterns compiling (engine-contract): awaited by the answers that come first. */
+  let contractReady = contract.ready;
+  contractReady?.then(
+    () => {
+      contractReady = undefined;
+    },
+    // Kept: every answer then fails with the reason, as a 500 (the mock server checks it at start).
+    () => undefined,
+  );
   const parse = (input: ScenarioInput): Scenario => {
     const source = `scenario ${quote(String((input as { name?: unknown })?.name ?? '?'), 80)}`;
     return withStatesOf({ scenario: parseScenario({ value: input, source }), contract, source });
@@ -497,6 +495,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     let outcome: Awaited<ReturnType<typeof pipeline>>;
     const watched = watch.begin(call);
     try {
+      if (contractReady) await contractReady;
       outcome = await pipeline(watched.call);
     } catch (error) {
       // A bug in the mock must still answer as the contract allows, without a stack trace; a

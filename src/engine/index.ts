@@ -28,6 +28,7 @@ export {
 } from './engine.js';
 export {
   type BehaviourOperationId,
+  buildEngineContract,
   bundledEngineContract,
   ContractDocumentError,
   contractFromDocument,

@@ -13,6 +13,8 @@
  * 20 ms, and most runs of the mock use no pattern at all (docs/performance.md, start-up).
  */
 
+import { UnsupportedSchemaError } from '../contract/schema-to-zod.js';
+
 /** Longest pattern accepted, in UTF-16 units. */
 export const maxPatternLength = 256;
 /** Largest `{n}` / `{n,m}` count: an operationId has at most 128 characters. */
@@ -25,6 +27,26 @@ export const maxRepeatCount = 128;
  */
 export const maxPatternProgram = 1000;
 export const maxScenarioProgram = 2000;
+
+/** What one pattern may be: its length, its largest repeat count and its program's size. */
+export interface PatternLimits {
+  readonly maxLength: number;
+  readonly maxRepeat: number;
+  readonly maxProgram: number;
+}
+
+export const scenarioPatternLimits: PatternLimits = {
+  maxLength: maxPatternLength,
+  maxRepeat: maxRepeatCount,
+  maxProgram: maxPatternProgram,
+};
+
+/**
+ * A contract document's `pattern`s: longer values than an operationId (a field's maxLength may
+ * be in the thousands), so larger repeats and programs. A request value is at most the body
+ * limit long, and matching stays linear in it.
+ */
+export const documentPatternLimits: PatternLimits = { maxLength: 1024, maxRepeat: 1024, maxProgram: 4000 };
 
 /** A compiled pattern: `test` finds a match anywhere in the text, as RegExp.prototype.test does. */
 export interface CompiledPattern {
@@ -60,8 +82,9 @@ function isDigit(char: string | undefined): boolean {
  * other than a general category such as `L` or `Lu`, `[\b]`). The program size is estimated
  * as RE2 builds it: each atom one instruction, a repeated atom copied once per count.
  */
-export function checkPattern(source: string): CheckedPattern | string {
-  if (source.length > maxPatternLength) return `is ${source.length} characters long; a pattern has at most ${maxPatternLength}`;
+export function checkPattern(source: string, limits: PatternLimits = scenarioPatternLimits): CheckedPattern | string {
+  const { maxLength, maxRepeat, maxProgram } = limits;
+  if (source.length > maxLength) return `is ${source.length} characters long; a pattern has at most ${maxLength}`;
   try {
     // Constructing a RegExp only parses it; it is never run.
     new RegExp(source, 'u');
@@ -135,7 +158,7 @@ export function checkPattern(source: string): CheckedPattern | string {
       const close = source.indexOf('}', index);
       const [low = '', high] = source.slice(index + 1, close).split(',');
       const count = Math.max(Number(low), high === undefined ? 0 : high === '' ? Number(low) + 1 : Number(high));
-      if (count > maxRepeatCount) return `repeats {${source.slice(index + 1, close)}}; a count is at most ${maxRepeatCount}`;
+      if (count > maxRepeat) return `repeats {${source.slice(index + 1, close)}}; a count is at most ${maxRepeat}`;
       const frame = frames.at(-1)!;
       frame.branch += frame.last * (count - 1) + count;
       frame.last *= count;
@@ -152,8 +175,8 @@ export function checkPattern(source: string): CheckedPattern | string {
   }
   const root = frames[0]!;
   const estimatedProgram = root.done + root.branch + 2;
-  if (estimatedProgram > maxPatternProgram) {
-    return `would compile to about ${estimatedProgram} instructions; a pattern has at most ${maxPatternProgram} (fewer or smaller repeats)`;
+  if (estimatedProgram > maxProgram) {
+    return `would compile to about ${estimatedProgram} instructions; a pattern has at most ${maxProgram} (fewer or smaller repeats)`;
   }
   return { re2Source: out, estimatedProgram };
 }
@@ -165,8 +188,8 @@ export function patternProblem(source: string): string | undefined {
 }
 
 /** Compiles a checked pattern; rejects with the reason when RE2 refuses it or its program is over the limit. */
-export async function compilePattern(source: string): Promise<CompiledPattern> {
-  const checked = checkPattern(source);
+export async function compilePattern(source: string, limits: PatternLimits = scenarioPatternLimits): Promise<CompiledPattern> {
+  const checked = checkPattern(source, limits);
   if (typeof checked === 'string') throw new Error(checked);
   re2Module ??= import('re2js');
   const { RE2JS } = await re2Module;
@@ -178,8 +201,52 @@ export async function compilePattern(source: string): Promise<CompiledPattern> {
     throw new Error(String((error as Error).message).replace(/^error parsing regexp: /, ''));
   }
   const programSize = expression.programSize();
-  if (programSize > maxPatternProgram) {
-    throw new Error(`compiles to ${programSize} instructions; a pattern has at most ${maxPatternProgram}`);
+  if (programSize > limits.maxProgram) {
+    throw new Error(`compiles to ${programSize} instructions; a pattern has at most ${limits.maxProgram}`);
   }
   return { test: (text: string) => expression.matcher(text).find(), programSize };
+}
+
+/**
+ * The `pattern`s of a contract document, matched in linear time as scenario patterns are. The
+ * document's schemas are converted synchronously (zod's refinements are synchronous) while
+ * re2js loads asynchronously, so each pattern is checked at once, where a refusal can name its
+ * place in the document, and compiled by `ready()`, which the engine awaits before it answers.
+ */
+export class PatternBook {
+  private readonly compiled = new Map<string, CompiledPattern>();
+  /** Each source, with the pointer of its first use (named if RE2 refuses it). */
+  private readonly pending = new Map<string, string>();
+  private compiling: Promise<void> | undefined;
+
+  /**
+   * A test of `source` for the schema converter. Throws an UnsupportedSchemaError naming `pointer` for a
+   * pattern that cannot run in linear time; the test throws if called before `ready()` settled.
+   */
+  readonly tester = (source: string, pointer: string): ((text: string) => boolean) => {
+    const checked = checkPattern(source, documentPatternLimits);
+    if (typeof checked === 'string') throw new UnsupportedSchemaError(pointer, checked);
+    if (!this.compiled.has(source) && !this.pending.has(source)) this.pending.set(source, pointer);
+    this.compiling = undefined;
+    return (text) => {
+      const pattern = this.compiled.get(source);
+      if (!pattern) throw new Error(`the pattern at ${pointer} is not compiled yet: await the contract's ready()`);
+      return pattern.test(text);
+    };
+  };
+
+  /** Compiles every pattern handed out; rejects with an UnsupportedSchemaError for one RE2 refuses. */
+  ready(): Promise<void> {
+    this.compiling ??= (async () => {
+      for (const [source, pointer] of [...this.pending]) {
+        try {
+          this.compiled.set(source, await compilePattern(source, documentPatternLimits));
+        } catch (error) {
+          throw new UnsupportedSchemaError(pointer, (error as Error).message);
+        }
+        this.pending.delete(source);
+      }
+    })();
+    return this.compiling;
+  }
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
+  buildEngineContract,
   createMockEngine,
   type EngineCall,
   errorAnswer,
@@ -251,9 +252,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
 
 async function serve(context: { options: MockServerOptions; shared: SharedState | undefined }): Promise<RunningMockServer> {
   const { options, shared } = context;
+  // A document's patterns are compiled before the port opens: one RE2 refuses fails the start.
+  const given = options.spec ?? options.engineOptions?.spec;
+  const spec = given === undefined || options.engine ? undefined : await buildEngineContract(given);
   const engine =
-    options.engine ??
-    createMockEngine({ ...options.engineOptions, ...(options.spec === undefined ? {} : { spec: options.spec }), ...shared?.engineOptions });
+    options.engine ?? createMockEngine({ ...options.engineOptions, ...(spec === undefined ? {} : { spec }), ...shared?.engineOptions });
   // Adopt the scenario state the other replicas share before answering anyone.
   if (shared && !options.sharedState) await engine.control.synced();
   const closeEngine = options.closeEngine ?? options.engine === undefined;

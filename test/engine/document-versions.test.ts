@@ -6,7 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { runConformance } from '../../src/conformance/run.js';
-import { contractFromDocument } from '../../src/engine/engine-contract.js';
+import { buildEngineContract, contractFromDocument } from '../../src/engine/engine-contract.js';
 import { createMockEngine, VirtualClock } from '../../src/engine/index.js';
 import { loadContract } from '../../src/openapi/document.js';
 import { contractVersions, writeVersion } from '../fixtures/contract-versions/versions.js';
@@ -126,4 +126,36 @@ it('a job state the document adds can end a timeline and be set by hand; the bun
     jobId: string;
   };
   await expect(bundled.control.setJobState({ jobId: job.jobId, status: 'CANCELLED' as never })).rejects.toThrow(/not a valid job state/);
+});
+
+it("matches a document's patterns in linear time: a value built to make JavaScript backtrack is answered at once", async () => {
+  // ^(a|aa)+$ against 'a' × 120 + '!' takes JavaScript's RegExp about 10^25 steps.
+  const file = writeVersion({
+    name: 'backtracking-pattern',
+    why: 'operationId must match a pattern that backtracks exponentially in JavaScript',
+    edit: (document) => document.setIn(['components', 'schemas', 'EvaluationRequest', 'properties', 'operationId', 'pattern'], '^(a|aa)+$'),
+  });
+  const document = await loadContract({ source: file });
+  // Built unready, as createHandlers({ spec }) builds it: the first answer waits for the patterns.
+  const engine = createMockEngine({ spec: document.document });
+  const create = (operationId: string) =>
+    engine.handle(
+      new Request('http://mock.test/v0/evaluations', jsonPost({ ...evaluationRequest(), operationId }, { 'idempotency-key': newKey() })),
+    );
+  const refused = await create(`${'a'.repeat(120)}!`);
+  expect(refused.status).toBe(400);
+  expect(await refused.json()).toEqual({ code: 'invalid_request', message: '/operationId must match the pattern ^(a|aa)+$.' });
+  expect((await create('a'.repeat(120))).status).toBe(202);
+});
+
+it('refuses at build a document pattern the linear-time matcher cannot run, naming where it sits', async () => {
+  const file = writeVersion({
+    name: 'lookahead-pattern',
+    why: 'a pattern with lookahead',
+    edit: (document) => document.setIn(['components', 'schemas', 'EvaluationRequest', 'properties', 'operationId', 'pattern'], '^(?!x)'),
+  });
+  const document = await loadContract({ source: file });
+  await expect(buildEngineContract(document.document)).rejects.toThrow(
+    'createEvaluation/requestBody/properties/operationId/pattern: uses lookahead or lookbehind, which a linear-time matcher cannot run',
+  );
 });
