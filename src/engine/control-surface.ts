@@ -1,0 +1,153 @@
+/**
+ * @module engine/control-surface
+ * The engine's control surface: what tests and the control API (/__mock/) may do to a running
+ * mock. Each call is carried out by the object that owns its state: the scenario in force
+ * (ScenarioInForce), the replicas' agreement on it (ReplicaSync), the jobs (JobControl), the
+ * journal and the consumer watch. Every scenario change is shared with the other replicas.
+ */
+import type { Job } from '../contract/index.js';
+import type { Clock } from './clock.js';
+import type { ConsumerReport, ConsumerWatch } from './consumer-watch.js';
+import { ControlError, pageLimit } from './control-error.js';
+import type { JobControl, JobInspection, JobStateChange } from './job-control.js';
+import type { JobRecord } from './jobs.js';
+import type { Journal, JournalEntry, JournalPage } from './journal.js';
+import type { IdempotencyRecord } from './operations.js';
+import type { ReplicaSync } from './replica-sync.js';
+import { quote } from './responses.js';
+import type { Scenario, ScenarioInput } from './scenario.js';
+import type { ScenarioInForce } from './scenario-in-force.js';
+import type { KeyValueStore } from './store.js';
+
+/** The engine's control surface (served over HTTP by the mock server's control API). */
+export interface MockControl {
+  /** Forgets every job, key, journal entry and fault counter, and restores the starting scenario. */
+  reset(): Promise<void>;
+  /** The name of the scenario in force. */
+  readonly scenario: string;
+  /** Puts a registered scenario (by name) or a new one in force; new ones are registered. */
+  useScenario(scenario: string | ScenarioInput): Scenario;
+  /** Registers a scenario for later use by name (Prefer header, useScenario). */
+  registerScenario(scenario: ScenarioInput): Scenario;
+  /**
+   * Replaces the starting scenario with a new version (a scenario file edited under
+   * `mock --watch`): reset restores this one from now on, and it is put in force unless
+   * another scenario was chosen since. The journal records the reload, naming `source`.
+   * Returns whether it was put in force.
+   */
+  reloadStartingScenario(scenario: ScenarioInput, options: { source: string }): { scenario: Scenario; inForce: boolean };
+  /** Every registered scenario, shipped ones included. */
+  scenarios(): readonly Scenario[];
+  /** Every stored job, oldest first (in-process use; over HTTP, jobsPage). */
+  listJobs(): Promise<readonly JobInspection[]>;
+  /**
+   * One page of jobs, oldest first: at most `limit` (default 100, at most 1000) and about
+   * 1 MiB, after `cursor` (the `nextCursor` of the page before). Throws ControlError for a
+   * limit or cursor it cannot use.
+   */
+  jobsPage(options?: { limit?: number; cursor?: string }): Promise<{ jobs: readonly JobInspection[]; nextCursor?: string }>;
+  inspectJob(jobId: string): Promise<JobInspection | undefined>;
+  /** Moves a job to its next timeline step now, whatever that step waits for. */
+  advanceJob(jobId: string): Promise<Job>;
+  /** Sets a job's state; the move must follow the state machine (A-3) and evaluation rules (A-4). */
+  setJobState(options: JobStateChange): Promise<Job>;
+  /** Every journal entry kept, oldest first. */
+  journal(): readonly JournalEntry[];
+  /** One page of the journal, oldest first, after `cursor` (an entry's `seq`, as `nextCursor` gives it). */
+  journalPage(options?: { limit?: number; cursor?: string }): { entries: readonly JournalEntry[]; nextCursor?: string };
+  clearJournal(): void;
+  /**
+   * Resolves once every scenario change made so far is visible to every replica sharing the
+   * store (at once without a replica link); rejects with StoreUnavailableError when the
+   * store cannot be reached. The control API waits for it before answering a change.
+   */
+  synced(): Promise<void>;
+  /**
+   * Which behaviours of the contract the answers so far have shown the client, and the client
+   * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
+   */
+  coverage(): ConsumerReport;
+  /** Forgets the coverage and the client findings. */
+  resetCoverage(): void;
+}
+
+export interface ControlSurfaceOptions {
+  readonly scenarios: ScenarioInForce;
+  readonly sync: ReplicaSync;
+  readonly jobControl: JobControl;
+  readonly jobs: KeyValueStore<JobRecord>;
+  readonly idempotencyKeys: KeyValueStore<IdempotencyRecord>;
+  readonly journal: Journal;
+  readonly watch: ConsumerWatch;
+  readonly clock: Clock;
+  /** Forgets what a reset forgets but the stores. */
+  readonly resetLocal: () => void;
+}
+
+export function createControlSurface(options: ControlSurfaceOptions): MockControl {
+  const { scenarios, sync, jobControl, journal, watch } = options;
+  const control: MockControl = {
+    async reset() {
+      await options.jobs.clear();
+      await options.idempotencyKeys.clear();
+      options.resetLocal();
+      sync.share({ kind: 'reset' });
+      await control.synced();
+    },
+    get scenario() {
+      return scenarios.current.name;
+    },
+    useScenario(choice) {
+      const chosen = scenarios.putInForce(choice);
+      // A scenario object is shared whole, so replicas that never saw it can put it in force.
+      sync.share({ kind: 'use', scenario: choice });
+      return chosen;
+    },
+    registerScenario(input) {
+      const registered = scenarios.register(input);
+      sync.share({ kind: 'register', scenario: input });
+      return registered;
+    },
+    synced: () => sync.synced(),
+    reloadStartingScenario(input, reloadOptions) {
+      const reloaded = scenarios.reloadStarting(input);
+      const name = quote(reloaded.scenario.name, 80);
+      const source = quote(reloadOptions.source, 200);
+      journal.record({
+        time: options.clock.now(),
+        method: 'RELOAD',
+        path: reloadOptions.source,
+        status: 200,
+        scenario: scenarios.current.name,
+        forced: false,
+        durationMs: 0,
+        note: reloaded.inForce
+          ? `scenario ${name} reloaded from ${source} and put in force`
+          : `scenario ${name} reloaded from ${source}; ${quote(scenarios.current.name, 80)}, chosen since, stays in force`,
+      });
+      return reloaded;
+    },
+    scenarios: () => scenarios.all(),
+    listJobs: () => jobControl.listJobs(),
+    jobsPage: (request) => jobControl.jobsPage(request),
+    inspectJob: (jobId) => jobControl.inspectJob(jobId),
+    advanceJob: (jobId) => jobControl.advanceJob(jobId),
+    setJobState: (change) => jobControl.setJobState(change),
+    journal: () => journal.entries(),
+    journalPage(request = {}) {
+      const limit = pageLimit(request.limit);
+      let cursor: number | undefined;
+      if (request.cursor !== undefined) {
+        cursor = /^[0-9]{1,15}$/.test(request.cursor) ? Number(request.cursor) : Number.NaN;
+        // As the job store does: a cursor no page has given yet is refused, not answered empty.
+        if (!(cursor < journal.nextSeq)) throw new ControlError(`cursor ${quote(request.cursor, 40)} is not one this mock gave`, 'invalid');
+      }
+      const page: JournalPage = journal.page({ limit, ...(cursor === undefined ? {} : { cursor }) });
+      return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };
+    },
+    clearJournal: () => journal.clear(),
+    coverage: () => watch.report(),
+    resetCoverage: () => watch.clear(),
+  };
+  return control;
+}
