@@ -19,8 +19,8 @@ import {
 } from '../engine/index.js';
 import { connectRefused, expectationRefused, hostHeaderProblem } from '../http/early-answers.js';
 import { createServerEdge } from '../http/server-edge.js';
-import { createControlGuard } from './control-guard.js';
-import { createMemoryRelease } from './memory-release.js';
+import { type ControlGuard, createControlGuard } from './control-guard.js';
+import { createMemoryRelease, type MemoryRelease } from './memory-release.js';
 import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 import type { SharedState } from './redis/shared-state.js';
 import { isRedisUrl } from './redis/store-url.js';
@@ -250,6 +250,121 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
 }
 
+/** What every request of one server shares. */
+interface Serving {
+  readonly engine: MockEngine;
+  readonly guard: ControlGuard;
+  /** `http://host` or `https://host`, for the Fetch Requests of the control API. */
+  readonly origin: string;
+  readonly controlToken: string | undefined;
+  readonly shared: SharedState | undefined;
+  readonly memory: MemoryRelease | undefined;
+  /** Sockets whose request was answered while its body was still arriving. */
+  readonly draining: Set<Socket>;
+  /** Answers not yet sent. */
+  readonly inFlight: Set<ServerResponse>;
+  readonly log: ((line: string) => void) | undefined;
+  readonly discardMs: number;
+  /** Set by close(): answers from then on close their connection instead of keeping it alive. */
+  closing: boolean;
+}
+
+/** Answers one request: the control API, a preflight, or the engine; logged once whatever happens. */
+async function handle(serving: Serving, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const { engine, guard, origin, controlToken, shared, memory, draining, inFlight, log, discardMs } = serving;
+  const started = performance.now();
+  const method = incoming.method ?? 'GET';
+  const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+  let status: number | 'aborted' = 500;
+  const control = isControlPath(path);
+  /** CORS headers of this answer: the contract's for every origin, the control API's for the listed ones. */
+  let cors: Record<string, string> = control ? {} : corsHeaders;
+  // A keep-alive connection left open after its answer would hold close() (and the process) to the grace time.
+  if (serving.closing) outgoing.shouldKeepAlive = false;
+  inFlight.add(outgoing);
+  memory?.noteActivity();
+  try {
+    const preflight = method === 'OPTIONS' && incoming.headers['access-control-request-method'] !== undefined;
+    const hostProblem = hostHeaderProblem(incoming);
+    if (hostProblem) {
+      const answer = errorAnswer(hostProblem);
+      status = answer.status;
+      outgoing.shouldKeepAlive = false;
+      sendAnswer(answer, outgoing, cors);
+      return;
+    }
+    if (control) {
+      const verdict = guard.check({ host: incoming.headers.host, origin: incoming.headers.origin });
+      if (!verdict.allowed) {
+        status = verdict.answer.status;
+        sendAnswer(verdict.answer, outgoing);
+        return;
+      }
+      if (preflight) {
+        outgoing.writeHead(204, verdict.preflightHeaders).end();
+        status = 204;
+        return;
+      }
+      cors = verdict.headers;
+    } else if (preflight) {
+      outgoing.writeHead(204, preflightHeaders).end();
+      status = 204;
+      return;
+    }
+    // The common case without Fetch objects (see engine/call): same answer, far less work.
+    const call = engine.answerCall && !control ? toEngineCall(incoming) : undefined;
+    if (call && engine.answerCall) {
+      const answer = await engine.answerCall(call);
+      status = incoming.socket?.destroyed ? 'aborted' : answer.status;
+      sendAnswer(answer, outgoing, cors);
+      return;
+    }
+    let request: Request;
+    try {
+      request = toFetchRequest(incoming, { origin });
+    } catch {
+      // Fetch refuses TRACE and TRACK outright; the engine still has an answer for them
+      // (405 with Allow on a contract path, 404 elsewhere: docs/assumptions.md A-20).
+      if (fetchForbiddenMethods.has(method.toUpperCase()) && engine.answerCall) {
+        incoming.resume();
+        const answer = await engine.answerCall(bodilessCall(incoming, { method, pathname: path }));
+        status = answer.status;
+        sendAnswer(answer, outgoing, cors);
+        return;
+      }
+      const answer = errorAnswer({ status: 400, code: 'invalid_request', message: 'The request target is not a valid URL.' });
+      status = answer.status;
+      sendAnswer(answer, outgoing, cors);
+      return;
+    }
+    const response = control
+      ? await handleControl(request, {
+          engine,
+          ...(controlToken === undefined ? {} : { token: controlToken }),
+          ...(shared ? { journal: shared.journal } : {}),
+        })
+      : await engine.handle(request);
+    if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
+    // The connection is gone (the client left, or a timeout cut it off with its own 408):
+    // nobody will read this answer, so the log says so instead of showing a status never sent.
+    status = incoming.socket?.destroyed ? 'aborted' : response.status;
+    await sendFetchResponse(response, outgoing, cors);
+  } catch (error) {
+    status = 500;
+    if (!outgoing.headersSent) {
+      const message = `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
+      sendAnswer(errorAnswer({ status: 500, code: 'internal_error', message }), outgoing, cors);
+    } else {
+      outgoing.destroy();
+    }
+  } finally {
+    inFlight.delete(outgoing);
+    // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
+    discardRestOfBody(incoming, { limitMs: discardMs, draining });
+    log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
+  }
+}
+
 async function serve(context: { options: MockServerOptions; shared: SharedState | undefined }): Promise<RunningMockServer> {
   const { options, shared } = context;
   // A document's patterns are compiled before the port opens: one RE2 refuses fails the start.
@@ -276,111 +391,25 @@ async function serve(context: { options: MockServerOptions; shared: SharedState 
   if (!(Number.isFinite(discardMs) && discardMs >= 0)) {
     throw new RangeError(`startMockServer: timeouts.discardMs must be a number of milliseconds ≥ 0, got ${discardMs}`);
   }
-  /** Sockets whose request was answered while its body was still arriving. */
-  const draining = new Set<Socket>();
-  /** Answers not yet sent. */
-  const inFlight = new Set<ServerResponse>();
-  /** Set by close(): answers from then on close their connection instead of keeping it alive. */
-  let closing = false;
   const memoryOption = options.releaseMemoryAfterReset ?? false;
   const memory = memoryOption === false ? undefined : createMemoryRelease(memoryOption === true ? {} : { ...memoryOption });
-
-  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const method = incoming.method ?? 'GET';
-    const path = (incoming.url ?? '/').split('?')[0] ?? '/';
-    let status: number | 'aborted' = 500;
-    const control = isControlPath(path);
-    /** CORS headers of this answer: the contract's for every origin, the control API's for the listed ones. */
-    let cors: Record<string, string> = control ? {} : corsHeaders;
-    // A keep-alive connection left open after its answer would hold close() (and the process) to the grace time.
-    if (closing) outgoing.shouldKeepAlive = false;
-    inFlight.add(outgoing);
-    memory?.noteActivity();
-    try {
-      const preflight = method === 'OPTIONS' && incoming.headers['access-control-request-method'] !== undefined;
-      const hostProblem = hostHeaderProblem(incoming);
-      if (hostProblem) {
-        const answer = errorAnswer(hostProblem);
-        status = answer.status;
-        outgoing.shouldKeepAlive = false;
-        sendAnswer(answer, outgoing, cors);
-        return;
-      }
-      if (control) {
-        const verdict = guard.check({ host: incoming.headers.host, origin: incoming.headers.origin });
-        if (!verdict.allowed) {
-          status = verdict.answer.status;
-          sendAnswer(verdict.answer, outgoing);
-          return;
-        }
-        if (preflight) {
-          outgoing.writeHead(204, verdict.preflightHeaders).end();
-          status = 204;
-          return;
-        }
-        cors = verdict.headers;
-      } else if (preflight) {
-        outgoing.writeHead(204, preflightHeaders).end();
-        status = 204;
-        return;
-      }
-      // The common case without Fetch objects (see engine/call): same answer, far less work.
-      const call = engine.answerCall && !control ? toEngineCall(incoming) : undefined;
-      if (call && engine.answerCall) {
-        const answer = await engine.answerCall(call);
-        status = incoming.socket?.destroyed ? 'aborted' : answer.status;
-        sendAnswer(answer, outgoing, cors);
-        return;
-      }
-      let request: Request;
-      try {
-        request = toFetchRequest(incoming, { origin });
-      } catch {
-        // Fetch refuses TRACE and TRACK outright; the engine still has an answer for them
-        // (405 with Allow on a contract path, 404 elsewhere: docs/assumptions.md A-20).
-        if (fetchForbiddenMethods.has(method.toUpperCase()) && engine.answerCall) {
-          incoming.resume();
-          const answer = await engine.answerCall(bodilessCall(incoming, { method, pathname: path }));
-          status = answer.status;
-          sendAnswer(answer, outgoing, cors);
-          return;
-        }
-        const answer = errorAnswer({ status: 400, code: 'invalid_request', message: 'The request target is not a valid URL.' });
-        status = answer.status;
-        sendAnswer(answer, outgoing, cors);
-        return;
-      }
-      const response = control
-        ? await handleControl(request, {
-            engine,
-            ...(controlToken === undefined ? {} : { token: controlToken }),
-            ...(shared ? { journal: shared.journal } : {}),
-          })
-        : await engine.handle(request);
-      if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
-      // The connection is gone (the client left, or a timeout cut it off with its own 408):
-      // nobody will read this answer, so the log says so instead of showing a status never sent.
-      status = incoming.socket?.destroyed ? 'aborted' : response.status;
-      await sendFetchResponse(response, outgoing, cors);
-    } catch (error) {
-      status = 500;
-      if (!outgoing.headersSent) {
-        const message = `The mock server failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`;
-        sendAnswer(errorAnswer({ status: 500, code: 'internal_error', message }), outgoing, cors);
-      } else {
-        outgoing.destroy();
-      }
-    } finally {
-      inFlight.delete(outgoing);
-      // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
-      discardRestOfBody(incoming, { limitMs: discardMs, draining });
-      log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
-    }
-  }
+  const serving: Serving = {
+    engine,
+    guard,
+    origin,
+    controlToken,
+    shared,
+    memory,
+    draining: new Set(),
+    inFlight: new Set(),
+    log,
+    discardMs,
+    closing: false,
+  };
+  const { draining, inFlight } = serving;
 
   const edge = createServerEdge({
-    onRequest: (incoming, outgoing) => void handle(incoming, outgoing),
+    onRequest: (incoming, outgoing) => void handle(serving, incoming, outgoing),
     connectRefusal: connectRefused('mock'),
     timeouts: {
       headersMs: headersTimeout,
@@ -408,7 +437,7 @@ async function serve(context: { options: MockServerOptions; shared: SharedState 
     ...(shared ? { storeCommandsSent: shared.commandsSent } : {}),
     close: ({ graceMs = 5000 } = {}) =>
       new Promise<void>((resolve) => {
-        closing = true;
+        serving.closing = true;
         memory?.close();
         for (const outgoing of inFlight) if (!outgoing.headersSent) outgoing.shouldKeepAlive = false;
         // Requests waiting out a scenario's latency are answered now instead of holding the close

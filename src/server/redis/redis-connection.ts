@@ -80,6 +80,29 @@ function checkTimeout(name: string, value: number | undefined): number {
   return value;
 }
 
+/** A client that fails at once while Redis is away, and reconnects for ever once it has connected. */
+function newClient(options: {
+  createClient(options: unknown): RedisClient;
+  url: string;
+  connectTimeout: number;
+  connected: () => boolean;
+}): RedisClient {
+  return options.createClient({
+    url: options.url,
+    // No offline queue: while Redis is away, a command fails at once (503) instead of waiting.
+    disableOfflineQueue: true,
+    // A hung server (up but not answering) fills the queue: past this, commands fail at once.
+    commandsQueueMaxLength: 10_000,
+    socket: {
+      connectTimeout: options.connectTimeout,
+      // Once connected, reconnect forever, every 100 ms at first and at most every second; the
+      // first connection gets three tries, so a wrong URL fails the start-up in a moment.
+      reconnectStrategy: (retries: number, cause: Error) =>
+        options.connected() ? Math.min(100 * 2 ** retries, 1000) : retries >= 2 ? cause : 100,
+    },
+  });
+}
+
 export async function openRedisConnection(options: RedisConnectionOptions): Promise<RedisConnection> {
   const commandTimeout = checkTimeout('commandTimeoutMs', options.commandTimeoutMs);
   const connectTimeout = checkTimeout('connectTimeoutMs', options.connectTimeoutMs);
@@ -98,19 +121,7 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
   let connected = false;
   // Every socket the client opens, at once or on a reconnection, has its replies bounded.
   const cap = replyCap({ maxReplyBytes, port: portOf(options.url) });
-  const client = createClient({
-    url: options.url,
-    // No offline queue: while Redis is away, a command fails at once (503) instead of waiting.
-    disableOfflineQueue: true,
-    // A hung server (up but not answering) fills the queue: past this, commands fail at once.
-    commandsQueueMaxLength: 10_000,
-    socket: {
-      connectTimeout,
-      // Once connected, reconnect forever, every 100 ms at first and at most every second; the
-      // first connection gets three tries, so a wrong URL fails the start-up in a moment.
-      reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(100 * 2 ** retries, 1000) : retries >= 2 ? cause : 100),
-    },
-  });
+  const client = newClient({ createClient, url: options.url, connectTimeout, connected: () => connected });
   let ready = false;
   let sent = 0;
   let closed = false;
