@@ -4,7 +4,7 @@
  * development.
  */
 import { readFile } from 'node:fs/promises';
-import { buildEngineContract, type EngineContract } from '../engine/engine-contract.js';
+import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
@@ -144,7 +144,10 @@ export const mockCommand: Command = {
     try {
       scenarioFile = isScenarioPath(choice) ? await readScenarioFile(choice) : undefined;
       const scenario = scenarioFile?.scenario ?? choice;
-      if (storeUrl !== undefined) shared = await openStore({ url: storeUrl, namespace: values['store-namespace'], limits, say });
+      if (storeUrl !== undefined) {
+        const contract = (spec?.contract ?? bundledEngineContract).fingerprint;
+        shared = await openStore({ url: storeUrl, namespace: values['store-namespace'], limits, contract, say });
+      }
       engine = createMockEngine({
         scenario,
         ...(seed === undefined ? {} : { seed }),
@@ -160,6 +163,10 @@ export const mockCommand: Command = {
       if (error instanceof StoreUnavailableError) {
         io.stderr(diagnostic(`mock: --store: ${error.message}. Start Redis, or check the URL.`));
         return exitCodes.failed;
+      }
+      if ((error as Error).name === 'ContractMismatchError') {
+        io.stderr(diagnostic(`mock: --store: ${(error as Error).message}`));
+        return exitCodes.usage;
       }
       if (error instanceof ScenarioFileError) {
         io.stderr(diagnostic(`mock: --scenario: ${error.message}`));
@@ -281,6 +288,8 @@ async function openStore(options: {
   url: string;
   namespace: string | undefined;
   limits: EngineLimits;
+  /** The served contract's fingerprint: replicas of one namespace must serve the same. */
+  contract: string;
   say: (text: string) => void;
 }): Promise<SharedState> {
   const { openSharedState, checkNamespace } = await import('../server/redis/shared-state.js');
@@ -295,6 +304,7 @@ async function openStore(options: {
     url: options.url,
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     ...(Object.keys(options.limits).length > 0 ? { limits: options.limits } : {}),
+    contract: options.contract,
     log: (line) => options.say(`${line}\n`),
   });
 }

@@ -20,6 +20,8 @@ import {
 } from '../contract/index.js';
 import { compilePathTemplate, type PathTemplate } from '../contract/path-template.js';
 import { type PatternMatcher, zodFromJsonSchema } from '../contract/schema-to-zod.js';
+import { bodyDigest } from './body-digest.js';
+import { canonicalJson } from './canonical-json.js';
 import { resolveLocalRefs } from './local-refs.js';
 import { PatternBook } from './patterns.js';
 
@@ -47,6 +49,11 @@ export interface ExampleOperation {
 export interface EngineContract {
   /** info.version of the document, or the bundled one's. */
   readonly version: string;
+  /**
+   * Tells contracts apart: `bundled VERSION`, or the version and a digest of the document.
+   * Replicas sharing one store must serve the same one (server/redis/shared-state).
+   */
+  readonly fingerprint: string;
   readonly routes: readonly ContractRoute[];
   readonly createEvaluation: { readonly body: z.ZodType; readonly idempotencyKey: z.ZodType; readonly maxBodyBytes: number };
   readonly verifyReport: { readonly body: z.ZodType; readonly maxBodyBytes: number };
@@ -81,6 +88,7 @@ const bundledPaths: Record<BehaviourOperationId, { method: string; path: string 
 
 export const bundledEngineContract: EngineContract = {
   version: '0.1.0-draft',
+  fingerprint: 'bundled 0.1.0-draft',
   routes: behaviourOperations.map((operationId) => ({
     operationId,
     method: bundledPaths[operationId].method,
@@ -203,8 +211,10 @@ export function contractFromDocument(input: unknown): EngineContract {
   }
   const createBody = jsonSchemaOf(create?.requestBody?.content);
   const verifyBody = jsonSchemaOf(verify?.requestBody?.content);
+  const version = String(document.info?.version ?? 'unknown');
   return {
-    version: String(document.info?.version ?? 'unknown'),
+    version,
+    fingerprint: `${version} ${documentDigest(input)}`,
     routes,
     createEvaluation: {
       body: createBody ? zodFromJsonSchema(createBody, { pointer: 'createEvaluation/requestBody', pattern }) : EvaluationRequest,
@@ -229,6 +239,15 @@ export function contractFromDocument(input: unknown): EngineContract {
     missing: behaviourOperations.filter((operationId) => !operations.has(operationId)),
     ready: settledQuietly(patterns.ready()),
   };
+}
+
+/** A digest of the document as given, or 'unhashable' for one canonical JSON cannot write (a cycle). */
+function documentDigest(input: unknown): string {
+  try {
+    return bodyDigest(new TextEncoder().encode(canonicalJson(input)));
+  } catch {
+    return 'unhashable';
+  }
 }
 
 /** The promise, with its rejection marked handled: the engine awaits it, and nobody else need. */

@@ -9,8 +9,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import {
   buildEngineContract,
+  bundledEngineContract,
   createMockEngine,
   type EngineCall,
+  type EngineContract,
   errorAnswer,
   handleControl,
   isControlPath,
@@ -218,7 +220,8 @@ function formatLine(options: { method: string; path: string; status: number | 'a
 }
 
 /** Opens the shared store `options.store` names, or none. */
-async function openStore(options: MockServerOptions): Promise<SharedState | undefined> {
+async function openStore(context: { options: MockServerOptions; contract: string }): Promise<SharedState | undefined> {
+  const { options } = context;
   if (options.sharedState) {
     if (options.store !== undefined) throw new TypeError('startMockServer: give either store or sharedState, not both');
     return options.sharedState;
@@ -235,13 +238,17 @@ async function openStore(options: MockServerOptions): Promise<SharedState | unde
     ...(options.engineOptions?.journalCapacity ? { journalCapacity: options.engineOptions.journalCapacity } : {}),
     ...(options.engineOptions?.clock ? { clock: options.engineOptions.clock } : {}),
     ...(options.log ? { log: options.log } : {}),
+    contract: context.contract,
   });
 }
 
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
-  const shared = await openStore(options);
+  // A document's patterns are compiled before the port opens: one RE2 refuses fails the start.
+  const given = options.spec ?? options.engineOptions?.spec;
+  const spec = given === undefined || options.engine ? undefined : await buildEngineContract(given);
+  const shared = await openStore({ options, contract: (spec ?? bundledEngineContract).fingerprint });
   try {
-    return await serve({ options, shared });
+    return await serve({ options, shared, spec });
   } catch (error) {
     // Whatever stopped the start (a bad option, an unknown scenario, a port in use), the store's
     // connections must not stay open, reconnecting for ever.
@@ -365,11 +372,12 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
   }
 }
 
-async function serve(context: { options: MockServerOptions; shared: SharedState | undefined }): Promise<RunningMockServer> {
-  const { options, shared } = context;
-  // A document's patterns are compiled before the port opens: one RE2 refuses fails the start.
-  const given = options.spec ?? options.engineOptions?.spec;
-  const spec = given === undefined || options.engine ? undefined : await buildEngineContract(given);
+async function serve(context: {
+  options: MockServerOptions;
+  shared: SharedState | undefined;
+  spec: EngineContract | undefined;
+}): Promise<RunningMockServer> {
+  const { options, shared, spec } = context;
   const engine =
     options.engine ?? createMockEngine({ ...options.engineOptions, ...(spec === undefined ? {} : { spec }), ...shared?.engineOptions });
   // Adopt the scenario state the other replicas share before answering anyone.

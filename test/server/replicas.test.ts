@@ -4,6 +4,7 @@
  * (issue 15's acceptance). Needs the built CLI (npm test builds it first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractVersions, writeVersion } from '../fixtures/contract-versions/versions.js';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest } from '../support/fixtures.js';
 import { scaledBound } from '../support/machine-time.js';
@@ -168,5 +169,19 @@ describe.runIf(redisAvailable)('several replicas on one Redis', () => {
     // The replicas reconnect by themselves; every job is still there, read through either.
     await expect.poll(async () => (await poll(b, jobIds[0]!)).status, { timeout: 5000, interval: 100 }).toBe(200);
     for (const jobId of jobIds) expect((await poll(a, jobId)).status).toBe(200);
+  });
+  it('refuses a replica that would serve another contract than the live replicas of its namespace, and says how to fix it', async () => {
+    const [first] = await startReplicas(1);
+    const namespace = `replicas-${namespaces}`;
+    const proposal = writeVersion(contractVersions.find((version) => version.name === 'v02-proposal')!);
+    const other = spawnCli(['mock', '--port', '0', '--quiet', '--store', redis.url, '--store-namespace', namespace, '--spec', proposal]);
+    expect(await other.exit).toBe(2);
+    expect(other.stderr()).toMatch(
+      /the replicas sharing namespace 'replicas-\d+' serve contract 'bundled 0\.1\.0-draft', and this one would serve '0\.2\.0-draft [0-9a-f]{16}': start every replica with the same --spec/,
+    );
+    // The live replica keeps serving; the same contract joins.
+    expect((await fetch(`${first!.url}/health`)).status).toBe(200);
+    const same = await startReplica({ namespace });
+    expect((await fetch(`${same.url}/health`)).status).toBe(200);
   });
 });

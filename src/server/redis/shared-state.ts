@@ -6,6 +6,7 @@
  * `store` names Redis; nothing else in the mock changes.
  */
 import {
+  bundledEngineContract,
   type Clock,
   ControlError,
   defaultLimits,
@@ -37,7 +38,22 @@ export interface SharedStateOptions {
   readonly clock?: Clock;
   /** Told when the store is lost and found again, and of announcements ignored. */
   readonly log?: (line: string) => void;
+  /**
+   * The served contract's fingerprint (EngineContract.fingerprint). Replicas that validate by
+   * different documents would answer one client differently by chance of the load balancer:
+   * a replica whose contract differs from the one the namespace's live replicas serve is
+   * refused at start with a ContractMismatchError. Default: the bundled contract's.
+   */
+  readonly contract?: string;
 }
+
+/** Another contract is served in this namespace by replicas alive now. */
+export class ContractMismatchError extends Error {
+  override readonly name = 'ContractMismatchError';
+}
+
+/** How long a namespace's contract is held after its last replica stopped renewing it. */
+const contractClaimMs = 30_000;
 
 export interface SharedJournal {
   page(options: { limit?: number; cursor?: string }): Promise<{ entries: JournalEntry[]; nextCursor?: string }>;
@@ -109,6 +125,20 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     throw error;
   }
 
+  let claim: ContractClaim;
+  try {
+    claim = await claimContract({
+      connection,
+      key: `{${namespace}}:contract`,
+      fingerprint: options.contract ?? bundledEngineContract.fingerprint,
+      namespace,
+    });
+  } catch (error) {
+    link.close();
+    await Promise.all([connection.close(), subscriber.close()]);
+    throw error;
+  }
+
   const jobs: KeyValueStore<JobRecord> = new RedisStore<JobRecord>({
     connection,
     namespace,
@@ -137,11 +167,54 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     async close() {
       if (closed) return;
       closed = true;
+      claim.stop();
       link.close();
       await journal.flush();
       await Promise.all([connection.close(), subscriber.close()]);
     },
   };
+}
+
+interface ContractClaim {
+  stop(): void;
+}
+
+/**
+ * Claims the namespace for `fingerprint`, or throws a ContractMismatchError naming the contract
+ * its live replicas serve. The claim expires unless renewed, so once every replica of the old
+ * contract has stopped, replicas of a new one may start (within contractClaimMs).
+ */
+async function claimContract(options: {
+  connection: RedisConnection;
+  key: string;
+  fingerprint: string;
+  namespace: string;
+}): Promise<ContractClaim> {
+  const { connection, key, fingerprint } = options;
+  const ttl = String(contractClaimMs);
+  const set = await connection.command(['SET', key, fingerprint, 'NX', 'PX', ttl]);
+  if (set === null) {
+    const held = await connection.command(['GET', key]);
+    // Expired between the two commands: take it.
+    if (held === null) await connection.command(['SET', key, fingerprint, 'PX', ttl]);
+    else if (String(held) !== fingerprint) {
+      throw new ContractMismatchError(
+        `the replicas sharing namespace '${options.namespace}' serve contract ${quoteFingerprint(String(held))}, and this one would serve ${quoteFingerprint(fingerprint)}: start every replica with the same --spec (or none), or give this one another --store-namespace. A namespace forgets its contract ${contractClaimMs / 1000} s after its last replica stops.`,
+      );
+    } else await connection.command(['PEXPIRE', key, ttl]);
+  }
+  const renew = setInterval(() => {
+    connection.command(['SET', key, fingerprint, 'PX', ttl]).catch(() => {
+      // The store is away: the connection says so; the next renewal tries again.
+    });
+  }, contractClaimMs / 3);
+  renew.unref?.();
+  return { stop: () => clearInterval(renew) };
+}
+
+/** A fingerprint from the store is another process's text: shown cut and quoted. */
+function quoteFingerprint(fingerprint: string): string {
+  return `'${fingerprint.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')}'`;
 }
 
 function definedOnly(limits: EngineLimits): Record<string, number> {
