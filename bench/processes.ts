@@ -148,7 +148,10 @@ export const prismVersion = (
   JSON.parse(readFileSync(join(packageRoot(), 'node_modules/@stoplight/prism-cli/package.json'), 'utf8')) as { version: string }
 ).version;
 
-export type ServerName = 'mock' | 'mock-quiet' | 'bare' | 'prism' | 'prism-multiprocess' | 'prism-silent';
+export type ServerName = 'mock' | 'mock-quiet' | 'bare' | 'bare-work' | 'prism' | 'prism-multiprocess' | 'prism-silent';
+
+/** The synchronous work per request of `bare-work`, in µs. */
+export const bareWorkUs = 10;
 
 /** A launch of `script args` with node; a logged server's stdout is drained through a pipe. */
 function node(script: string, args: readonly string[], display: string, logged: boolean) {
@@ -165,6 +168,12 @@ export const servers: Record<ServerName, (port: number) => Launch> = {
   mock: node(executablePath(), ['mock'], 'evidence-harness mock --port PORT', true),
   'mock-quiet': node(executablePath(), ['mock', '--quiet'], 'evidence-harness mock --quiet --port PORT', false),
   bare: node(join(packageRoot(), 'dist/bench/children/bare-server.js'), [], 'node dist/bench/children/bare-server.js --port PORT', false),
+  'bare-work': node(
+    join(packageRoot(), 'dist/bench/children/bare-server.js'),
+    ['--work-us', String(bareWorkUs)],
+    `node dist/bench/children/bare-server.js --work-us ${bareWorkUs} --port PORT`,
+    false,
+  ),
   prism: node(prismEntry, ['mock', spec], 'prism mock spec/openapi.yaml -p PORT -h 127.0.0.1', true),
   'prism-multiprocess': node(
     prismEntry,

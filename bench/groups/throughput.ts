@@ -10,7 +10,16 @@
 import type { BenchOptions } from '../config.js';
 import { type GroupResult, num, percent, type Table, times } from '../figures.js';
 import { cpuPerRequestUs, type LoadResult, median, requestOf, runLoad, type WorkloadName, workload, workloadNames } from '../load.js';
-import { type ChildServer, prismConfigurations, prismVersion, processCpuMs, type ServerName, servers, startServer } from '../processes.js';
+import {
+  bareWorkUs,
+  type ChildServer,
+  prismConfigurations,
+  prismVersion,
+  processCpuMs,
+  type ServerName,
+  servers,
+  startServer,
+} from '../processes.js';
 
 const connections = 50;
 
@@ -24,7 +33,7 @@ interface Sample {
 const flawed = (sample: Sample) => sample.load.non2xx + sample.load.errors > 0;
 
 export async function runThroughput(options: BenchOptions, progress: (line: string) => void): Promise<GroupResult> {
-  const names: ServerName[] = ['mock', 'mock-quiet', 'bare', ...(options.quick ? [] : prismConfigurations)];
+  const names: ServerName[] = ['mock', 'mock-quiet', 'bare', ...(options.quick ? [] : ['bare-work' as const, ...prismConfigurations])];
   const rounds = options.quick ? 1 : 2;
   const started = new Map<ServerName, ChildServer>();
   const samples = new Map<string, Sample[]>();
@@ -90,6 +99,7 @@ function summarise(options: { names: readonly ServerName[]; rounds: number; samp
     set(`${prefix}.mockCpuUs`, medianOf(mock, cpu));
     set(`${prefix}.bareCpuUs`, medianOf(bare, cpu));
     set(`${prefix}.cpuOverBare`, ratio(mock, bare, cpu));
+    if (names.includes('bare-work')) set(`${prefix}.bareWorkCpuOverBare`, ratio(of('bare-work', name), bare, cpu));
     set(`${prefix}.rpsOverBare`, ratio(mock, bare, rps));
     if (names.includes('prism')) set(`${prefix}.rpsOverPrism`, ratio(mock, of('prism', name), rps));
     if (fastest) set(`${prefix}.rpsOverPrismFastest`, ratio(mock, of(fastest, name), rps));
@@ -103,6 +113,7 @@ function summarise(options: { names: readonly ServerName[]; rounds: number; samp
       num(medianOf(mock, cpu)),
       num(medianOf(bare, cpu)),
       times(figures[`${prefix}.cpuOverBare`]),
+      times(figures[`${prefix}.bareWorkCpuOverBare`]),
       num(medianOf(mock, rps)),
       percent(figures[`${prefix}.rpsOverBare`]),
       times(figures[`${prefix}.rpsOverPrism`]),
@@ -141,13 +152,14 @@ function summarise(options: { names: readonly ServerName[]; rounds: number; samp
         'mock CPU µs/req',
         'bare CPU µs/req',
         'mock ÷ bare (CPU)',
+        `bare + ${bareWorkUs} µs of work ÷ bare (CPU)`,
         'mock req/s',
         'mock % of bare req/s',
         '× Prism default',
         '× Prism fastest',
       ],
       rows: headline,
-      note: `${setting}. The mock is \`${servers.mock(0).display}\`; Prism ${prismVersion}.`,
+      note: `${setting}. The mock is \`${servers.mock(0).display}\`; Prism ${prismVersion}. "bare + ${bareWorkUs} µs of work" is the bare server spinning ${bareWorkUs} µs before each answer: what any work at all costs over HTTP here.`,
     },
     'throughput.servers': {
       headers: ['Request', 'Server', 'req/s', 'p50 / p99 ms', 'CPU µs/req', 'busy (one core = 100%)', 'failed'],

@@ -250,13 +250,13 @@ export function sendAnswer(answer: EngineAnswer, outgoing: ServerResponse, extra
   const length = answer.body === null ? undefined : String(Buffer.byteLength(answer.body));
   const lines: string[] = [];
   // As setHeader would: a name set twice keeps its first place and takes its last value.
-  const valueOf = (name: string, fallback: string) =>
+  const lineValue = (name: string, fallback: string) =>
     name === 'content-length' && length !== undefined ? length : Object.hasOwn(own, name) ? own[name]! : fallback;
-  for (const name in extraHeaders) lines.push(name, valueOf(name, extraHeaders[name]!));
+  for (const name in extraHeaders) lines.push(name, lineValue(name, extraHeaders[name]!));
   // Fetch's Headers iterates in name order; keep that order on the wire.
   const names = Object.keys(own);
   if (names.length > 1) names.sort();
-  for (const name of names) if (!Object.hasOwn(extraHeaders, name)) lines.push(name, valueOf(name, own[name]!));
+  for (const name of names) if (!Object.hasOwn(extraHeaders, name)) lines.push(name, lineValue(name, own[name]!));
   if (length !== undefined && !Object.hasOwn(own, 'content-length') && !Object.hasOwn(extraHeaders, 'content-length'))
     lines.push('content-length', length);
   outgoing.writeHead(answer.status, lines);
