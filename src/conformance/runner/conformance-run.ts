@@ -201,6 +201,9 @@ export class ConformanceRun {
     const byName = new Map<string, Check>(this.settings.checks.map((check) => [check.name, check]));
     return judged.map((result): CheckResult => {
       const check = byName.get(result.name);
+      // Workflows alone send what their author chose: a response check none of it concerns is left out.
+      if (this.settings.workflowsOnly && result.status === 'skipped' && result.applied === 0 && !check?.probes.includes('workflows'))
+        return { ...result, leftOut: true, note: 'no answer of the workflows was of the kind it judges' };
       if (!check || result.status !== 'skipped' || result.applied > 0 || !state.leftOutByFilters(check)) return result;
       return {
         ...result,

@@ -1,0 +1,53 @@
+/**
+ * The shipped spec/workflows.arazzo.yaml, run by the conformance runner (--workflows): it passes
+ * against the mock, and a server whose replay makes a new job fails it, naming the workflow and
+ * step, with the contract's response checks judging every answer of the steps.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runConformance } from '../../src/conformance/run.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
+import { startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { replayNewJobHandler } from '../fixtures/fault-zoo/faults.js';
+
+const workflows = { file: 'spec/workflows.arazzo.yaml' };
+let mock: RunningMockServer;
+
+beforeAll(async () => {
+  mock = await startMockServer({ port: 0 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+
+it('passes against the mock: every workflow, and the response checks on every step', async () => {
+  const report = await runConformance({ baseUrl: mock.url, workflows, seed: 1 });
+  const failures = report.checks.flatMap((check) => check.failures);
+  expect(failures, JSON.stringify(failures, null, 2)).toEqual([]);
+  expect(report.verdict, JSON.stringify(report.checks.filter((check) => check.status !== 'passed'), null, 2)).toBe('passed');
+  expect(report.exitCode).toBe(0);
+  const criteria = report.checks.find((check) => check.name === 'workflow_success_criteria')!;
+  // create+poll(s), replay 2, conflict 2, another caller 3, verify 1
+  expect(criteria.applied).toBeGreaterThanOrEqual(10);
+  const schema = report.checks.find((check) => check.name === 'response_schema_conformance')!;
+  expect(schema.status).toBe('passed');
+  // Workflows alone: no probe of the default run was sent.
+  expect(report.checks.map((check) => check.name)).not.toContain('idempotent_replay');
+});
+
+it('fails against a server whose replay makes a new job, naming the workflow and step', async () => {
+  const server = await startFaultServer(replayNewJobHandler());
+  try {
+    const report = await runConformance({ baseUrl: server.url, workflows, seed: 1 });
+    expect(report.exitCode).toBe(1);
+    const failed = report.checks.filter((check) => check.status === 'failed');
+    expect(failed.map((check) => check.name)).toEqual(['workflow_success_criteria']);
+    const failure = failed[0]!.failures[0]!;
+    expect(failure.title).toBe('replay › replayCreate: $response.body#/jobId == $steps.create.outputs.jobId');
+    expect(failure.operation).toBe('createEvaluation');
+    expect(failure.received).toMatch(/\$response\.body#\/jobId = "job_[^"]+"; \$steps\.create\.outputs\.jobId = "job_/);
+    expect(failure.curl).toMatch(/^curl -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/v0\/evaluations'/);
+    expect(failure.sequence).toHaveLength(2);
+  } finally {
+    await server.close();
+  }
+});
