@@ -23,7 +23,14 @@ it('passes against the mock: every workflow, and the response checks on every st
   const report = await runConformance({ baseUrl: mock.url, workflows, seed: 1 });
   const failures = report.checks.flatMap((check) => check.failures);
   expect(failures, JSON.stringify(failures, null, 2)).toEqual([]);
-  expect(report.verdict, JSON.stringify(report.checks.filter((check) => check.status !== 'passed'), null, 2)).toBe('passed');
+  expect(
+    report.verdict,
+    JSON.stringify(
+      report.checks.filter((check) => check.status !== 'passed'),
+      null,
+      2,
+    ),
+  ).toBe('passed');
   expect(report.exitCode).toBe(0);
   const criteria = report.checks.find((check) => check.name === 'workflow_success_criteria')!;
   // create+poll(s), replay 2, conflict 2, another caller 3, verify 1
