@@ -3,8 +3,10 @@
  * against the mock, and a server whose replay makes a new job fails it, naming the workflow and
  * step, with the contract's response checks judging every answer of the steps.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runConformance } from '../../src/conformance/run.js';
+import { parseWorkflowDocument } from '../../src/conformance/workflows/index.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { replayNewJobHandler } from '../fixtures/fault-zoo/faults.js';
@@ -57,4 +59,12 @@ it('fails against a server whose replay makes a new job, naming the workflow and
   } finally {
     await server.close();
   }
+});
+
+it("runs docs/workflows.md's own workflow as written, and passes against the mock", async () => {
+  const example = /```yaml\n(arazzo: [\s\S]*?)```/.exec(readFileSync('docs/workflows.md', 'utf8'))?.[1];
+  expect(example).toBeDefined();
+  const report = await runConformance({ baseUrl: mock.url, workflows: { file: parseWorkflowDocument(example!, 'docs/workflows.md') } });
+  expect(report.checks.flatMap((check) => check.failures)).toEqual([]);
+  expect(report.exitCode).toBe(0);
 });

@@ -70,7 +70,11 @@ export class ConformanceRun {
       maxResponseTimeMs: settings.maxResponseTimeMs,
     };
     this.judging = new Judging(setting);
-    this.coverage = new CoverageTracker({ contract, probeRuns: (probe) => settings.needed.has(probe) });
+    this.coverage = new CoverageTracker({
+      contract,
+      probeRuns: (probe) => settings.needed.has(probe),
+      ...(settings.workflowsOnly ? { probesLeftOutBy: 'the workflows ran alone (--workflows without --checks)' } : {}),
+    });
     this.state = new RunState({
       limits,
       setting,
