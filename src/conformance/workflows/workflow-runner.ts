@@ -13,6 +13,7 @@
 import { fillPathTemplate } from '../../contract/path-template.js';
 import type { OperationDescription } from '../../openapi/document.js';
 import { describeResponse, type Exchange, type SequenceLine } from '../exchange.js';
+import { isCredentialHeader } from '../http/curl.js';
 import { retryAfterMs } from '../http/transport.js';
 import type { ProbeContext, ProbeRequest } from '../probes/probe-context.js';
 import type {
@@ -498,11 +499,17 @@ class WorkflowRun {
       if (!operation.path.includes(`{${name}}`)) return { problem: `path parameter ${name} is not in ${operation.path}` };
     const filled = fillPathTemplate(operation.path, (name) => encodeURIComponent(path[name] ?? ''));
     const search = new URLSearchParams(query).toString();
+    // A step that sets credentials of its own reads as another caller: it goes as caller 2, so its
+    // curl line reads them from $EH_SECOND_… rather than showing the first caller's variable.
+    const ownCredentials = Object.keys(headers).some(
+      (name) => isCredentialHeader(name) || this.context.credentialHeaders.some((given) => given.toLowerCase() === name.toLowerCase()),
+    );
     const request: ProbeRequest = {
       operation,
       method: operation.method.toUpperCase(),
       path: search ? `${filled}?${search}` : filled,
       headers,
+      ...(ownCredentials ? { caller: 2 as const } : {}),
       ...(bodyText === undefined ? {} : { body: bodyText }),
     };
     return { request, view: { url: filled, method: request.method, request: { headers, query, path, body } } };
