@@ -269,7 +269,8 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   // max_response_time has nothing to judge by without a limit: it is selected only with one.
   if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
     throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
-  const workflows = options.workflows ? await prepareWorkflows(options.workflows) : undefined;
+  const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
+  const workflows = options.workflows ? await prepareWorkflows(options.workflows, contract) : undefined;
   if (!workflows && options.checks?.includes(workflowSuccessCriteria.name))
     throw new UnknownCheckError(`--checks ${workflowSuccessCriteria.name} needs --workflows FILE`);
   // With workflows and no --checks, the workflows run alone, as with respect or Schemathesis's
@@ -290,7 +291,6 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     workflows && !selected.includes(workflowSuccessCriteria) && !options.excludeChecks?.includes(workflowSuccessCriteria.name)
       ? [...selected, workflowSuccessCriteria]
       : selected;
-  const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });

@@ -276,6 +276,16 @@ describe('hostile workflow files', () => {
     ).toThrow(/goto step 'nowhere'/);
   });
 
+  it('refuses a step naming an operation the spec does not have', async () => {
+    const file = parseWorkflowDocument(
+      `${header}workflows: [{ workflowId: w, steps: [{ stepId: s, operationId: deleteJob }] }]`,
+      'unknown-op',
+    );
+    await expect(runConformance({ baseUrl: mock.url, workflows: { file } })).rejects.toThrow(
+      /step 's': the spec .* has no operation deleteJob/,
+    );
+  });
+
   it('stops before sending anything on a bad condition', async () => {
     const sent: unknown[] = [];
     await expect(

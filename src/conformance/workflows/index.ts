@@ -3,9 +3,12 @@
  * Arazzo workflows in a conformance run (--workflows FILE): the document read and every
  * criterion prepared before anything is sent, the inputs given, the secrets among them.
  */
+
+import type { ContractDocument } from '../../openapi/document.js';
 import { loadWorkflowDocument, type WorkflowDocument, WorkflowDocumentError } from './arazzo-document.js';
 import { PreparedCriteria } from './criteria.js';
 import { inputProblems, resolveLocalRefs, secretInputNames, workflowInputs } from './workflow-inputs.js';
+import { operationOfStep } from './workflow-runner.js';
 
 export { type ArazzoDocument, parseWorkflowDocument, type WorkflowDocument, WorkflowDocumentError } from './arazzo-document.js';
 export { maxStepRunsPerWorkflow, workflowsPhase } from './workflow-runner.js';
@@ -31,8 +34,17 @@ export interface PreparedWorkflows {
 }
 
 /** Reads the document, prepares its criteria and checks the selection; throws WorkflowDocumentError. */
-export async function prepareWorkflows(options: WorkflowOptions): Promise<PreparedWorkflows> {
+export async function prepareWorkflows(
+  options: WorkflowOptions,
+  contract: Pick<ContractDocument, 'operations' | 'source'>,
+): Promise<PreparedWorkflows> {
   const document = typeof options.file === 'string' ? await loadWorkflowDocument(options.file) : options.file;
+  for (const workflow of document.document.workflows)
+    for (const step of workflow.steps)
+      if (step.workflowId === undefined && !operationOfStep(step, contract))
+        throw new WorkflowDocumentError(
+          `${document.source}: workflow '${workflow.workflowId}' step '${step.stepId}': the spec (${contract.source}) has no operation ${step.operationId ?? step.operationPath}`,
+        );
   let criteria: PreparedCriteria;
   try {
     criteria = await PreparedCriteria.of(document.document);

@@ -11,7 +11,7 @@
  * each wait.
  */
 import { fillPathTemplate } from '../../contract/path-template.js';
-import type { OperationDescription } from '../../openapi/document.js';
+import type { ContractDocument, OperationDescription } from '../../openapi/document.js';
 import { describeResponse, type Exchange, type SequenceLine } from '../exchange.js';
 import { isCredentialHeader } from '../http/curl.js';
 import { retryAfterMs } from '../http/transport.js';
@@ -419,17 +419,7 @@ class WorkflowRun {
   }
 
   private operationOf(step: Step): OperationDescription | undefined {
-    const { contract } = this.context;
-    if (step.operationId !== undefined) {
-      // `$sourceDescriptions.evidence.createEvaluation` names the source; the run has one spec.
-      const id = step.operationId.startsWith('$sourceDescriptions.') ? step.operationId.split('.').slice(2).join('.') : step.operationId;
-      return contract.operations.find((operation) => operation.operationId === id);
-    }
-    const pointer = /#(\/paths\/.+)$/.exec(step.operationPath ?? '')?.[1];
-    if (!pointer) return undefined;
-    const parts = pointer.split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-    const [, , path, method] = parts;
-    return contract.operations.find((operation) => operation.path === path && operation.method === method?.toLowerCase());
+    return operationOfStep(step, this.context.contract);
   }
 
   /** The step's parameters: the workflow's, then the step's own over them (same name and place), references resolved. */
@@ -528,6 +518,24 @@ class WorkflowRun {
     }
     return { values };
   }
+}
+
+/**
+ * The contract operation a step names: by operationId (`$sourceDescriptions.NAME.ID` names the
+ * source too; the run has one spec) or by operationPath (`…#/paths/~1v0~1jobs~1{jobId}/get`).
+ */
+export function operationOfStep(
+  step: Pick<Step, 'operationId' | 'operationPath'>,
+  contract: Pick<ContractDocument, 'operations'>,
+): OperationDescription | undefined {
+  if (step.operationId !== undefined) {
+    const id = step.operationId.startsWith('$sourceDescriptions.') ? step.operationId.split('.').slice(2).join('.') : step.operationId;
+    return contract.operations.find((operation) => operation.operationId === id);
+  }
+  const pointer = /#(\/paths\/.+)$/.exec(step.operationPath ?? '')?.[1];
+  if (!pointer) return undefined;
+  const [, , path, method] = pointer.split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return contract.operations.find((operation) => operation.path === path && operation.method === method?.toLowerCase());
 }
 
 /**
