@@ -80,7 +80,6 @@ class WorkflowRunner {
   private readonly document: ArazzoDocument;
   private readonly results = new Map<string, WorkflowResult>();
   private readonly sourceDescriptions: Record<string, { url: string }>;
-  private stopped = false;
 
   constructor(
     private readonly context: ProbeContext,
@@ -93,7 +92,6 @@ class WorkflowRunner {
   async runAll(): Promise<void> {
     const only = this.options.only && this.options.only.length > 0 ? new Set(this.options.only) : undefined;
     for (const workflow of this.document.workflows) {
-      if (this.stopped) return;
       if (only && !only.has(workflow.workflowId)) continue;
       if (this.results.has(workflow.workflowId)) continue;
       await this.run(workflow, {}, 0);
@@ -149,8 +147,9 @@ class WorkflowRunner {
   }
 
   private remember(workflowId: string, result: WorkflowResult): WorkflowResult {
+    // A refused request stops only its workflow: the next one's first request is refused as
+    // cheaply when the whole run is over (budget, --max-requests, interrupt), and counted.
     this.results.set(workflowId, result);
-    if (result.outcome === 'stopped') this.stopped = true;
     return result;
   }
 
