@@ -141,6 +141,25 @@ ${createStep('runs-goto-1', `        onSuccess: [{ name: skip, type: goto, stepI
     expect(report.requests).toBe(1 + 2);
   });
 
+  it('goes to another workflow on failure, which decides the outcome; $url and $method read the request as sent', async () => {
+    const report = await run(`workflows:
+  - workflowId: first
+    steps:
+      - stepId: ping
+        operationId: health
+        successCriteria: [{ condition: $statusCode == 500 }]
+        onFailure: [{ name: recover, type: goto, workflowId: recovery }]
+  - workflowId: recovery
+    steps:
+      - stepId: ping
+        operationId: health
+        successCriteria: [{ condition: "$method == 'GET' && $url == '${mock.url}/health'" }]
+`);
+    expect(failuresOf(report)).toEqual([]);
+    // The preflight, first's ping, recovery's ping from the goto (recovery has run: not again).
+    expect(report.requests).toBe(3);
+  });
+
   it('fails a goto loop after a bounded number of step runs, or when --max-requests runs out', async () => {
     const loop = `workflows:
   - workflowId: loop

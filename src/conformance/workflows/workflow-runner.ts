@@ -65,6 +65,7 @@ interface WorkflowResult {
 
 type StepEnd =
   | { readonly kind: 'next' }
+  | { readonly kind: 'goto-workflow'; readonly workflowId: string }
   | { readonly kind: 'goto-step'; readonly stepId: string }
   | { readonly kind: 'end'; readonly result: WorkflowResult['outcome'] };
 
@@ -214,6 +215,8 @@ class WorkflowRun {
       const step = workflow.steps[index]!;
       const end = await this.runStep(step);
       if (end.kind === 'end') return this.finish(end.result);
+      // The step's exchange is recorded before the workflow it goes to sends anything.
+      if (end.kind === 'goto-workflow') return this.finish((await this.runner.runNested(end.workflowId, {}, this.depth)).outcome);
       if (end.kind === 'goto-step') {
         index = workflow.steps.findIndex((candidate) => candidate.stepId === end.stepId);
         continue;
@@ -245,7 +248,7 @@ class WorkflowRun {
       if ('problem' in built) return this.failWithoutExchange(step, attempt, built.problem);
       const exchange = await this.context.send(built.request, this.intent(step, attempt), { record: false });
       if (!exchange) return { kind: 'end', result: 'stopped' };
-      const decision = await this.decide(step, attempt, exchange, built.view);
+      const decision = this.decide(step, attempt, exchange, built.view);
       this.context.record({
         ...exchange,
         intent: {
@@ -266,17 +269,19 @@ class WorkflowRun {
   }
 
   /** What the answer means: criteria, outputs, then the first action whose criteria hold. */
-  private async decide(
+  private decide(
     step: Step,
     attempt: number,
     exchange: Exchange,
     sent: Omit<ExchangeView, 'statusCode' | 'response'>,
-  ): Promise<
+  ):
     | { kind: 'retry'; waitMs: number; failure?: undefined }
-    | { kind: 'done'; end: StepEnd; failure?: { title: string; expected: string; received: string } }
-  > {
+    | { kind: 'done'; end: StepEnd; failure?: { title: string; expected: string; received: string } } {
+    // $url and $request.header read the request as it went: the full URL, the caller's credentials included.
     const view: ExchangeView = {
       ...sent,
+      url: exchange.request.url,
+      request: { ...sent.request, headers: exchange.request.headers },
       statusCode: exchange.response?.status,
       response: exchange.response
         ? { headers: exchange.response.headers, body: exchange.response.json ?? exchange.response.bodyText }
@@ -302,7 +307,7 @@ class WorkflowRun {
         return { kind: 'done', end: { kind: 'end', result: 'failed' }, failure: loopFailure(label) };
       const action = this.firstAction(this.successActions(step), scope);
       if (!action || action.type === 'end') return { kind: 'done', end: action ? { kind: 'end', result: 'passed' } : { kind: 'next' } };
-      return { kind: 'done', end: await this.goto(action, step) };
+      return { kind: 'done', end: this.goto(action, step) };
     }
     const failure = {
       title: `${label}: ${unmet.criterion.condition}`,
@@ -324,7 +329,7 @@ class WorkflowRun {
         };
       return { kind: 'retry', waitMs: retryWait(action, exchange) };
     }
-    return { kind: 'done', end: await this.goto(action, step) };
+    return { kind: 'done', end: this.goto(action, step) };
   }
 
   private firstUnmet(
@@ -366,7 +371,7 @@ class WorkflowRun {
     return actions.find((action) => (action.criteria ?? []).every((criterion) => this.runner.criteria.judge(criterion, scope).passed));
   }
 
-  private async goto(action: SuccessAction | FailureAction, step: Step): Promise<StepEnd> {
+  private goto(action: SuccessAction | FailureAction, step: Step): StepEnd {
     if (action.stepId !== undefined) {
       if (!this.workflow.steps.some((candidate) => candidate.stepId === action.stepId)) {
         this.context.note(
@@ -376,8 +381,7 @@ class WorkflowRun {
       }
       return { kind: 'goto-step', stepId: action.stepId };
     }
-    const result = await this.runner.runNested(action.workflowId ?? '', {}, this.depth);
-    return { kind: 'end', result: result.outcome };
+    return { kind: 'goto-workflow', workflowId: action.workflowId ?? '' };
   }
 
   /** A step that runs a workflow: its parameters are that workflow's inputs, its outputs read `$outputs`. */
