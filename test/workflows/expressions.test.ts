@@ -218,5 +218,13 @@ describe('criteria', () => {
     const started = performance.now();
     expect(criteria.judge(document.document.workflows[0]!.steps[0]!.successCriteria![0]!, attack).passed).toBe(false);
     expect(performance.now() - started).toBeLessThan(2000);
+    const huge: ExpressionScope = {
+      ...scope,
+      exchange: { ...scope.exchange!, response: { headers: {}, body: { status: 'a'.repeat(70_000) } } },
+    };
+    expect(criteria.judge(document.document.workflows[0]!.steps[0]!.successCriteria![0]!, huge)).toEqual({
+      passed: false,
+      seen: '$response.body#/status is 70000 characters; a regex criterion reads at most 65536',
+    });
   });
 });

@@ -12,6 +12,9 @@ import { type ConditionNode, evaluateCondition, operandsOf, parseCondition } fro
 import { type CompiledJsonPath, compileJsonPath, queryJsonPath } from './json-path.js';
 import { type ExpressionScope, evaluateExpression } from './runtime-expressions.js';
 
+/** The longest text a regex criterion is matched against. */
+export const maxRegexContext = 64 * 1024;
+
 type Prepared =
   | { readonly kind: 'simple'; readonly node: ConditionNode }
   | { readonly kind: 'regex'; readonly pattern: CompiledPattern }
@@ -100,6 +103,9 @@ export class PreparedCriteria {
     const value = expressionValue(context, scope);
     if (prepared.kind === 'regex') {
       const text = typeof value === 'string' ? value : value === undefined ? undefined : JSON.stringify(value);
+      // RE2 is linear in the text times the program: a body of megabytes would still take seconds per attempt.
+      if (text !== undefined && text.length > maxRegexContext)
+        return { passed: false, seen: `${context} is ${text.length} characters; a regex criterion reads at most ${maxRegexContext}` };
       return { passed: text !== undefined && prepared.pattern.test(text), seen: `${context} = ${shown(value)}` };
     }
     try {

@@ -108,6 +108,19 @@ export function compileJsonPath(source: string, roots = '$'): CompiledJsonPath {
   return { source: text, segments };
 }
 
+/** A filter's operands, compiled once each: a filter runs for every child it visits. */
+const operandCache = new Map<string, CompiledJsonPath>();
+
+function compiledOperand(text: string): CompiledJsonPath {
+  let compiled = operandCache.get(text);
+  if (!compiled) {
+    compiled = compileJsonPath(text, '$@');
+    if (operandCache.size > 256) operandCache.clear();
+    operandCache.set(text, compiled);
+  }
+  return compiled;
+}
+
 function children(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (value && typeof value === 'object') return Object.values(value);
@@ -158,7 +171,7 @@ export function queryJsonPath(path: CompiledJsonPath, root: unknown, current: un
         for (const child of children(base)) {
           visit(1);
           const operand = (text: string) => {
-            const found = queryJsonPath(compileJsonPath(text, '$@'), root, child, budget);
+            const found = queryJsonPath(compiledOperand(text), root, child, budget);
             return found.length === 1 ? found[0] : found.length === 0 ? undefined : found;
           };
           if (evaluateCondition(segment.condition, operand, 'strict')) kept.push(child);
