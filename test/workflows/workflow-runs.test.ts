@@ -297,6 +297,16 @@ describe('hostile workflow files', () => {
     ).toThrow(/goto step 'nowhere'/);
   });
 
+  it('refuses an output that is not a runtime expression', async () => {
+    const file = parseWorkflowDocument(
+      `${header}workflows: [{ workflowId: w, steps: [{ stepId: s, operationId: health, outputs: { status: 'response.body#/status' } }] }]`,
+      'bad-output',
+    );
+    await expect(runConformance({ baseUrl: mock.url, workflows: { file } })).rejects.toThrow(
+      /step 's' output 'status': .* is not a runtime expression/,
+    );
+  });
+
   it('refuses a step naming an operation the spec does not have', async () => {
     const file = parseWorkflowDocument(
       `${header}workflows: [{ workflowId: w, steps: [{ stepId: s, operationId: deleteJob }] }]`,

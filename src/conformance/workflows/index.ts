@@ -7,6 +7,7 @@
 import type { ContractDocument } from '../../openapi/document.js';
 import { loadWorkflowDocument, type WorkflowDocument, WorkflowDocumentError } from './arazzo-document.js';
 import { PreparedCriteria } from './criteria.js';
+import { expressionProblem } from './runtime-expressions.js';
 import { inputProblems, resolveLocalRefs, secretInputNames, workflowInputs } from './workflow-inputs.js';
 import { operationOfStep } from './workflow-runner.js';
 
@@ -39,12 +40,23 @@ export async function prepareWorkflows(
   contract: Pick<ContractDocument, 'operations' | 'source'>,
 ): Promise<PreparedWorkflows> {
   const document = typeof options.file === 'string' ? await loadWorkflowDocument(options.file) : options.file;
-  for (const workflow of document.document.workflows)
-    for (const step of workflow.steps)
+  for (const workflow of document.document.workflows) {
+    for (const [name, expression] of Object.entries(workflow.outputs ?? {})) {
+      const problem = expressionProblem(expression);
+      if (problem) throw new WorkflowDocumentError(`${document.source}: workflow '${workflow.workflowId}' output '${name}': ${problem}`);
+    }
+    for (const step of workflow.steps) {
+      const where = `${document.source}: workflow '${workflow.workflowId}' step '${step.stepId}'`;
       if (step.workflowId === undefined && !operationOfStep(step, contract))
         throw new WorkflowDocumentError(
-          `${document.source}: workflow '${workflow.workflowId}' step '${step.stepId}': the spec (${contract.source}) has no operation ${step.operationId ?? step.operationPath}`,
+          `${where}: the spec (${contract.source}) has no operation ${step.operationId ?? step.operationPath}`,
         );
+      for (const [name, expression] of Object.entries(step.outputs ?? {})) {
+        const problem = expressionProblem(expression);
+        if (problem) throw new WorkflowDocumentError(`${where} output '${name}': ${problem}`);
+      }
+    }
+  }
   let criteria: PreparedCriteria;
   try {
     criteria = await PreparedCriteria.of(document.document);

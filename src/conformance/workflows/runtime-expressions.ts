@@ -228,12 +228,30 @@ export function resolveValue(value: unknown, scope: ExpressionScope, depth = 0):
   return found(value);
 }
 
-/** Checks an expression's syntax without values (a workflow file's outputs, at load time). */
-export function expressionSyntaxProblem(text: string): string | undefined {
-  const empty: ExpressionScope = { inputs: {}, steps: {}, workflows: {}, outputs: {}, sourceDescriptions: {}, components: {} };
+/**
+ * What is wrong with a whole-string runtime expression (an output's), checked without values:
+ * not an expression at all, or a source it cannot name. Undefined when it reads.
+ */
+export function expressionProblem(text: string): string | undefined {
+  if (!isRuntimeExpression(text))
+    return `'${text.slice(0, 80)}' is not a runtime expression (they start with $url, $response., $steps., …)`;
+  const empty: ExpressionScope = {
+    inputs: {},
+    steps: {},
+    workflows: {},
+    outputs: {},
+    sourceDescriptions: {},
+    components: {},
+    exchange: {
+      url: '',
+      method: '',
+      statusCode: 0,
+      request: { headers: {}, query: {}, path: {}, body: {} },
+      response: { headers: {}, body: {} },
+    },
+  };
   try {
-    if (isRuntimeExpression(text)) evaluateExpression(text, empty);
-    else resolveValue(text, empty);
+    evaluateExpression(text, empty);
     return undefined;
   } catch (error) {
     return (error as Error).message;
