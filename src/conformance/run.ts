@@ -230,20 +230,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       run.state.progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
     await preflight(run.context, run.transport.baseUrl);
     const { workflows } = settings;
+    // The user's own flows first: a small --max-requests still covers them.
     if (workflows)
-      await run.runPhase(
-        {
-          probe: 'workflows',
-          label: `workflows of ${workflows.document.source}`,
-          run: workflowsPhase({
-            workflows: workflows.document,
-            criteria: workflows.criteria,
-            inputs: workflows.inputs,
-            only: workflows.only,
-          }),
-        },
-        {},
-      );
+      await run.runPhase({ probe: 'workflows', label: `workflows of ${workflows.document.source}`, run: workflowsPhase(workflows) }, {});
     const shared: { jobId?: string } = {};
     for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
   } finally {

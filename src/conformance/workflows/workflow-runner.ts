@@ -47,8 +47,9 @@ const maxRetryWaitMs = 60_000;
 /** Earlier steps a failure's reproduction lists. */
 const maxEarlierLines = 20;
 
+/** What the phase runs: the workflows as prepareWorkflows read them (a PreparedWorkflows). */
 export interface WorkflowPhaseOptions {
-  readonly workflows: WorkflowDocument;
+  readonly document: WorkflowDocument;
   readonly criteria: PreparedCriteria;
   /** --input values, by name, for every workflow that declares the input. */
   readonly inputs: Readonly<Record<string, unknown>>;
@@ -86,7 +87,7 @@ class WorkflowRunner {
     private readonly context: ProbeContext,
     private readonly options: WorkflowPhaseOptions,
   ) {
-    this.document = options.workflows.document;
+    this.document = options.document.document;
     this.sourceDescriptions = Object.fromEntries(this.document.sourceDescriptions.map((source) => [source.name, { url: source.url }]));
   }
 
