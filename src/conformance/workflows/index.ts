@@ -8,8 +8,8 @@ import type { ContractDocument } from '../../openapi/document.js';
 import { loadWorkflowDocument, type WorkflowDocument, WorkflowDocumentError } from './arazzo-document.js';
 import { PreparedCriteria } from './criteria.js';
 import { expressionProblem } from './runtime-expressions.js';
+import { operationOfStep } from './step-request.js';
 import { inputProblems, resolveLocalRefs, secretInputNames, workflowInputs } from './workflow-inputs.js';
-import { operationOfStep } from './workflow-runner.js';
 
 export { type ArazzoDocument, parseWorkflowDocument, type WorkflowDocument, WorkflowDocumentError } from './arazzo-document.js';
 export { maxStepRunsPerWorkflow, workflowsPhase } from './workflow-runner.js';

@@ -1,41 +1,11 @@
-/**
- * @module conformance/workflows/workflow-runner
- * Runs the workflows of an Arazzo document as a phase of a conformance run: each step's request
- * is built from its parameters and request body (runtime expressions resolved), sent through the
- * run's sender (so --max-requests, --timeout, --time-budget, the operation filters, the caller's
- * credentials and the scrubbing all apply), and recorded for judging, so the contract's checks
- * judge every answer a step gets. The step's success criteria, outputs and actions (end, goto,
- * retry with retryAfter and retryLimit, the server's Retry-After honoured when longer) decide
- * what comes next; the attempt that fails a workflow carries the failure in its intent, for
- * workflow_success_criteria. Every loop is bounded: step runs per workflow, nesting of workflows,
- * each wait.
- */
-import { fillPathTemplate } from '../../contract/path-template.js';
-import type { ContractDocument, OperationDescription } from '../../openapi/document.js';
 import { describeResponse, type Exchange, type SequenceLine } from '../exchange.js';
-import { isCredentialHeader } from '../http/curl.js';
 import { retryAfterMs } from '../http/transport.js';
-import type { ProbeContext, ProbeRequest } from '../probes/probe-context.js';
-import type {
-  ArazzoDocument,
-  Criterion,
-  FailureAction,
-  ParameterObject,
-  Step,
-  SuccessAction,
-  Workflow,
-  WorkflowDocument,
-} from './arazzo-document.js';
+import type { ProbeContext } from '../probes/probe-context.js';
+import type { ArazzoDocument, Criterion, FailureAction, Step, SuccessAction, Workflow, WorkflowDocument } from './arazzo-document.js';
 import { componentName } from './arazzo-document.js';
 import type { PreparedCriteria } from './criteria.js';
-import {
-  type Evaluated,
-  type ExchangeView,
-  type ExpressionScope,
-  evaluateExpression,
-  followPointer,
-  resolveValue,
-} from './runtime-expressions.js';
+import { type Evaluated, type ExchangeView, type ExpressionScope, evaluateExpression, resolveValue } from './runtime-expressions.js';
+import { buildStepRequest, operationOfStep, stepParameters } from './step-request.js';
 import { inputProblems, resolveLocalRefs, workflowInputs } from './workflow-inputs.js';
 
 /** Step runs of one workflow, retries and gotos counted: past it, the workflow fails as a loop. */
@@ -242,10 +212,18 @@ class WorkflowRun {
   /** Runs a step, its retries included; says where the workflow goes next. */
   private async runStep(step: Step): Promise<StepEnd> {
     if (step.workflowId !== undefined) return this.runWorkflowStep(step);
-    const operation = this.operationOf(step);
+    const operation = operationOfStep(step, this.context.contract);
     for (let attempt = 1; ; attempt += 1) {
       this.stepRuns += 1;
-      const built = this.buildRequest(step, operation);
+      const built = buildStepRequest({
+        step,
+        workflow: this.workflow,
+        document: this.runner.arazzo,
+        operation,
+        scope: this.scope(),
+        credentialHeaders: this.context.credentialHeaders,
+        specSource: this.context.contract.source,
+      });
       if ('problem' in built) return this.failWithoutExchange(step, attempt, built.problem);
       const exchange = await this.context.send(built.request, this.intent(step, attempt), { record: false });
       if (!exchange) return { kind: 'end', result: 'stopped' };
@@ -389,7 +367,7 @@ class WorkflowRun {
   private async runWorkflowStep(step: Step): Promise<StepEnd> {
     this.stepRuns += 1;
     const given: Record<string, unknown> = {};
-    for (const parameter of this.parameters(step)) {
+    for (const parameter of stepParameters(step, this.workflow, this.runner.arazzo)) {
       const value = resolveValue(parameter.value, this.scope());
       if (!value.found) return this.failWithoutExchange(step, 1, `parameter ${parameter.name}: ${value.reason}`);
       given[parameter.name] = value.value;
@@ -422,93 +400,6 @@ class WorkflowRun {
     return { kind: 'end', result: 'failed' };
   }
 
-  private operationOf(step: Step): OperationDescription | undefined {
-    return operationOfStep(step, this.context.contract);
-  }
-
-  /** The step's parameters: the workflow's, then the step's own over them (same name and place), references resolved. */
-  private parameters(step: Step): { name: string; in?: string | undefined; value: unknown }[] {
-    const components = this.runner.arazzo.components?.parameters ?? {};
-    const resolve = (parameter: ParameterObject): { name: string; in?: string | undefined; value: unknown } | undefined => {
-      if ('reference' in parameter && typeof parameter.reference === 'string') {
-        const name = componentName(parameter.reference, 'parameters');
-        const component = name === undefined ? undefined : components[name];
-        if (!component || 'reference' in component) return undefined;
-        return { name: component.name as string, in: component.in as string | undefined, value: parameter.value ?? component.value };
-      }
-      return parameter as { name: string; in?: string; value: unknown };
-    };
-    const all = [...(this.workflow.parameters ?? []), ...(step.parameters ?? [])]
-      .map(resolve)
-      .filter((parameter) => parameter !== undefined);
-    const byPlace = new Map<string, { name: string; in?: string | undefined; value: unknown }>();
-    for (const parameter of all)
-      byPlace.set(`${parameter.in ?? ''}:${parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name}`, parameter);
-    return [...byPlace.values()];
-  }
-
-  /** The request of a step, every expression resolved; or what could not be resolved. */
-  private buildRequest(
-    step: Step,
-    operation: OperationDescription | undefined,
-  ): { request: ProbeRequest; view: Omit<ExchangeView, 'statusCode' | 'response'> } | { problem: string } {
-    if (!operation)
-      return {
-        problem: `the spec has no operation ${step.operationId ?? step.operationPath} (the run's --spec: ${this.context.contract.source})`,
-      };
-    const scope = this.scope();
-    const path: Record<string, string> = {};
-    const query: Record<string, string> = {};
-    const headers: Record<string, string> = {};
-    const cookies: string[] = [];
-    for (const parameter of this.parameters(step)) {
-      const value = resolveValue(parameter.value, scope);
-      if (!value.found) return { problem: `parameter ${parameter.name}: ${value.reason}` };
-      const text = typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
-      if (parameter.in === 'path') path[parameter.name] = text;
-      else if (parameter.in === 'query') query[parameter.name] = text;
-      else if (parameter.in === 'header') headers[parameter.name] = text;
-      else if (parameter.in === 'cookie') cookies.push(`${parameter.name}=${text}`);
-    }
-    if (cookies.length > 0) headers.Cookie = cookies.join('; ');
-    let body: unknown;
-    let bodyText: string | undefined;
-    const requestBody = step.requestBody;
-    if (requestBody && requestBody.payload !== undefined) {
-      const payload = resolveValue(requestBody.payload, scope);
-      if (!payload.found) return { problem: `requestBody: ${payload.reason}` };
-      body = structuredClone(payload.value);
-      for (const replacement of requestBody.replacements ?? []) {
-        const value = resolveValue(replacement.value, scope);
-        if (!value.found) return { problem: `replacement ${replacement.target}: ${value.reason}` };
-        const replaced = replaceAt(body, replacement.target, value.value);
-        if (typeof replaced === 'string') return { problem: `replacement ${replacement.target}: ${replaced}` };
-        body = replaced.value;
-      }
-      const contentType = requestBody.contentType ?? 'application/json';
-      bodyText = typeof body === 'string' && !/json/i.test(contentType) ? body : JSON.stringify(body);
-      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = contentType;
-    }
-    for (const name of Object.keys(path))
-      if (!operation.path.includes(`{${name}}`)) return { problem: `path parameter ${name} is not in ${operation.path}` };
-    const filled = fillPathTemplate(operation.path, (name) => encodeURIComponent(path[name] ?? ''));
-    const search = new URLSearchParams(query).toString();
-    // A step that sets credentials of its own reads as another caller: it goes as caller 2, so its
-    // curl line reads them from $EH_SECOND_… rather than showing the first caller's variable.
-    const ownCredentials = Object.keys(headers).some(
-      (name) => isCredentialHeader(name) || this.context.credentialHeaders.some((given) => given.toLowerCase() === name.toLowerCase()),
-    );
-    const request: ProbeRequest = {
-      operation,
-      method: operation.method.toUpperCase(),
-      path: search ? `${filled}?${search}` : filled,
-      headers,
-      ...(ownCredentials ? { caller: 2 as const } : {}),
-      ...(bodyText === undefined ? {} : { body: bodyText }),
-    };
-    return { request, view: { url: filled, method: request.method, request: { headers, query, path, body } } };
-  }
-
   /** Each output of a step, or the first that cannot be found. */
   private outputsOf(
     step: Step,
@@ -522,24 +413,6 @@ class WorkflowRun {
     }
     return { values };
   }
-}
-
-/**
- * The contract operation a step names: by operationId (`$sourceDescriptions.NAME.ID` names the
- * source too; the run has one spec) or by operationPath (`…#/paths/~1v0~1jobs~1{jobId}/get`).
- */
-export function operationOfStep(
-  step: Pick<Step, 'operationId' | 'operationPath'>,
-  contract: Pick<ContractDocument, 'operations'>,
-): OperationDescription | undefined {
-  if (step.operationId !== undefined) {
-    const id = step.operationId.startsWith('$sourceDescriptions.') ? step.operationId.split('.').slice(2).join('.') : step.operationId;
-    return contract.operations.find((operation) => operation.operationId === id);
-  }
-  const pointer = /#(\/paths\/.+)$/.exec(step.operationPath ?? '')?.[1];
-  if (!pointer) return undefined;
-  const [, , path, method] = pointer.split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return contract.operations.find((operation) => operation.path === path && operation.method === method?.toLowerCase());
 }
 
 /**
@@ -607,21 +480,4 @@ function retryWait(action: FailureAction, exchange: Exchange): number {
   const header = exchange.response?.headers['retry-after'];
   const server = header === undefined ? 0 : retryAfterMs(header);
   return Math.min(Math.max(own, server), maxRetryWaitMs);
-}
-
-/** Sets the value at a JSON Pointer in a copy of `body`; a string says why it cannot. */
-function replaceAt(body: unknown, target: string, value: unknown): { value: unknown } | string {
-  const pointer = target.startsWith('#') ? target.slice(1) : target;
-  if (pointer === '') return { value };
-  if (!pointer.startsWith('/')) return 'only JSON Pointer targets (/a/b) are supported';
-  const tokens = pointer.slice(1).split('/');
-  const last = tokens.pop()!.replace(/~1/g, '/').replace(/~0/g, '~');
-  const parentPointer = tokens.length === 0 ? '' : `/${tokens.join('/')}`;
-  const parent = followPointer(body, parentPointer);
-  if (!parent.found || !parent.value || typeof parent.value !== 'object') return `nothing to set at ${target}`;
-  if (Array.isArray(parent.value)) {
-    if (!/^\d+$/.test(last) || Number(last) > parent.value.length) return `no item ${last} at ${parentPointer || '/'}`;
-    parent.value[Number(last)] = value;
-  } else (parent.value as Record<string, unknown>)[last] = value;
-  return { value: body };
 }
