@@ -68,3 +68,29 @@ it("runs docs/workflows.md's own workflow as written, and passes against the moc
   expect(report.checks.flatMap((check) => check.failures)).toEqual([]);
   expect(report.exitCode).toBe(0);
 });
+
+it('createAndWait reads a rate-limited job again after the Retry-After the server asks for', async () => {
+  let reads = 0;
+  const server = await startFaultServer(async (request, engine) => {
+    const isRead = request.method === 'GET' && new URL(request.url).pathname.startsWith('/v0/jobs/');
+    if (isRead && (reads += 1) <= 2)
+      return new Response(JSON.stringify({ code: 'rate_limited', message: 'Too many requests.' }), {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+      });
+    return engine.handle(request);
+  });
+  try {
+    const started = Date.now();
+    const report = await runConformance({
+      baseUrl: server.url,
+      workflows: { file: 'spec/workflows.arazzo.yaml', only: ['createAndWait'] },
+    });
+    expect(report.checks.find((check) => check.name === 'workflow_success_criteria')).toMatchObject({ status: 'passed' });
+    // The transport's own retry of the first 429 waits 1 s, the workflow's retry of the second 1 s more.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(reads).toBeGreaterThan(2);
+  } finally {
+    await server.close();
+  }
+});
