@@ -5,6 +5,8 @@
  * (Redocly's own Arazzo rules) finds the file valid.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
@@ -55,9 +57,18 @@ it('conformance --workflows exits 0 against the mock', async () => {
 }, 120_000);
 
 it('conformance --workflows exits 1 against a server whose replay makes a new job, naming the step', async () => {
-  const run = await runCli(['conformance', '--base-url', faulty.url, '--workflows', workflows, '--quiet']);
-  expect(run.code, run.stdout + run.stderr).toBe(1);
-  expect(run.stdout).toContain('replay › replayCreate: $response.body#/jobId == $steps.create.outputs.jobId');
+  const folder = mkdtempSync(join(tmpdir(), 'eh-workflows-'));
+  try {
+    const junit = join(folder, 'workflows.xml');
+    const run = await runCli(['conformance', '--base-url', faulty.url, '--workflows', workflows, '--quiet', '--report', `junit=${junit}`]);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain('replay › replayCreate: $response.body#/jobId == $steps.create.outputs.jobId');
+    expect(readFileSync(junit, 'utf8')).toMatch(
+      /<testcase [^>]*name="workflow_success_criteria"[\s\S]*?<failure[^>]*replay › replayCreate/,
+    );
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }, 120_000);
 
 it('conformance --workflows exits 2 on a file that is not Arazzo, saying why', async () => {
