@@ -142,6 +142,8 @@ describe('the JSONPath subset', () => {
     expect(query("$.jobs[?(@.n > 1 && @.status != 'QUEUED')].id")).toEqual(['a']);
     expect(query("$.jobs[?@.status == 'queued']")).toEqual([]); // RFC 9535 compares exactly
     expect(query('$.nothing')).toEqual([]);
+    // A lone query in a filter tests existence: a member that is false or 0 exists.
+    expect(queryJsonPath(compileJsonPath('$.items[?@.done].id'), { items: [{ id: 1, done: false }, { id: 2 }] })).toEqual([1]);
   });
 
   it('refuses functions and other syntax it does not run', () => {

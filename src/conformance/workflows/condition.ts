@@ -215,8 +215,10 @@ export function evaluateCondition(node: ConditionNode, operand: (text: string) =
   const test = (inner: ConditionNode): boolean => {
     switch (inner.kind) {
       case 'literal':
+        return truthy(inner.value);
       case 'operand':
-        return truthy(value(inner));
+        // A JSONPath filter's lone query is an existence test (RFC 9535): a false or 0 there exists.
+        return mode === 'strict' ? value(inner) !== undefined : truthy(value(inner));
       case 'not':
         return !test(inner.operand);
       case 'and':
