@@ -442,7 +442,8 @@ function recordUnsentFailure(
       failure: { title: failure.title, expected: failure.expected, received: failure.problem },
       earlier: failure.earlier,
     },
-    request: { method: 'GET', url: `http://workflow.invalid/${failure.workflow}/${failure.step}`, headers: {} },
+    // Nothing was sent: the URL (reserved .invalid) only names the step in the reports' curl line.
+    request: { method: 'GET', url: `http://not-sent.invalid/workflows/${failure.workflow}/steps/${failure.step}`, headers: {} },
     transportError: `not sent: ${failure.problem}`,
     notes: [],
     rateLimited: false,
