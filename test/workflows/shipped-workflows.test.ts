@@ -73,7 +73,8 @@ it('createAndWait reads a rate-limited job again after the Retry-After the serve
   let reads = 0;
   const server = await startFaultServer(async (request, engine) => {
     const isRead = request.method === 'GET' && new URL(request.url).pathname.startsWith('/v0/jobs/');
-    if (isRead && (reads += 1) <= 2)
+    if (isRead) reads += 1;
+    if (isRead && reads <= 2)
       return new Response(JSON.stringify({ code: 'rate_limited', message: 'Too many requests.' }), {
         status: 429,
         headers: { 'content-type': 'application/json', 'retry-after': '1' },
