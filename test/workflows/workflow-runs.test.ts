@@ -267,6 +267,32 @@ ${createStep('$inputs.key')}    outputs: { jobId: $steps.create.outputs.jobId }
   });
 });
 
+it("replaces the caller's header by a step's own of the same name, whatever its case", async () => {
+  const seen: (string | null)[] = [];
+  const server = await startFaultServer(async (request, engine) => {
+    if (new URL(request.url).pathname === '/health' && request.headers.has('x-step')) seen.push(request.headers.get('authorization'));
+    return engine.handle(request);
+  });
+  try {
+    const report = await run(
+      `workflows:
+  - workflowId: other
+    steps:
+      - stepId: ping
+        operationId: health
+        parameters: [{ name: authorization, in: header, value: Bearer step-own-token }, { name: X-Step, in: header, value: '1' }]
+`,
+      // A step setting credentials goes as the second caller: its header must replace caller 2's.
+      { headers: { Authorization: 'Bearer first-caller-token' }, secondCallerHeaders: { Authorization: 'Bearer second-caller-token' } },
+      server.url,
+    );
+    expect(report.exitCode).toBe(0);
+    expect(seen).toEqual(['Bearer step-own-token']);
+  } finally {
+    await server.close();
+  }
+});
+
 describe('hostile workflow files', () => {
   const refused = (text: string) => () => parseWorkflowDocument(text, 'hostile.yaml');
 
