@@ -48,7 +48,7 @@ import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
-import { workflowOptionTable, workflowRunOptions } from './workflow-options.js';
+import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -514,7 +514,8 @@ export const conformanceCommand: Command = {
       line.slice(line.indexOf(':') + 1).trim(),
     );
     const urlSecrets = rawUrlSecrets(values['base-url']);
-    const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: urlSecrets });
+    const workflowOptions = workflowRunOptions({ workflows: values.workflows, input: values.input, workflow: values.workflow });
+    const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: [...urlSecrets, ...(await secretInputsOf(workflowOptions))] });
     const io: CommandIo = { stdout: (text) => rawIo.stdout(scrubber.scrub(text)), stderr: (text) => rawIo.stderr(scrubber.scrub(text)) };
     let headers: Record<string, string>;
     let secondCallerHeaders: Record<string, string>;
@@ -637,7 +638,7 @@ export const conformanceCommand: Command = {
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),
         ...(hooks ? { hooks } : {}),
-        ...workflowRunOptions({ workflows: values.workflows, input: values.input, workflow: values.workflow }),
+        ...workflowOptions,
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });

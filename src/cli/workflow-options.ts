@@ -3,7 +3,7 @@
  * The options of `conformance` that run Arazzo workflows (--workflows, --input, --workflow),
  * kept apart from the command's other options so the command gains them in two lines.
  */
-import type { WorkflowOptions } from '../conformance/workflows/index.js';
+import { secretInputValues, type WorkflowOptions } from '../conformance/workflows/index.js';
 import { UsageError } from './command.js';
 import type { OptionTable } from './options.js';
 
@@ -47,4 +47,10 @@ export function workflowRunOptions(values: {
     inputs[line.slice(0, equals).trim()] = line.slice(equals + 1);
   }
   return { workflows: { file: values.workflows, inputs, ...(only.length > 0 ? { only } : {}) } };
+}
+
+/** The --input values the --workflows file marks secret, for the command's own scrubbing (its output, a cassette). */
+export async function secretInputsOf(options: { workflows?: WorkflowOptions }): Promise<string[]> {
+  const { workflows } = options;
+  return workflows && typeof workflows.file === 'string' ? secretInputValues(workflows.file, workflows.inputs ?? {}) : [];
 }

@@ -5,7 +5,7 @@
  * (Redocly's own Arazzo rules) finds the file valid.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -66,6 +66,38 @@ it('conformance --workflows exits 1 against a server whose replay makes a new jo
     expect(readFileSync(junit, 'utf8')).toMatch(
       /<testcase [^>]*name="workflow_success_criteria"[\s\S]*?<failure[^>]*replay › replayCreate/,
     );
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}, 120_000);
+
+it('scrubs a secret input from the output and the cassette of a run, wherever the request carries it', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-workflows-'));
+  try {
+    const har = join(folder, 'run.har');
+    const flows = join(folder, 'secret.arazzo.yaml');
+    // The secret travels in a request body, where no header rule would hide it.
+    writeFileSync(
+      flows,
+      `arazzo: 1.0.1
+info: { title: secret, version: '1' }
+sourceDescriptions: [{ name: evidence, url: ./openapi.yaml, type: openapi }]
+workflows:
+  - workflowId: verify
+    inputs: { type: object, properties: { issuer: { type: string, format: password } } }
+    steps:
+      - stepId: verify
+        operationId: verifyReport
+        requestBody: { payload: { artifact: abc, expectedOperationId: op-1, expectedIssuer: $inputs.issuer } }
+        successCriteria: [{ condition: $statusCode == 200 }]
+`,
+    );
+    const secret = 'cassette-secret-value';
+    const run = await runCli(['conformance', '--base-url', mock.url, '--workflows', flows, '--input', `issuer=${secret}`, '--record', har]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const cassette = readFileSync(har, 'utf8');
+    expect(cassette).toContain('/v0/verifications');
+    expect(cassette + run.stdout + run.stderr).not.toContain(secret);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }

@@ -93,3 +93,31 @@ export async function prepareWorkflows(
       );
   return { document, criteria, inputs, only, secrets: [...secrets] };
 }
+
+/**
+ * The values among `inputs` that a workflow of `file` marks secret (format: password,
+ * writeOnly): what a caller outside the run (the CLI's own output, a HAR cassette) must scrub
+ * too. A file that cannot be read gives none; the run reports why.
+ */
+export async function secretInputValues(file: string, inputs: Readonly<Record<string, unknown>>): Promise<string[]> {
+  let document: WorkflowDocument;
+  try {
+    document = await loadWorkflowDocument(file);
+  } catch {
+    return [];
+  }
+  const secrets = new Set<string>();
+  for (const workflow of document.document.workflows) {
+    let schema: unknown;
+    try {
+      schema = resolveLocalRefs(workflow.inputs, document.document);
+    } catch {
+      continue;
+    }
+    for (const name of secretInputNames(schema)) {
+      const value = inputs[name];
+      if (typeof value === 'string' && value !== '') secrets.add(value);
+    }
+  }
+  return [...secrets];
+}
