@@ -29,10 +29,12 @@ const layers = [
   // shares the one Retry-After reading, a file that imports nothing (checked below).
   { folder: 'src/client', mayImport: ['src/client', ...clientSharedFiles], packages: ['openapi-fetch'] },
   // The runner tests servers over HTTP only: it may not reach into the mock it is tested against.
+  // Of the engine it shares the one linear-time pattern compiler (no engine state), for the
+  // regex criteria of Arazzo workflows; yaml and zod read and check a workflow file.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http'],
-    packages: ['fast-check', 'ajv', '@apidevtools'],
+    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/engine/patterns.ts'],
+    packages: ['fast-check', 'ajv', '@apidevtools', 'yaml', 'zod'],
     node: true,
   },
   // The diff engine compares two parsed documents: no Node, no packages, of the contract only its

@@ -39,6 +39,7 @@ import {
 } from '../conformance/index.js';
 import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { replayFailures } from '../conformance/replay.js';
+import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
@@ -47,6 +48,7 @@ import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
+import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -228,6 +230,7 @@ export const conformanceOptions = {
     help: 'a module exporting any of beforeRequest(request) (may change its headers and body, e.g. refresh a token), afterResponse(exchange), and checks: extra checks ({ name, description, severity, judge(exchange, context) }) selected and reported like the built-in ones. Schemathesis: --hooks / SCHEMATHESIS_HOOKS; Dredd: --hookfiles',
   },
   quiet: { kind: 'boolean', help: 'no progress lines on stderr' },
+  ...workflowOptionTable,
 } as const satisfies OptionTable;
 
 /** The replay's options, written once. */
@@ -287,6 +290,8 @@ Examples:
       --header 'Authorization: Bearer alice' --second-caller-header 'Authorization: Bearer bob' \\
       --seed 42 --report junit=reports/conformance.xml --report html=reports/conformance.html
   evidence-harness conformance --base-url http://127.0.0.1:4010 --checks negative_data_rejection,idempotency_conflict
+  evidence-harness conformance --base-url http://127.0.0.1:4010 --workflows spec/workflows.arazzo.yaml \\
+      --input secondCallerAuthorization='Bearer bob'
 `;
 
 function list(value: string | undefined): string[] {
@@ -509,7 +514,8 @@ export const conformanceCommand: Command = {
       line.slice(line.indexOf(':') + 1).trim(),
     );
     const urlSecrets = rawUrlSecrets(values['base-url']);
-    const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: urlSecrets });
+    const workflowOptions = workflowRunOptions({ workflows: values.workflows, input: values.input, workflow: values.workflow });
+    const scrubber = scrubberFor({ headerValues: rawHeaderValues, extra: [...urlSecrets, ...(await secretInputsOf(workflowOptions))] });
     const io: CommandIo = { stdout: (text) => rawIo.stdout(scrubber.scrub(text)), stderr: (text) => rawIo.stderr(scrubber.scrub(text)) };
     let headers: Record<string, string>;
     let secondCallerHeaders: Record<string, string>;
@@ -632,6 +638,7 @@ export const conformanceCommand: Command = {
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),
         ...(hooks ? { hooks } : {}),
+        ...workflowOptions,
         secrets: [...target.secrets, ...urlSecrets],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
@@ -651,6 +658,10 @@ export const conformanceCommand: Command = {
       }
       if (error instanceof HookError) {
         io.stderr(diagnostic(`conformance: --hooks ${values.hooks}: ${error.message}`));
+        return exitCodes.usage;
+      }
+      if (error instanceof WorkflowDocumentError) {
+        io.stderr(diagnostic(`conformance: --workflows ${error.message}`));
         return exitCodes.usage;
       }
       if (error instanceof UnreachableTargetError) {

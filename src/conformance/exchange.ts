@@ -165,6 +165,20 @@ export type Intent =
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }
   | { readonly kind: 'undeclared-path'; readonly path: string }
   /**
+   * A step of an Arazzo workflow (--workflows): `failure` is set on the attempt that failed the
+   * workflow (a success criterion unmet with no action to recover, an output not found, a goto
+   * loop); `earlier` holds the workflow's steps before it, so the failure prints the sequence.
+   */
+  | {
+      readonly kind: 'workflow-step';
+      readonly workflow: string;
+      readonly step: string;
+      /** 1-based: the step's attempts, retries counted. */
+      readonly attempt: number;
+      readonly failure?: { readonly title: string; readonly expected: string; readonly received: string };
+      readonly earlier?: readonly SequenceLine[];
+    }
+  /**
    * A request sent again without the first caller's credentials (--header), right after it was
    * answered with them: `answer` is that answer's status and the SHA-256 of its body.
    */

@@ -31,3 +31,10 @@ export { renderSummary } from './report/summary-text.js';
 export { parseReportTarget, type ReportFormat, ReportSpecError, type ReportTarget, writeReports } from './report/write-reports.js';
 export { type ConformanceOptions, conformanceDefaults, formatDuration, runConformance, UnreachableTargetError } from './run.js';
 export { type BaseUrlCredentials, credentialsFromBaseUrl, Scrubber, scrubberFor } from './secrets.js';
+export {
+  type ArazzoDocument,
+  parseWorkflowDocument,
+  type WorkflowDocument,
+  WorkflowDocumentError,
+  type WorkflowOptions,
+} from './workflows/index.js';

@@ -99,6 +99,8 @@ export function describeIntent(intent: Intent): string {
       return `GET ${quoted(intent.path)}, outside the contract`;
     case 'preflight':
       return 'reachability check before the run';
+    case 'workflow-step':
+      return `step '${intent.step}' of workflow '${intent.workflow}'${intent.attempt > 1 ? ` (attempt ${intent.attempt})` : ''}`;
     case 'without-credentials':
       return `${intent.description}, sent again without ${intent.removed.join(', ')}`;
   }
@@ -193,6 +195,9 @@ export class Judging {
         curl: this.setting.reproduce(exchange),
         ...(exchange.intent.kind === 'sequence-step' && exchange.intent.earlier
           ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, exchange.intent.burst, exchange.intent.together) }
+          : {}),
+        ...(exchange.intent.kind === 'workflow-step' && exchange.intent.earlier?.length
+          ? { sequence: this.sequenceOf(exchange, exchange.intent.earlier, undefined, undefined) }
           : {}),
         exchange: exchange.id,
         ...replayField(this.setting.replayable?.(exchange)),

@@ -13,7 +13,8 @@ import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import type { Check, ProbeName } from './checks/check.js';
 import { maxResponseTime } from './checks/generic-checks.js';
-import { selectChecks, UnknownCheckError } from './checks/registry.js';
+import { responseChecks, selectChecks, UnknownCheckError } from './checks/registry.js';
+import { workflowSuccessCriteria } from './checks/workflow-checks.js';
 import type { Exchange } from './exchange.js';
 import type { ConformanceHooks } from './hooks.js';
 import type { TlsOptions } from './http/bounded-client.js';
@@ -45,6 +46,7 @@ import { ConformanceRun } from './runner/conformance-run.js';
 import { formatDuration } from './runner/run-state.js';
 import type { RunSettings } from './runner/settings.js';
 import { credentialsFromBaseUrl, scrubberFor } from './secrets.js';
+import { prepareWorkflows, type WorkflowOptions, workflowsPhase } from './workflows/index.js';
 
 export { formatDuration } from './runner/run-state.js';
 export { pathFitsTemplate } from './runner/sender.js';
@@ -86,6 +88,12 @@ export interface ConformanceOptions {
    * the advisory max_response_time, which runs only when this is given.
    */
   readonly maxResponseTimeMs?: number;
+  /**
+   * Arazzo workflows to run (--workflows FILE, --input, --workflow). Without `checks`, only the
+   * workflows run, their answers judged by the response checks and workflow_success_criteria;
+   * with `checks`, those checks' probes run too.
+   */
+  readonly workflows?: WorkflowOptions;
   /** Check names to run (default all) and to leave out. */
   readonly checks?: readonly string[];
   readonly excludeChecks?: readonly string[];
@@ -221,6 +229,10 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (settings.basicAuth)
       run.state.progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
     await preflight(run.context, run.transport.baseUrl);
+    const { workflows } = settings;
+    // The user's own flows first: a small --max-requests still covers them.
+    if (workflows)
+      await run.runPhase({ probe: 'workflows', label: `workflows of ${workflows.document.source}`, run: workflowsPhase(workflows) }, {});
     const shared: { jobId?: string } = {};
     for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
   } finally {
@@ -246,12 +258,28 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   // max_response_time has nothing to judge by without a limit: it is selected only with one.
   if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
     throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
-  const checks = selectChecks({
+  const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
+  const workflows = options.workflows ? await prepareWorkflows(options.workflows, contract) : undefined;
+  if (!workflows && options.checks?.includes(workflowSuccessCriteria.name))
+    throw new UnknownCheckError(`--checks ${workflowSuccessCriteria.name} needs --workflows FILE`);
+  // With workflows and no --checks, the workflows run alone, as with respect or Schemathesis's
+  // stateful runs: the response checks judge their answers, and nothing else is sent.
+  const workflowsOnly = workflows !== undefined && (options.checks ?? []).length === 0;
+  const judgingWorkflows = new Set([...responseChecks, workflowSuccessCriteria].map((check) => check.name));
+  const selected = selectChecks({
     include: options.checks ?? [],
     exclude: options.excludeChecks ?? [],
     ...(options.hooks?.checks ? { extra: options.hooks.checks } : {}),
-  }).filter((check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name);
-  const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
+  }).filter(
+    (check) =>
+      (maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name) &&
+      (workflows !== undefined || check.name !== workflowSuccessCriteria.name) &&
+      (!workflowsOnly || judgingWorkflows.has(check.name) || options.hooks?.checks?.includes(check)),
+  );
+  const checks =
+    workflows && !selected.includes(workflowSuccessCriteria) && !options.excludeChecks?.includes(workflowSuccessCriteria.name)
+      ? [...selected, workflowSuccessCriteria]
+      : selected;
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });
@@ -281,7 +309,9 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     contract,
     validator,
     checks,
-    needed: neededProbes(checks),
+    needed: workflowsOnly ? new Set(['workflows']) : neededProbes(checks),
+    workflows,
+    workflowsOnly,
     filter,
     seed,
     runId,
@@ -291,7 +321,7 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     scrubber: scrubberFor({
       headers: callers[1],
       secondCallerHeaders: callers[2],
-      extra: [...fromUrl.secrets, ...(options.secrets ?? [])],
+      extra: [...fromUrl.secrets, ...(options.secrets ?? []), ...(workflows?.secrets ?? [])],
     }),
     limits: {
       maxRequests: options.maxRequests ?? conformanceDefaults.maxRequests,
@@ -335,6 +365,16 @@ function reportedSettings(settings: RunSettings): Record<string, unknown> {
     ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     checks: settings.checks.map((check) => check.name),
     ...(filter.active ? { operationFilters: filter.flags() } : {}),
+    ...(settings.workflows
+      ? {
+          workflows: {
+            file: settings.workflows.document.source,
+            only: settings.workflows.only,
+            inputs: Object.keys(settings.workflows.inputs),
+            alone: settings.workflowsOnly,
+          },
+        }
+      : {}),
   };
 }
 

@@ -80,9 +80,9 @@ it('passes the mock: exit 0, progress on stderr, the summary table on stdout, an
   expect(everything).not.toMatch(/alice-secret|bob-secret/);
   const json = JSON.parse(readFileSync(files.json, 'utf8'));
   expect(json.seed).toBe(7);
-  // max_response_time runs only with --max-response-time.
+  // max_response_time runs only with --max-response-time, workflow_success_criteria only with --workflows.
   expect(json.checks.map((check: { name: string }) => check.name)).toEqual(
-    checks.map((check) => check.name).filter((name) => name !== 'max_response_time'),
+    checks.map((check) => check.name).filter((name) => name !== 'max_response_time' && name !== 'workflow_success_criteria'),
   );
   expect(json.settings.headers).toEqual(['Authorization']);
 });

@@ -24,6 +24,7 @@ async function failingChecks(handler: FaultHandler, options: Fault['options'] = 
       timeoutMs: options.timeoutMs ?? 5000,
       jobTimeoutMs: options.jobTimeoutMs ?? 10_000,
       ...(options.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: options.maxResponseTimeMs }),
+      ...(options.workflows === undefined ? {} : { workflows: { file: options.workflows } }),
     });
     return { report, failed: report.checks.filter((check) => check.status === 'failed').map((check) => check.name) };
   } finally {

@@ -33,7 +33,9 @@ export type ProbeName =
   | 'ignored-auth'
   | 'largest-body'
   | 'odd-strings'
-  | 'path-characters';
+  | 'path-characters'
+  /** The steps of Arazzo workflows (--workflows). */
+  | 'workflows';
 
 /** Every probe: what a check from --hooks needs, since it may judge any exchange. */
 export const allProbes: readonly ProbeName[] = [
@@ -64,6 +66,7 @@ export const allProbes: readonly ProbeName[] = [
   'largest-body',
   'odd-strings',
   'path-characters',
+  'workflows',
 ];
 
 export interface CheckContext {

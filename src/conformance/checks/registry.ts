@@ -48,6 +48,7 @@ import {
   unknownJobNotFound,
   verificationResult,
 } from './stateful-checks.js';
+import { workflowSuccessCriteria } from './workflow-checks.js';
 
 export const checks: readonly Check[] = [
   // Required: what the contract states.
@@ -73,6 +74,7 @@ export const checks: readonly Check[] = [
   keyScopedToCaller,
   unknownJobNotFound,
   verificationResult,
+  workflowSuccessCriteria,
   // Advisory: decisions of docs/assumptions.md.
   jobStatusMovesForward,
   finalStateStaysFinal,
@@ -88,6 +90,21 @@ export const checks: readonly Check[] = [
   undeclaredMethodRejected,
   undeclaredPathNotFound,
   ignoredAuth,
+  maxResponseTime,
+  notRateLimited,
+];
+
+/**
+ * The checks that judge every answer by what the spec documents for its operation, whatever
+ * sent it: what judges a workflow's steps besides its own criteria.
+ */
+export const responseChecks: readonly Check[] = [
+  statusCodeDocumented,
+  contentTypeDocumented,
+  responseSchemaConformance,
+  errorBody,
+  notAServerError,
+  errorCodeDocumented,
   maxResponseTime,
   notRateLimited,
 ];

@@ -11,6 +11,11 @@ import { writtenTarget } from './bounded-client.js';
 /** Header names whose values are always credentials. */
 const alwaysSecret = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key', 'api-key']);
 
+/** Whether a header carries credentials whoever gave it (Authorization, Cookie, X-Api-Key…). */
+export function isCredentialHeader(name: string): boolean {
+  return alwaysSecret.has(name.toLowerCase());
+}
+
 /** Bodies longer than this are not inlined: the command would be unusable. */
 export const inlineBodyLimit = 16 * 1024;
 

@@ -70,7 +70,11 @@ export class ConformanceRun {
       maxResponseTimeMs: settings.maxResponseTimeMs,
     };
     this.judging = new Judging(setting);
-    this.coverage = new CoverageTracker({ contract, probeRuns: (probe) => settings.needed.has(probe) });
+    this.coverage = new CoverageTracker({
+      contract,
+      probeRuns: (probe) => settings.needed.has(probe),
+      ...(settings.workflowsOnly ? { probesLeftOutBy: 'the workflows ran alone (--workflows without --checks)' } : {}),
+    });
     this.state = new RunState({
       limits,
       setting,
@@ -201,6 +205,9 @@ export class ConformanceRun {
     const byName = new Map<string, Check>(this.settings.checks.map((check) => [check.name, check]));
     return judged.map((result): CheckResult => {
       const check = byName.get(result.name);
+      // Workflows alone send what their author chose: a response check none of it concerns is left out.
+      if (this.settings.workflowsOnly && result.status === 'skipped' && result.applied === 0 && !check?.probes.includes('workflows'))
+        return { ...result, leftOut: true, note: 'no answer of the workflows was of the kind it judges' };
       if (!check || result.status !== 'skipped' || result.applied > 0 || !state.leftOutByFilters(check)) return result;
       return {
         ...result,

@@ -82,9 +82,10 @@ export class Sender {
 
   /** The request as it goes: the caller's credentials, unless it goes without them. */
   private outgoing(request: ProbeRequest): OutgoingRequest {
-    const headers = request.withoutCredentials
-      ? { ...request.headers }
-      : { ...this.options.callers[request.caller ?? 1], ...request.headers };
+    // A header the request sets itself replaces the caller's of the same name, whatever its case.
+    const own = new Set(Object.keys(request.headers ?? {}).map((name) => name.toLowerCase()));
+    const callerHeaders = Object.entries(this.options.callers[request.caller ?? 1]).filter(([name]) => !own.has(name.toLowerCase()));
+    const headers = request.withoutCredentials ? { ...request.headers } : { ...Object.fromEntries(callerHeaders), ...request.headers };
     return { method: request.method, path: request.path, headers, ...(request.body === undefined ? {} : { body: request.body }) };
   }
 

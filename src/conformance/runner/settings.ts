@@ -9,6 +9,7 @@ import type { Check, ProbeName } from '../checks/check.js';
 import type { OperationFilter } from '../operation-filter.js';
 import type { ConformanceOptions } from '../run.js';
 import type { Scrubber } from '../secrets.js';
+import type { PreparedWorkflows } from '../workflows/index.js';
 import type { RunLimits } from './run-state.js';
 
 export interface RunSettings {
@@ -20,6 +21,10 @@ export interface RunSettings {
   /** The probes the selected checks need: the phases that run. */
   readonly needed: ReadonlySet<ProbeName>;
   readonly filter: OperationFilter;
+  /** The Arazzo workflows to run (--workflows), read and prepared. */
+  readonly workflows: PreparedWorkflows | undefined;
+  /** Whether only the workflows run (--workflows without --checks): a response check with nothing to judge is then left out, not missing. */
+  readonly workflowsOnly: boolean;
   readonly seed: number;
   readonly runId: string;
   /** The target, without the user name and password a base URL may hold. */
