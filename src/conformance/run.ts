@@ -20,6 +20,8 @@ import type { TlsOptions } from './http/bounded-client.js';
 import { credentialVariable } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction } from './http/transport.js';
 import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
+import type { Pact } from './pact/pact-file.js';
+import { pactPlanFor, pactRunChecks, reportedPact, runPactPhase } from './pact/pact-run.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { largestBodyProbe, oddStringsProbe, pathCharactersProbe } from './probes/edge-probes.js';
@@ -133,6 +135,14 @@ export interface ConformanceOptions {
   /** Receives every exchange as it is recorded (for logs, or a second opinion such as Prism's). */
   readonly onExchange?: (exchange: Exchange) => void;
   /**
+   * A pact file (Pact Specification V4, V3 or V2), or one already read: the run verifies its
+   * interactions alone, with the pact checks and the runner's response checks, instead of the
+   * default probes (--pact). A file that cannot be verified throws PactFileError.
+   */
+  readonly pact?: string | Pact;
+  /** The provider's own provider-state endpoint (--provider-states-url), for a pact's states. */
+  readonly providerStatesUrl?: string;
+  /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
    */
@@ -221,8 +231,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (settings.basicAuth)
       run.state.progress('the user name and password in --base-url are sent as an Authorization: Basic header, and never printed');
     await preflight(run.context, run.transport.baseUrl);
-    const shared: { jobId?: string } = {};
-    for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+    if (settings.pact) {
+      const scrub = (text: string) => settings.scrubber.scrub(text);
+      await runPactPhase(run, settings.pact, { tls: settings.options.tls, signal: settings.options.signal, scrub });
+    } else {
+      const shared: { jobId?: string } = {};
+      for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+    }
   } finally {
     run.close();
   }
@@ -246,11 +261,19 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   // max_response_time has nothing to judge by without a limit: it is selected only with one.
   if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
     throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
-  const checks = selectChecks({
+  if (options.providerStatesUrl !== undefined && options.pact === undefined)
+    throw new RangeError('runConformance: providerStatesUrl sets up the states of a pact; give pact too');
+  const pact =
+    options.pact === undefined ? undefined : await pactPlanFor({ pact: options.pact, providerStatesUrl: options.providerStatesUrl });
+  const selected = selectChecks({
     include: options.checks ?? [],
     exclude: options.excludeChecks ?? [],
-    ...(options.hooks?.checks ? { extra: options.hooks.checks } : {}),
+    extra: [...(pact?.checks ?? []), ...(options.hooks?.checks ?? [])],
   }).filter((check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name);
+  const checks = pact
+    ? pactRunChecks({ plan: pact, selected, include: options.checks ?? [], hooks: options.hooks?.checks ?? [] })
+    : // The pact checks exist only in a pact run.
+      selected;
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
@@ -281,7 +304,9 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     contract,
     validator,
     checks,
-    needed: neededProbes(checks),
+    // A pact run sends the pact's interactions only.
+    needed: pact ? new Set<ProbeName>(['pact']) : neededProbes(checks),
+    ...(pact ? { pact } : {}),
     filter,
     seed,
     runId,
@@ -334,6 +359,7 @@ function reportedSettings(settings: RunSettings): Record<string, unknown> {
     ...(limits.maxFailures === undefined ? {} : { maxFailures: limits.maxFailures }),
     ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     checks: settings.checks.map((check) => check.name),
+    ...(settings.pact ? { pact: reportedPact(settings.pact) } : {}),
     ...(filter.active ? { operationFilters: filter.flags() } : {}),
   };
 }

@@ -33,7 +33,9 @@ export type ProbeName =
   | 'ignored-auth'
   | 'largest-body'
   | 'odd-strings'
-  | 'path-characters';
+  | 'path-characters'
+  /** A pact's interactions (--pact), and the requests that set up their provider states. */
+  | 'pact';
 
 /** Every probe: what a check from --hooks needs, since it may judge any exchange. */
 export const allProbes: readonly ProbeName[] = [
@@ -64,6 +66,7 @@ export const allProbes: readonly ProbeName[] = [
   'largest-body',
   'odd-strings',
   'path-characters',
+  'pact',
 ];
 
 export interface CheckContext {

@@ -111,6 +111,7 @@ export class ConformanceRun {
       credentialHeaders: Object.keys(settings.callers[1]),
       runs: (probe) => settings.needed.has(probe),
       send: (request, intent, options) => sender.send(request, intent, options),
+      notSent: (request, intent, reason) => sender.notSent(request, intent, reason),
       record: (exchange) => state.record(exchange),
       conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
       remainingRequests: () => state.remainingRequests(),
@@ -201,7 +202,13 @@ export class ConformanceRun {
     const byName = new Map<string, Check>(this.settings.checks.map((check) => [check.name, check]));
     return judged.map((result): CheckResult => {
       const check = byName.get(result.name);
-      if (!check || result.status !== 'skipped' || result.applied > 0 || !state.leftOutByFilters(check)) return result;
+      if (!check || result.status !== 'skipped' || result.applied > 0) return result;
+      // A pact chooses what is sent, as the filters do: a check none of its answers concerns (no
+      // error answer for error_body) was left out by the pact, unless some request was missed
+      // or an answer could not be judged (the note then starts "sent, but none could be judged").
+      if (this.settings.pact && !state.missedRequests(check) && !result.note?.startsWith('sent, but'))
+        return { ...result, leftOut: true, note: 'no interaction of the pact got an answer it judges' };
+      if (!state.leftOutByFilters(check)) return result;
       return {
         ...result,
         leftOut: true,
