@@ -26,6 +26,7 @@ import {
   headersFromLines,
   isRunId,
   loadHooks,
+  PactFileError,
   parseReportTarget,
   ReportSpecError,
   type ReportTarget,
@@ -69,6 +70,17 @@ export const conformanceOptions = {
     kind: 'string',
     value: 'FILE|URL',
     help: 'the OpenAPI 3.1 document, a file or an http(s) URL (default: the bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description',
+  },
+  pact: {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "verify a pact (Pact Specification V4, V3 or V2) against the server instead of running the default probes: each HTTP interaction's provider states set up, its request sent, its answer judged by the pact (pact_interaction_matches) and by the runner's response checks. States the contract reaches through its API (a job in a given state, a used Idempotency-Key, no job) are set up through the API; others need --provider-states-url. Pact: pact-provider-verifier's pact file",
+  },
+  'provider-states-url': {
+    kind: 'string',
+    value: 'URL',
+    help: "with --pact: set up every provider state by POSTing { state, params, action: 'setup' } to the provider's own endpoint (and 'teardown' after), its JSON answer filling ProviderState generators. Pact: --provider-states-setup-url",
   },
   ca: {
     kind: 'string',
@@ -287,6 +299,7 @@ Examples:
       --header 'Authorization: Bearer alice' --second-caller-header 'Authorization: Bearer bob' \\
       --seed 42 --report junit=reports/conformance.xml --report html=reports/conformance.html
   evidence-harness conformance --base-url http://127.0.0.1:4010 --checks negative_data_rejection,idempotency_conflict
+  evidence-harness conformance --base-url http://127.0.0.1:4010 --pact pacts/web-app-evidence-service.json
 `;
 
 function list(value: string | undefined): string[] {
@@ -414,6 +427,19 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
 /** A --spec URL, read through the bounded transport (spec-url.ts); the document keeps the URL as its source. */
 async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promise<ContractDocument> {
   return readSpecFromUrl({ url, tls, read: async (file) => ({ ...(await loadContract({ source: file })), source: url }) });
+}
+
+/** --pact and --provider-states-url as run options; the second needs the first. */
+function pactOptions(values: { pact?: string | undefined; 'provider-states-url'?: string | undefined }): {
+  pact?: string;
+  providerStatesUrl?: string;
+} {
+  const url = values['provider-states-url'];
+  if (url !== undefined && values.pact === undefined)
+    throw new UsageError("--provider-states-url sets up a pact's provider states; give --pact FILE too.");
+  if (values.pact === undefined) return {};
+  if (values.pact === '') throw new UsageError('--pact needs a file, for example --pact pacts/web-app-evidence-service.json');
+  return { pact: values.pact, ...(url === undefined ? {} : { providerStatesUrl: url }) };
 }
 
 /** A repeatable option of comma lists, as one list. */
@@ -632,7 +658,8 @@ export const conformanceCommand: Command = {
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),
         ...(hooks ? { hooks } : {}),
-        secrets: [...target.secrets, ...urlSecrets],
+        ...pactOptions(values),
+        secrets: [...target.secrets, ...urlSecrets, ...rawUrlSecrets(values['provider-states-url'])],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));
@@ -645,6 +672,7 @@ export const conformanceCommand: Command = {
       return report.exitCode;
     } catch (error) {
       if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
+      if (error instanceof PactFileError) throw new UsageError(`--pact ${error.message}.`);
       if (error instanceof InvalidSpecError) {
         io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
         return exitCodes.usage;

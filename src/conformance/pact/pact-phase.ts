@@ -40,6 +40,8 @@ async function verifyInteraction(context: ProbeContext, interaction: PactInterac
     notes: [],
   });
   const intent = { kind: 'pact', interaction: interaction.description, index: interaction.index, states: statesOf(interaction) } as const;
+  // Known before the state is set up, so that an interaction not sent still counts for its check.
+  options.expectations.set(interaction.index, { expected: expectedResponseOf(interaction, params, []), pending: interaction.pending });
   const outcome = await options.states.setUp({ interaction, request: first, context });
   if ('notSetUp' in outcome) {
     const request = probeRequestOf(first, { operation: operationFor(context, first), credentialHeaders: context.credentialHeaders });

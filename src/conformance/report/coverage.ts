@@ -146,7 +146,14 @@ export class CoverageTracker {
   private readonly operations: readonly OperationDescription[];
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly options: { contract: ContractDocument; probeRuns: (probe: ProbeName) => boolean }) {
+  constructor(
+    private readonly options: {
+      contract: ContractDocument;
+      probeRuns: (probe: ProbeName) => boolean;
+      /** Why a probe does not run, when it is not the check selection (a --pact run sends the pact only). */
+      probesLeftOutBecause?: string | undefined;
+    },
+  ) {
     this.operations = options.contract.operations;
     for (const operation of this.operations) {
       const add = (location: Entry['location'], target: string, constraint: Entry['constraint'], rule: string) => {
@@ -280,7 +287,7 @@ export class CoverageTracker {
     if (counts.notSent.size > 0) return [...counts.notSent].map(([reason, count]) => `${count} not sent: ${reason}`).join('; ');
     if (counts.unanswered > 0) return `${counts.unanswered} sent, none answered in full (${counts.firstProblem})`;
     if (!this.options.probeRuns(probeFor(entry, side)))
-      return 'not sent: no selected check needs these requests (--checks, --exclude-checks)';
+      return this.options.probesLeftOutBecause ?? 'not sent: no selected check needs these requests (--checks, --exclude-checks)';
     if (side === 'negative' && entry.constraint === 'type' && entry.location !== 'body')
       return `no mutation possible: a ${entry.location === 'header' ? 'header value' : 'path segment'} is always text`;
     if (side === 'positive' && limitKinds.has(entry.constraint)) return 'no value exactly on this limit could be built and sent';

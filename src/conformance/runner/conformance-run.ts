@@ -70,7 +70,11 @@ export class ConformanceRun {
       maxResponseTimeMs: settings.maxResponseTimeMs,
     };
     this.judging = new Judging(setting);
-    this.coverage = new CoverageTracker({ contract, probeRuns: (probe) => settings.needed.has(probe) });
+    this.coverage = new CoverageTracker({
+      contract,
+      probeRuns: (probe) => settings.needed.has(probe),
+      probesLeftOutBecause: settings.pact ? "not sent by the pact: a --pact run sends the pact's interactions only" : undefined,
+    });
     this.state = new RunState({
       limits,
       setting,
