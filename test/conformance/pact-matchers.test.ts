@@ -234,7 +234,9 @@ describe('date formats and generators', () => {
     const generators = readGenerators(
       {
         body: {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: Pact's own expression syntax
           '$.jobId': { type: 'ProviderState', expression: '${jobId}' },
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: Pact's own expression syntax
           '$.link': { type: 'ProviderState', expression: '/v0/jobs/${jobId}' },
         },
       },
