@@ -138,7 +138,7 @@ describe('run in bounded time', () => {
           matchers: [
             {
               match: 'arrayContains',
-              variants: Array.from({ length: 64 }, (_, index) => ({
+              variants: Array.from({ length: 64 }, () => ({
                 index: 0,
                 rules: { '$.n': { matchers: [{ match: 'integer' }, { match: 'equality' }] } },
               })),
