@@ -75,12 +75,12 @@ export const conformanceOptions = {
     kind: 'string',
     value: 'FILE',
     path: 'file',
-    help: "verify a pact (Pact Specification V4, V3 or V2) against the server instead of running the default probes: each HTTP interaction's provider states set up, its request sent, its answer judged by the pact (pact_interaction_matches) and by the runner's response checks. States the contract reaches through its API (a job in a given state, a used Idempotency-Key, no job) are set up through the API; others need --provider-states-url. Pact: pact-provider-verifier's pact file",
+    help: "verify a pact (Pact Specification V4, V3 or V2) against the server instead of running the default probes: each HTTP interaction's provider states set up, its request sent, its answer judged by the pact (pact_interaction_matches) and by the runner's response checks. States the contract reaches through its API (a job in a given state, a used Idempotency-Key, no job) are set up through the API; others need --provider-states-url, and without them the interaction is not sent (exit 3). Pact: pact_verifier_cli --file",
   },
   'provider-states-url': {
     kind: 'string',
     value: 'URL',
-    help: "with --pact: set up every provider state by POSTing { state, params, action: 'setup' } to the provider's own endpoint (and 'teardown' after), its JSON answer filling ProviderState generators. Pact: --provider-states-setup-url",
+    help: "with --pact: set up every provider state by POSTing { state, params, action: 'setup' } to the provider's own endpoint (and 'teardown' after), its JSON answer filling ProviderState generators. Pact: pact_verifier_cli --state-change-url; pact-js providerStatesSetupUrl",
   },
   ca: {
     kind: 'string',
