@@ -216,6 +216,8 @@ export class CoverageTracker {
         return { side: 'negative', entries: entries([find('body', '/', 'media-type')]) };
       case 'positive':
       case 'create':
+      // A pact's state set-up sends the spec's own valid inputs (a pact's interactions may not be valid).
+      case 'pact-state':
       case 'verification-example': {
         if (!operation) return { side: 'positive', entries: [] };
         const limits = intent.kind === 'positive' ? (intent.targets ?? []) : [];

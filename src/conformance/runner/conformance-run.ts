@@ -73,7 +73,9 @@ export class ConformanceRun {
     this.coverage = new CoverageTracker({
       contract,
       probeRuns: (probe) => settings.needed.has(probe),
-      probesLeftOutBecause: settings.pact ? "not sent by the pact: a --pact run sends the pact's interactions only" : undefined,
+      probesLeftOutBecause: settings.pact
+        ? "not exercised: a --pact run sends the pact's interactions and their states' requests only"
+        : undefined,
     });
     this.state = new RunState({
       limits,
