@@ -130,3 +130,80 @@ describe('provider states', () => {
     expect(report.notes.join('\n')).toMatch(/state not reachable: the job went QUEUED → RUNNING → COMPLETE and never was FAILED/);
   });
 });
+
+describe('any consumer, any version', () => {
+  it('reports a pending interaction (V4) on the advisory check: the run passes, and fails with --strict', async () => {
+    const file = pactWith((pact) => {
+      const unknown = pact.interactions[4] as { pending?: boolean; response: { status: number } };
+      unknown.pending = true;
+      unknown.response.status = 410;
+    });
+    const report = await runConformance({ baseUrl: mock.url, pact: file, seed: 1 });
+    expect(report.verdict).toBe('passed');
+    const pending = report.checks.find((check) => check.name === 'pact_pending_interaction_matches')!;
+    expect(pending).toMatchObject({ status: 'failed', severity: 'advisory' });
+    expect(pending.failures[0]).toMatchObject({ expected: 'status: 410', received: 'status: 404' });
+    expect((await runConformance({ baseUrl: mock.url, pact: file, seed: 1, strict: true })).verdict).toBe('failed');
+  });
+
+  it('verifies a V3 pact (providerStates, plain bodies, string headers) and a V2 pact (flat rules)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'eh-pact-versions-'));
+    const v3 = join(folder, 'v3.json');
+    writeFileSync(
+      v3,
+      JSON.stringify({
+        consumer: { name: 'cli' },
+        provider: { name: 'evidence-service' },
+        interactions: [
+          {
+            description: 'read an unknown job',
+            providerStates: [{ name: 'no job with this id', params: { jobId: 'job-none' } }],
+            request: {
+              method: 'GET',
+              path: '/v0/jobs/job-example',
+              generators: { path: { type: 'ProviderState', expression: '/v0/jobs/${jobId}' } },
+            },
+            response: {
+              status: 404,
+              headers: { 'Content-Type': 'application/json' },
+              body: { code: 'job_not_found', message: 'x' },
+              matchingRules: {
+                body: { '$.message': { matchers: [{ match: 'type' }] }, '$.code': { matchers: [{ match: 'regex', regex: '^job_' }] } },
+              },
+            },
+          },
+        ],
+        metadata: { pactSpecification: { version: '3.0.0' } },
+      }),
+    );
+    const v2 = join(folder, 'v2.json');
+    writeFileSync(
+      v2,
+      JSON.stringify({
+        consumer: { name: 'old-cli' },
+        provider: { name: 'evidence-service' },
+        interactions: [
+          {
+            description: 'health',
+            request: { method: 'GET', path: '/health' },
+            response: { status: 200, body: { status: 'ok' }, matchingRules: { '$.body.status': { match: 'type' } } },
+          },
+        ],
+        metadata: { pactSpecification: { version: '2.0.0' } },
+      }),
+    );
+    for (const file of [v3, v2]) {
+      const report = await runConformance({ baseUrl: mock.url, pact: file, seed: 1 });
+      expect(report.verdict, `${file}: ${JSON.stringify(report.checks.filter((check) => check.status === 'failed'))}`).toBe('passed');
+    }
+  });
+
+  it('lists interactions that are not HTTP instead of verifying them', async () => {
+    const file = pactWith((pact) => {
+      pact.interactions.push({ type: 'Asynchronous/Messages', description: 'a job finished event', contents: {} });
+    });
+    const report = await runConformance({ baseUrl: mock.url, pact: file, seed: 1 });
+    expect(report.verdict).toBe('passed');
+    expect(report.notes.join('\n')).toMatch(/not verified: interaction 6 'a job finished event': a Asynchronous\/Messages interaction/);
+  });
+});

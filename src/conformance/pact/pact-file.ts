@@ -253,7 +253,7 @@ async function readInteraction(options: {
   const label = `interaction ${index + 1}${typeof described === 'string' ? ` '${described.slice(0, 80)}'` : ''}`;
   const type = (raw as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && type !== 'Synchronous/HTTP')
-    return `${label}: a ${type.slice(0, 40)} interaction (only Synchronous/HTTP is verified)`;
+    return `${label}: of type ${type.slice(0, 40)} (only Synchronous/HTTP interactions are verified)`;
   const parsed = interactionShape.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

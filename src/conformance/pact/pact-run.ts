@@ -63,7 +63,7 @@ export async function pactPlanFor(options: { pact: string | Pact; providerStates
   return {
     pact,
     expectations,
-    checks: pactChecks(expectations),
+    checks: pactChecks(expectations, { pending: pact.interactions.some((interaction) => interaction.pending) }),
     ...(options.providerStatesUrl === undefined ? {} : { providerStatesUrl: options.providerStatesUrl }),
   };
 }
