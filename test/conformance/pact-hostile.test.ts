@@ -58,6 +58,16 @@ describe('refused with a clear message', () => {
     );
   });
 
+  it('deep nesting hidden in an encoded body', async () => {
+    const pact = JSON.parse(readFileSync(fixture, 'utf8'));
+    pact.interactions[0].response.body = {
+      contentType: 'application/json',
+      encoded: 'json',
+      content: `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    };
+    expect(await refusal(JSON.stringify(pact))).toMatch(/response\.body: the body nested deeper than 64 levels/);
+  });
+
   it('more interactions than the bound', async () => {
     const many = JSON.stringify({
       consumer: { name: 'a' },

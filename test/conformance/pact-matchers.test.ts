@@ -31,11 +31,19 @@ describe('each matcher passes and fails', () => {
   }[] = [
     { name: 'type', rule: { match: 'type' }, expected: 1, passes: 99, fails: '99' },
     {
-      name: 'regex (found anywhere, as pact-reference)',
+      name: 'regex, anchored',
       rule: { match: 'regex', regex: '^job-[0-9a-z]+$' },
       expected: 'job-1',
       passes: 'job-7f3c',
       fails: 'job_7f3c',
+    },
+    // pact-reference's is_match finds the pattern anywhere: an unanchored pattern is lenient.
+    {
+      name: 'regex, found anywhere',
+      rule: { match: 'regex', regex: 'job-\\d' },
+      expected: 'job-1',
+      passes: 'my job-7 here',
+      fails: 'job-x',
     },
     { name: 'equality', rule: { match: 'equality' }, expected: 'QUEUED', passes: 'QUEUED', fails: 'RUNNING' },
     { name: 'include', rule: { match: 'include', value: 'proof' }, expected: 'a proof', passes: 'no proof here', fails: 'nothing' },

@@ -168,6 +168,9 @@ function v4BodyOf(raw: unknown, headerType: string | undefined, where: string): 
   if (typeof content !== 'string') throw new PactFileError(`${where}: an encoded body's content must be a string`);
   const text = encoded === 'base64' || encoded === true ? Buffer.from(content, 'base64').toString('utf8') : content;
   if (encoded === 'json' || isJsonType(contentType)) {
+    // An encoded body escaped the file's own depth scan: scan what it decodes to.
+    const complex = jsonTooComplex(text, { maxDepth: pactLimits.maxDepth, maxValues: pactLimits.maxValues, what: 'the body' });
+    if (complex) throw new PactFileError(`${where}: ${complex}`);
     try {
       return { kind: 'json', value: JSON.parse(text), ...typed };
     } catch {
