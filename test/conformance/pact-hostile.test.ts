@@ -68,6 +68,12 @@ describe('refused with a clear message', () => {
     expect(await refusal(JSON.stringify(pact))).toMatch(/response\.body: the body nested deeper than 64 levels/);
   });
 
+  it('a request header that would split the request', async () => {
+    const pact = JSON.parse(readFileSync(fixture, 'utf8'));
+    pact.interactions[0].request.headers['X-Injected'] = ['a\r\nX-Other: b'];
+    expect(await refusal(JSON.stringify(pact))).toMatch(/request header X-Injected has characters a header cannot carry/);
+  });
+
   it('more interactions than the bound', async () => {
     const many = JSON.stringify({
       consumer: { name: 'a' },

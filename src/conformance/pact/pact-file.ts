@@ -144,6 +144,21 @@ function flatHeaders(raw: z.infer<typeof headerMap> | undefined): [string, strin
   return Object.entries(raw ?? {}).map(([header, value]) => [header, Array.isArray(value) ? value.join(', ') : value]);
 }
 
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+/** Visible ASCII, spaces and tabs inside: what can travel in a header line as it is. */
+const headerText = /^[\t\x20-\x7e]*$/;
+
+/** Request headers the runner can send as written: a CR or LF in one would split the request. */
+function checkedRequestHeaders(headers: [string, string][], label: string): [string, string][] {
+  for (const [name, value] of headers) {
+    if (!headerName.test(name))
+      throw new PactFileError(`${label}: request header ${JSON.stringify(name.slice(0, 40))} is not a header name`);
+    if (!headerText.test(value))
+      throw new PactFileError(`${label}: request header ${name} has characters a header cannot carry (control characters or non-ASCII)`);
+  }
+  return headers;
+}
+
 function queryPairs(raw: string | Record<string, string | string[]> | undefined): [string, string][] {
   if (raw === undefined) return [];
   if (typeof raw === 'string') return [...new URLSearchParams(raw)];
@@ -265,7 +280,7 @@ async function readInteraction(options: {
   const { request, response } = parsed.data;
   const path = request.path ?? '/';
   if (!path.startsWith('/')) throw new PactFileError(`${label}: request.path must start with '/'`);
-  const requestHeaders = flatHeaders(request.headers);
+  const requestHeaders = checkedRequestHeaders(flatHeaders(request.headers), label);
   const responseHeaders = flatHeaders(response.headers);
   const v4 = specification === 'V4';
   const requestBody = v4

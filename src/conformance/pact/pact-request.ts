@@ -109,15 +109,19 @@ export function headerValue(request: MaterialRequest, name: string): string | un
   return request.headers.find(([header]) => header.toLowerCase() === name.toLowerCase())?.[1];
 }
 
+const framingHeaders = ['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer'];
+
 /**
  * The request the runner sends. Headers the run's callers set (--header) replace the pact's of
  * the same name: a consumer's test token must not stand in for the provider's credentials.
+ * Framing headers (Host, Content-Length…) are left to the transport.
  */
 export function probeRequestOf(
   request: MaterialRequest,
   options: { operation: OperationDescription | undefined; credentialHeaders: readonly string[] },
 ): ProbeRequest {
-  const own = new Set(options.credentialHeaders.map((name) => name.toLowerCase()));
+  // The transport frames the request itself: a recorded Host or Content-Length would lie about it.
+  const own = new Set([...options.credentialHeaders.map((name) => name.toLowerCase()), ...framingHeaders]);
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) if (!own.has(name.toLowerCase())) headers[name] = value;
   const body = bodyText(request.body);
