@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SwaggerMockValidatorFactory } from '@pactflow/swagger-mock-validator';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recognise } from '../../src/conformance/pact/provider-states.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
@@ -122,4 +123,28 @@ it('is a valid pact for spec/openapi.yaml, as @pactflow/swagger-mock-validator r
   });
   expect(outcome.errors, JSON.stringify(outcome.errors, null, 2)).toEqual([]);
   expect(outcome.success).toBe(true);
+});
+
+describe("the states the API can set up, in any consumer's words", () => {
+  const statuses = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'];
+  it.each([
+    ['a job in state RUNNING', {}, { kind: 'job-in-state', status: 'RUNNING' }],
+    ['a job with status complete', {}, { kind: 'job-in-state', status: 'COMPLETE' }],
+    ['a job exists', { status: 'QUEUED' }, { kind: 'job-in-state', status: 'QUEUED' }],
+    ['no job with this id', {}, { kind: 'no-job' }],
+    ['the job does not exist', {}, { kind: 'no-job' }],
+    ['an evaluation job was created with this Idempotency-Key', {}, { kind: 'key-used', body: 'same' }],
+    ['the Idempotency-Key was used with another body', {}, { kind: 'key-used', body: 'other' }],
+    ['the idempotency key was already used with a different body', {}, { kind: 'key-used', body: 'other' }],
+  ])('%s %j', (name, params, expected) => {
+    expect(recognise({ name, params }, statuses)).toEqual(expected);
+  });
+
+  it.each([
+    ['the evidence store is down', {}],
+    ['a job in state COMPLETE with evaluation FAIL', {}],
+    ['a job in state COMPLETE', { status: 'COMPLETE', evaluation: 'INDETERMINATE' }],
+  ])('leaves %s %j to the provider', (name, params) => {
+    expect(recognise({ name, params }, statuses)).toBeUndefined();
+  });
 });

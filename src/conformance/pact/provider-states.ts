@@ -53,6 +53,8 @@ export function recognise(state: ProviderState, statuses: readonly string[]): Re
   const named = /\bjob\b.*?\b(?:in|with)\s+(?:the\s+)?(?:state|status)\s+['"]?([A-Za-z_]+)/i.exec(name)?.[1];
   const status = typeof param === 'string' ? param : named;
   if (status !== undefined && /\bjob\b/i.test(name)) {
+    // The API sets a job's status only by waiting; an evaluation (a FAIL) is the provider's to arrange.
+    if (state.params.evaluation !== undefined || /\b(?:PASS|FAIL|INDETERMINATE)\b/.test(name)) return undefined;
     const known = statuses.find((candidate) => candidate.toLowerCase() === status.toLowerCase());
     return { kind: 'job-in-state', status: known ?? status };
   }
