@@ -293,6 +293,10 @@ memory (EVIDENCE_HARNESS_MALLOC_TUNING=off prevents it).
 Checks (required: the contract states it; advisory: a decision of docs/assumptions.md):
 ${checkList()}
 
+With --pact, the pact's interactions are judged by pact_interaction_matches (required) and, for
+V4 pending interactions, pact_pending_interaction_matches (advisory), with the response checks
+above that judge any answer (docs/pact-verify.md).
+
 Examples:
   evidence-harness conformance --base-url http://127.0.0.1:4010
   evidence-harness conformance --base-url https://staging.example/api \\

@@ -20,6 +20,7 @@ import type { TlsOptions } from './http/bounded-client.js';
 import { credentialVariable } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction } from './http/transport.js';
 import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
+import { pactCheckNames } from './pact/pact-check.js';
 import type { Pact } from './pact/pact-file.js';
 import { pactPlanFor, pactRunChecks, reportedPact, runPactPhase } from './pact/pact-run.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
@@ -265,6 +266,9 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     throw new RangeError('runConformance: providerStatesUrl sets up the states of a pact; give pact too');
   const pact =
     options.pact === undefined ? undefined : await pactPlanFor({ pact: options.pact, providerStatesUrl: options.providerStatesUrl });
+  const pactOnly = (options.checks ?? []).filter((name) => (Object.values(pactCheckNames) as string[]).includes(name));
+  if (!pact && pactOnly.length > 0)
+    throw new UnknownCheckError(`--checks ${pactOnly.join(',')} judges a pact's interactions; give --pact FILE`);
   const selected = selectChecks({
     include: options.checks ?? [],
     exclude: options.excludeChecks ?? [],
@@ -272,8 +276,7 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   }).filter((check) => maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name);
   const checks = pact
     ? pactRunChecks({ plan: pact, selected, include: options.checks ?? [], hooks: options.hooks?.checks ?? [] })
-    : // The pact checks exist only in a pact run.
-      selected;
+    : selected;
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.

@@ -131,6 +131,9 @@ describe('refused with a clear message', () => {
     );
     expect(stateUrlAlone.code).toBe(2);
     expect(stateUrlAlone.stderr).toMatch(/give --pact FILE too/);
+    const pactCheckAlone = await runMain('conformance', '--base-url', 'http://127.0.0.1:9', '--checks', 'pact_interaction_matches');
+    expect(pactCheckAlone.code).toBe(2);
+    expect(pactCheckAlone.stderr).toMatch(/judges a pact's interactions; give --pact FILE/);
   });
 });
 
