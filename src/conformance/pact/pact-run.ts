@@ -118,7 +118,9 @@ export async function runPactPhase(
           ...(options.tls ? { tls: options.tls } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
         });
-  const states: StateSetup = transport ? new UrlStates({ transport, note: (message) => run.state.runNote(message) }) : new ApiStates();
+  const states: StateSetup = transport
+    ? new UrlStates({ transport, note: (message) => run.state.runNote(message), deadline: run.settings.limits.deadline })
+    : new ApiStates();
   try {
     await run.runPhase(
       {

@@ -242,39 +242,53 @@ const maxStateAnswerBytes = 64 * 1024;
 
 /** Sets up every state through the provider's own state endpoint (--provider-states-url). */
 export class UrlStates implements StateSetup {
-  constructor(private readonly options: { transport: Transport; note: (message: string) => void }) {}
+  constructor(
+    private readonly options: {
+      transport: Transport;
+      note: (message: string) => void;
+      /** The end of the run's --time-budget (ms since the epoch): no state call runs past it. */
+      deadline: number;
+    },
+  ) {}
 
   static readonly maxAnswerBytes = maxStateAnswerBytes;
 
   async setUp(options: { interaction: PactInteraction }): Promise<StateOutcome> {
     let values: Record<string, unknown> = {};
+    const done: ProviderState[] = [];
     for (const state of options.interaction.states) {
       values = { ...values, ...state.params };
       const answer = await this.post(state, 'setup');
-      if (typeof answer === 'string') return { notSetUp: `the provider state '${quoted(state.name)}' was not set up: ${answer}` };
+      if (typeof answer === 'string') {
+        // The states set up before this one are the provider's to undo, as after the interaction.
+        await this.tearDown(done);
+        return { notSetUp: `the provider state '${quoted(state.name)}' was not set up: ${answer}` };
+      }
+      done.push(state);
       values = { ...values, ...answer };
     }
-    const states = options.interaction.states;
-    if (states.length === 0) return { values };
-    return {
-      values,
-      teardown: async () => {
-        for (const state of [...states].reverse()) {
-          const answer = await this.post(state, 'teardown');
-          if (typeof answer === 'string') this.options.note(`the provider state '${quoted(state.name)}' was not torn down: ${answer}`);
-        }
-      },
-    };
+    if (done.length === 0) return { values };
+    return { values, teardown: () => this.tearDown(done) };
+  }
+
+  private async tearDown(states: readonly ProviderState[]): Promise<void> {
+    for (const state of [...states].reverse()) {
+      const answer = await this.post(state, 'teardown');
+      if (typeof answer === 'string') this.options.note(`the provider state '${quoted(state.name)}' was not torn down: ${answer}`);
+    }
   }
 
   /** One call of the state endpoint: its values, or what went wrong. */
   private async post(state: ProviderState, action: 'setup' | 'teardown'): Promise<Record<string, unknown> | string> {
-    const result = await this.options.transport.send({
-      method: 'POST',
-      path: '',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ state: state.name, params: state.params, action }),
-    });
+    const result = await this.options.transport.send(
+      {
+        method: 'POST',
+        path: '',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ state: state.name, params: state.params, action }),
+      },
+      { runDeadline: this.options.deadline },
+    );
     const response = result.response;
     if (!response) return `no answer from --provider-states-url (${result.transportError ?? 'no answer'})`;
     if (response.incomplete) return `its answer was not whole (${response.incomplete.message})`;
