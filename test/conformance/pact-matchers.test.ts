@@ -189,6 +189,9 @@ describe('without rules, and rules cascading', () => {
     expect(weight('$.items[*].id', path)).toBeGreaterThan(weight('$.items', path));
     expect(weight("$['items'][*].*", path)).toBeGreaterThan(weight('$.*', path));
     expect(weight('$.other', path)).toBe(0);
+    // `*` is any step, an array index too, as pact-reference reads its fragments as text.
+    expect(weight('$.items.*.id', path)).toBeGreaterThan(0);
+    expect(weight('$[*]', ['name'])).toBe(0);
   });
 });
 

@@ -258,20 +258,17 @@ function replaceAt(
     return made === undefined ? node : made;
   }
   const token = expression.tokens[depth]!;
-  if (Array.isArray(node)) {
-    if (token.kind !== 'index' && token.kind !== 'any-index') return node;
-    return node.map((item, index) =>
-      token.kind === 'any-index' || token.index === index ? replaceAt(item, expression, [...path, index], generator, options) : item,
-    );
-  }
-  if (node && typeof node === 'object') {
-    if (token.kind !== 'field' && token.kind !== 'any-field') return node;
+  // The same steps the matching rules take (path-expression.ts): `*` any step, names and indices by their text.
+  const takes = (step: PathStep) =>
+    token.kind === 'any-field' ||
+    (token.kind === 'any-index' && (typeof step === 'number' || /^\d+$/.test(step))) ||
+    (token.kind === 'field' && String(step) === token.name) ||
+    (token.kind === 'index' && String(step) === String(token.index));
+  if (Array.isArray(node))
+    return node.map((item, index) => (takes(index) ? replaceAt(item, expression, [...path, index], generator, options) : item));
+  if (node && typeof node === 'object')
     return Object.fromEntries(
-      Object.entries(node).map(([key, item]) => [
-        key,
-        token.kind === 'any-field' || token.name === key ? replaceAt(item, expression, [...path, key], generator, options) : item,
-      ]),
+      Object.entries(node).map(([key, item]) => [key, takes(key) ? replaceAt(item, expression, [...path, key], generator, options) : item]),
     );
-  }
   return node;
 }

@@ -68,20 +68,21 @@ export function pathWeight(expression: PathExpression, path: readonly PathStep[]
   for (let index = 0; index < tokens.length; index += 1) {
     const token = tokens[index]!;
     const step = path[index]!;
+    // As pact-reference compares its path fragments, as text: `*` is any step, `[*]` any
+    // step that reads as an index, and a name or an index equals a step of the same text.
     switch (token.kind) {
       case 'field':
-        if (step !== token.name) return 0;
+        if (String(step) !== token.name) return 0;
         weight *= 2;
         break;
       case 'index':
-        if (step !== token.index) return 0;
+        if (String(step) !== String(token.index)) return 0;
         weight *= 2;
         break;
       case 'any-field':
-        if (typeof step !== 'string') return 0;
         break;
       case 'any-index':
-        if (typeof step !== 'number') return 0;
+        if (typeof step !== 'number' && !/^\d+$/.test(step)) return 0;
         break;
     }
   }
