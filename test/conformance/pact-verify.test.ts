@@ -102,10 +102,22 @@ describe('against a server that answers a create 200', () => {
     expect(report.checks.find((check) => check.name === 'status_code_documented')!.status).toBe('failed');
   });
 
-  it('exits 1 from the command line, the summary naming the interaction', async () => {
-    const result = await runMain('conformance', '--base-url', createAnswers200.url, '--pact', fixture, '--quiet');
+  it('exits 1 from the command line, the summary naming the interaction; replay sends it back to the pact', async () => {
+    const json = join(mkdtempSync(join(tmpdir(), 'eh-pact-replay-')), 'report.json');
+    const result = await runMain(
+      'conformance',
+      '--base-url',
+      createAnswers200.url,
+      '--pact',
+      fixture,
+      '--quiet',
+      '--report',
+      `json=${json}`,
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("interaction 'create an evaluation job': status");
+    const replay = await runMain('conformance', 'replay', json);
+    expect(replay.stdout).toMatch(/pact_interaction_matches .*\n.*not replayed.*rerunning the pact \(--pact FILE\)/);
   });
 });
 
