@@ -95,7 +95,8 @@ export class ApiStates implements StateSetup {
       const recognised = recognise(state, jobStatuses(context));
       if (!recognised)
         return {
-          notSetUp: `no way to set up the provider state '${quoted(state.name)}' through the API (the runner sets up a job in a given state, an unknown job and a used Idempotency-Key); give --provider-states-url for others`,
+          // The states the API can reach are listed in docs/pact-verify.md; the message stays one line.
+          notSetUp: `the provider state '${quoted(state.name)}' cannot be set up through the API; give --provider-states-url`,
         };
       const outcome = await this.setUpOne({ ...options, state, recognised });
       if ('notSetUp' in outcome) return outcome;
