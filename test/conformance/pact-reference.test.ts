@@ -118,6 +118,6 @@ it('does not pass it against a provider whose jobs never complete, naming the st
   // The completed-job read cannot be set up (its job goes FAILED): not sent, so not passed.
   expect(report.verdict).toBe('incomplete');
   expect(report.notes.join('\n')).toMatch(
-    /'read a completed job' not sent: state not reachable: the job went QUEUED → FAILED and never was COMPLETE/,
+    /not sent: pact interaction 'read a completed job': state not reachable: the job went QUEUED → FAILED and never was COMPLETE/,
   );
 }, 60_000);

@@ -45,8 +45,10 @@ async function verifyInteraction(context: ProbeContext, interaction: PactInterac
   const outcome = await options.states.setUp({ interaction, request: first, context });
   if ('notSetUp' in outcome) {
     const request = probeRequestOf(first, { operation: operationFor(context, first), credentialHeaders: context.credentialHeaders });
-    context.note(`pact interaction '${interaction.description.slice(0, 80)}' not sent: ${outcome.notSetUp}`);
-    context.notSent?.(request, intent, outcome.notSetUp);
+    // The reason names the interaction: the closing notes and the check's note group reasons by their text.
+    const reason = `pact interaction '${interaction.description.slice(0, 80)}': ${outcome.notSetUp}`;
+    if (context.notSent) context.notSent(request, intent, reason);
+    else context.note(`${reason} (not sent)`);
     return;
   }
   const values = { ...params, ...outcome.values };
