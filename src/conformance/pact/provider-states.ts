@@ -281,6 +281,7 @@ export class UrlStates implements StateSetup {
 
   /** One call of the state endpoint: its values, or what went wrong. */
   private async post(state: ProviderState, action: 'setup' | 'teardown'): Promise<Record<string, unknown> | string> {
+    if (Date.now() >= this.options.deadline) return 'the --time-budget ran out';
     const result = await this.options.transport.send(
       {
         method: 'POST',
