@@ -182,6 +182,18 @@ describe('without rules, and rules cascading', () => {
     expect(await paths(rules, expected, { jobId: 7, status: 'QUEUED', evidence: [] })).toEqual(['$.jobId']);
   });
 
+  it("reads a rule on every child (P[*], P.*) as Pact's older wildcard form: items against a template", async () => {
+    // As pact-specification's response cases "array with type matcher" and "additional property with type matcher".
+    const items = { '$.myDates[*]': list({ match: 'type' }) };
+    expect(await paths(items, { myDates: [10] }, { myDates: [20, 5, 1910] })).toEqual([]);
+    expect(await paths(items, { myDates: [10] }, { myDates: [20, 5, '100299'] })).toEqual(['$.myDates[2]']);
+    const properties = { '$.myPerson.*': list({ match: 'type' }) };
+    expect(
+      await paths(properties, { myPerson: { name: 'Any name', age: 10 } }, { myPerson: { name: 'Jon', age: 39, nationality: 'AU' } }),
+    ).toEqual([]);
+    expect(await paths(properties, { myPerson: { name: 'Any name' } }, { myPerson: { name: 'Jon', age: 39 } })).toEqual(['$.myPerson.age']);
+  });
+
   it('ranks the most specific expression first, as pact-reference does', () => {
     const weight = (source: string, path: (string | number)[]) => pathWeight(parsePathExpression(source) as never, path);
     const path = ['items', 0, 'id'];

@@ -106,6 +106,21 @@ function compare(walk: Walk, expected: unknown, actual: unknown, path: PathStep[
   descend(walk, { expected, actual, path });
 }
 
+/**
+ * Whether a rule names every child of `path` (`P[*]`, `P.*`): Pact's older wildcard form, which
+ * compares a container's items with a template as `values` and a type rule with min do, rather
+ * than key by key and index by index (pact-specification's "array with type matcher" cases).
+ */
+function wildcardChild(walk: Walk, path: readonly PathStep[], container: 'array' | 'object'): boolean {
+  spend(walk, walk.category.entries.length);
+  return walk.category.entries.some(({ expression }) => {
+    const last = expression.tokens.at(-1);
+    if (expression.tokens.length !== path.length + 1 || !last) return false;
+    if (!(last.kind === 'any-field' || (container === 'array' && last.kind === 'any-index'))) return false;
+    return pathWeight({ source: expression.source, tokens: expression.tokens.slice(0, -1) }, path) > 0;
+  });
+}
+
 /** Compares a container's items (the node itself has been judged). */
 function descend(walk: Walk, node: { expected: unknown; actual: unknown; path: PathStep[]; rules?: RuleList }): void {
   const { expected, actual, path, rules } = node;
@@ -117,7 +132,7 @@ function descend(walk: Walk, node: { expected: unknown; actual: unknown; path: P
       return;
     }
     const eachValue = own('eachValue');
-    if (!rules) {
+    if (!rules && !wildcardChild(walk, path, 'array')) {
       if (expected.length !== actual.length)
         add(walk, { path: showPath(path), expected: `an array of ${expected.length} item(s)`, received: `${actual.length} item(s)` });
       for (let index = 0; index < Math.min(expected.length, actual.length); index += 1)
@@ -137,7 +152,7 @@ function descend(walk: Walk, node: { expected: unknown; actual: unknown; path: P
     if (eachKey?.kind === 'eachKey')
       for (const key of Object.keys(actual)) compare(walk, Object.keys(expected)[0], key, [...path, key], eachKey.rules);
     const eachValue = own('eachValue');
-    if (own('values') || eachValue) {
+    if (own('values') || eachValue || wildcardChild(walk, path, 'object')) {
       const first = Object.values(expected)[0];
       for (const [key, value] of Object.entries(actual)) {
         const template = Object.hasOwn(expected, key) ? expected[key] : first;
