@@ -63,6 +63,7 @@ describe('against a fresh mock', () => {
     const folder = mkdtempSync(join(tmpdir(), 'eh-pact-cli-'));
     const json = join(folder, 'report.json');
     const junit = join(folder, 'junit.xml');
+    const html = join(folder, 'report.html');
     const result = await runMain(
       'conformance',
       '--base-url',
@@ -74,11 +75,14 @@ describe('against a fresh mock', () => {
       `json=${json}`,
       '--report',
       `junit=${junit}`,
+      '--report',
+      `html=${html}`,
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('pact_interaction_matches');
     expect(JSON.parse(readFileSync(json, 'utf8')).verdict).toBe('passed');
     expect(readFileSync(junit, 'utf8')).toContain('pact_interaction_matches');
+    expect(readFileSync(html, 'utf8')).toContain('pact_interaction_matches');
   });
 });
 
