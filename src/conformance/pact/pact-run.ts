@@ -96,8 +96,14 @@ export function reportedPact(plan: PactPlan): Record<string, unknown> {
     provider: pact.provider,
     specification: pact.specification,
     interactions: pact.interactions.length,
-    ...(plan.providerStatesUrl === undefined ? {} : { providerStatesUrl: plan.providerStatesUrl }),
+    ...(plan.providerStatesUrl === undefined ? {} : { providerStatesUrl: withoutSecrets(plan.providerStatesUrl) }),
   };
+}
+
+/** A URL as a report may show it: no user name, password or query, where a token could be. */
+function withoutSecrets(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}${parsed.search ? '?…' : ''}`;
 }
 
 /** Runs the pact's phase over the run, its state endpoint's calls bounded like the run's own. */
