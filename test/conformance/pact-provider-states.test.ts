@@ -35,6 +35,7 @@ let mock: RunningMockServer;
 let stateServer: Server;
 let stateUrl: string;
 const received: { state: string; params: Record<string, unknown>; action: string }[] = [];
+const authorizations: (string | undefined)[] = [];
 /** How the state server answers a setup: 'ok' sets it up, 'refuse' answers 500, 'flood' 1 MiB. */
 let mode: 'ok' | 'refuse' | 'flood' = 'ok';
 
@@ -61,6 +62,7 @@ beforeAll(async () => {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const call = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     received.push(call);
+    authorizations.push(request.headers.authorization);
     response.setHeader('content-type', 'application/json');
     if (call.action === 'teardown') return response.end('{}');
     if (mode === 'refuse') {
@@ -99,6 +101,16 @@ it("sets up each state through the provider's endpoint, fills the jobId from its
     { state: 'no job with this id', params: {}, action: 'teardown' },
   ]);
   expect(report.settings.pact).toMatchObject({ providerStatesUrl: stateUrl });
+});
+
+it('sends a user name and password in the URL as Basic, and reports the URL without them', async () => {
+  mode = 'ok';
+  authorizations.length = 0;
+  const withUser = stateUrl.replace('http://', 'http://pact:s3cret-state-pw@');
+  const report = await runConformance({ baseUrl: mock.url, pact: providerOwnStatesPact(), providerStatesUrl: withUser, seed: 1 });
+  expect(report.verdict).toBe('passed');
+  expect(authorizations[0]).toBe(`Basic ${Buffer.from('pact:s3cret-state-pw').toString('base64')}`);
+  expect(JSON.stringify(report)).not.toContain('s3cret-state-pw');
 });
 
 it('leaves an interaction unsent when the endpoint refuses its state: incomplete, saying what it answered', async () => {

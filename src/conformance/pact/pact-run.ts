@@ -21,6 +21,7 @@ import { UnknownCheckError } from '../checks/registry.js';
 import type { TlsOptions } from '../http/bounded-client.js';
 import { Transport } from '../http/transport.js';
 import type { ConformanceRun } from '../runner/conformance-run.js';
+import { credentialsFromBaseUrl } from '../secrets.js';
 import { PactExpectations, pactChecks } from './pact-check.js';
 import { type Pact, PactFileError, readPactFile } from './pact-file.js';
 import { pactPhase } from './pact-phase.js';
@@ -113,11 +114,13 @@ export async function runPactPhase(
   options: { tls?: TlsOptions | undefined; signal?: AbortSignal | undefined; scrub: (text: string) => string },
 ): Promise<void> {
   for (const skipped of plan.pact.notVerified) run.state.runNote(`not verified: ${skipped}`);
+  // A user name and password in the URL go as an Authorization header, as for --base-url.
+  const stateUrl = plan.providerStatesUrl === undefined ? undefined : credentialsFromBaseUrl(plan.providerStatesUrl);
   const transport =
-    plan.providerStatesUrl === undefined
+    stateUrl === undefined
       ? undefined
       : new Transport({
-          baseUrl: plan.providerStatesUrl,
+          baseUrl: stateUrl.baseUrl,
           timeoutMs: run.settings.limits.timeoutMs,
           maxResponseBytes: UrlStates.maxAnswerBytes,
           scrub: options.scrub,
@@ -125,7 +128,12 @@ export async function runPactPhase(
           ...(options.signal ? { signal: options.signal } : {}),
         });
   const states: StateSetup = transport
-    ? new UrlStates({ transport, note: (message) => run.state.runNote(message), deadline: run.settings.limits.deadline })
+    ? new UrlStates({
+        transport,
+        note: (message) => run.state.runNote(message),
+        deadline: run.settings.limits.deadline,
+        ...(stateUrl?.authorization ? { headers: { authorization: stateUrl.authorization } } : {}),
+      })
     : new ApiStates();
   try {
     await run.runPhase(

@@ -249,6 +249,8 @@ export class UrlStates implements StateSetup {
       note: (message: string) => void;
       /** The end of the run's --time-budget (ms since the epoch): no state call runs past it. */
       deadline: number;
+      /** Sent with every call (the URL's user name and password, as Basic). */
+      headers?: Readonly<Record<string, string>>;
     },
   ) {}
 
@@ -286,7 +288,7 @@ export class UrlStates implements StateSetup {
       {
         method: 'POST',
         path: '',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { ...this.options.headers, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ state: state.name, params: state.params, action }),
       },
       { runDeadline: this.options.deadline },
