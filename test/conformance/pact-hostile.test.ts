@@ -102,6 +102,15 @@ describe('refused with a clear message', () => {
     expect(await refusal(withRules({ '$.jobId': { matchers: [{ match: 'regex', regex: '(a{100}){100}' }] } }))).toMatch(/instructions/);
   });
 
+  it('more regular expressions than a pact may compile', async () => {
+    const pact = JSON.parse(readFileSync(fixture, 'utf8'));
+    const regexes = (offset: number) =>
+      Object.fromEntries(Array.from({ length: 300 }, (_, n) => [`$.f${n}`, { matchers: [{ match: 'regex', regex: `^x${offset + n}$` }] }]));
+    pact.interactions[0].response.matchingRules = { body: regexes(0) };
+    pact.interactions[1].response.matchingRules = { body: regexes(300) };
+    expect(await refusal(JSON.stringify(pact))).toMatch(/more than 500 different regular expressions/);
+  });
+
   it('a date format with letters it does not read, and a bad path expression', async () => {
     expect(await refusal(withRules({ '$.at': { matchers: [{ match: 'timestamp', format: 'yyyy QQQ' }] } }))).toMatch(/letter 'Q'/);
     expect(await refusal(withRules({ '$.a[x]': { matchers: [{ match: 'type' }] } }))).toMatch(/cannot be read/);

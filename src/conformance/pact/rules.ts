@@ -58,7 +58,12 @@ export const ruleLimits = {
   /** arrayContains inside arrayContains. */
   nesting: 4,
   /** Regular expressions in the whole pact (each compiled once). */
-  patterns: 2000,
+  patterns: 500,
+  /**
+   * RE2 instructions of all of them together: about 170 bytes each compiled (patterns.ts), so a
+   * pact's regexes hold at most ~17 MB, whatever it repeats.
+   */
+  patternProgram: 100_000,
 } as const;
 
 const count = z.number().int().min(0).max(1_000_000);
@@ -100,25 +105,29 @@ export const knownMatchers = Object.keys(matcherFields) as readonly MatcherName[
 
 /** Compiles regular expressions once per pact, and counts them. */
 export class PatternCache {
-  private readonly compiled = new Map<string, Promise<CompiledPattern>>();
+  private readonly compiled = new Map<string, CompiledPattern>();
+  private program = 0;
 
   async get(source: string, where: string): Promise<CompiledPattern> {
-    let pattern = this.compiled.get(source);
-    if (!pattern) {
-      if (this.compiled.size >= ruleLimits.patterns)
-        throw new PactFileError(`${where}: the pact has more than ${ruleLimits.patterns} different regular expressions`);
-      pattern = compilePattern(source);
-      // Compiled once even when the first compile fails: the error is reported where it was met.
-      pattern.catch(() => undefined);
-      this.compiled.set(source, pattern);
-    }
+    const known = this.compiled.get(source);
+    if (known) return known;
+    if (this.compiled.size >= ruleLimits.patterns)
+      throw new PactFileError(`${where}: the pact has more than ${ruleLimits.patterns} different regular expressions`);
+    let pattern: CompiledPattern;
     try {
-      return await pattern;
+      pattern = await compilePattern(source);
     } catch (error) {
       throw new PactFileError(
         `${where}: the regex ${JSON.stringify(source.slice(0, 80))} ${(error as Error).message} (patterns run in linear time: no lookaround or backreferences)`,
       );
     }
+    this.program += pattern.programSize;
+    if (this.program > ruleLimits.patternProgram)
+      throw new PactFileError(
+        `${where}: the pact's regular expressions compile to more than ${ruleLimits.patternProgram} instructions together`,
+      );
+    this.compiled.set(source, pattern);
+    return pattern;
   }
 }
 
