@@ -194,6 +194,13 @@ describe('without rules, and rules cascading', () => {
     expect(await paths(properties, { myPerson: { name: 'Any name' } }, { myPerson: { name: 'Jon', age: 39 } })).toEqual(['$.myPerson.age']);
   });
 
+  it('shows a large received value by its start only', () => {
+    const actual = { list: Array.from({ length: 50_000 }, (_, n) => ({ n })) };
+    const [mismatch] = matchJsonBody({ expected: { list: 'x' }, actual, rules: { entries: [] } });
+    expect(mismatch!.received.length).toBeLessThan(200);
+    expect(mismatch!.received).toMatch(/^array \[\{"n":0\},\{"n":1\}.*…$/);
+  });
+
   it('ranks the most specific expression first, as pact-reference does', () => {
     const weight = (source: string, path: (string | number)[]) => pathWeight(parsePathExpression(source) as never, path);
     const path = ['items', 0, 'id'];

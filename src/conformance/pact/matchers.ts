@@ -22,16 +22,44 @@ export function jsonType(value: unknown): string {
   return typeof value;
 }
 
-/** A value as a message shows it: JSON, cut to a readable length. */
+/** The most characters of a value a message shows. */
+const shownLength = 120;
+
+/**
+ * A value as a message shows it: JSON, cut to a readable length. Written only as far as shown,
+ * since the value may be an answer's whole body of megabytes.
+ */
 export function shown(value: unknown): string {
   if (value === undefined) return '(absent)';
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return quoted(text, 120);
+  if (typeof value === 'string')
+    return quoted(JSON.stringify(value.length > shownLength * 2 ? value.slice(0, shownLength * 2) : value), shownLength);
+  const parts: string[] = [];
+  let length = 0;
+  const write = (text: string) => {
+    parts.push(text);
+    length += text.length;
+  };
+  const walk = (node: unknown): void => {
+    if (length > shownLength) return;
+    if (node === null || typeof node !== 'object') {
+      write(typeof node === 'string' ? JSON.stringify(node.slice(0, shownLength)) : String(JSON.stringify(node) ?? node));
+      return;
+    }
+    const array = Array.isArray(node);
+    write(array ? '[' : '{');
+    let first = true;
+    for (const [key, item] of Object.entries(node)) {
+      if (length > shownLength) break;
+      if (!first) write(',');
+      first = false;
+      if (!array) write(`${JSON.stringify(key.slice(0, shownLength))}:`);
+      walk(item);
+    }
+    write(array ? ']' : '}');
+  };
+  walk(value);
+  const text = parts.join('');
+  return text.length > shownLength ? `${text.slice(0, shownLength)}…` : text;
 }
 
 function isEmpty(value: unknown): boolean {
