@@ -37,6 +37,14 @@ describe('each matcher passes and fails', () => {
       passes: 'job-7f3c',
       fails: 'job_7f3c',
     },
+    // Pact's cores accept an escaped punctuation character that JavaScript's u mode refuses.
+    {
+      name: 'regex with Rust-style escapes',
+      rule: { match: 'regex', regex: '^job\\-\\d+\\@x$' },
+      expected: 'job-1@x',
+      passes: 'job-12@x',
+      fails: 'job_12@x',
+    },
     // pact-reference's is_match finds the pattern anywhere: an unanchored pattern is lenient.
     {
       name: 'regex, found anywhere',

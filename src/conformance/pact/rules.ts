@@ -103,6 +103,28 @@ type MatcherName = keyof typeof matcherFields;
 
 export const knownMatchers = Object.keys(matcherFields) as readonly MatcherName[];
 
+/**
+ * A pact's regex in the JavaScript syntax the pattern compiler reads. Pact's cores (Rust, Java)
+ * let any ASCII punctuation be escaped (`^job\-\d+$`), which JavaScript's `u` mode refuses
+ * outside the few characters it names; each such escape becomes the same character by its code
+ * (`\x2D`), which both JavaScript and RE2 read as that literal.
+ */
+export function portableRegex(source: string): string {
+  let out = '';
+  for (let index = 0; index < source.length; index += 1) {
+    const char = source[index]!;
+    const next = source[index + 1];
+    if (char === '\\' && next !== undefined && /[!"#%&',\-:;<=>@_`~]/.test(next)) {
+      out += `\\x${next.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
+      index += 1;
+    } else if (char === '\\' && next !== undefined) {
+      out += char + next;
+      index += 1;
+    } else out += char;
+  }
+  return out;
+}
+
 /** Compiles regular expressions once per pact, and counts them. */
 export class PatternCache {
   private readonly compiled = new Map<string, CompiledPattern>();
@@ -115,7 +137,7 @@ export class PatternCache {
       throw new PactFileError(`${where}: the pact has more than ${ruleLimits.patterns} different regular expressions`);
     let pattern: CompiledPattern;
     try {
-      pattern = await compilePattern(source);
+      pattern = await compilePattern(portableRegex(source));
     } catch (error) {
       throw new PactFileError(
         `${where}: the regex ${JSON.stringify(source.slice(0, 80))} ${(error as Error).message} (patterns run in linear time: no lookaround or backreferences)`,
