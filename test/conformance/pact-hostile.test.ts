@@ -11,10 +11,12 @@ import { matchJsonBody } from '../../src/conformance/pact/body-matching.js';
 import { PactFileError, pactLimits, parsePact, readPactFile } from '../../src/conformance/pact/pact-file.js';
 import { PatternCache, readCategory, readContext } from '../../src/conformance/pact/rules.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
+import { fifosReleasedAfterEach } from '../support/fifo.js';
 import { runMain } from '../support/run-main.js';
 
 const fixture = new URL('../fixtures/pact/web-app-evidence-service.json', import.meta.url).pathname;
 const folder = mkdtempSync(join(tmpdir(), 'eh-pact-hostile-'));
+const makeFifo = fifosReleasedAfterEach();
 
 function fileWith(name: string, text: string): string {
   const file = join(folder, name);
@@ -43,6 +45,13 @@ describe('refused with a clear message', () => {
   it('a file over the size bound, read no further than the bound', async () => {
     const huge = fileWith('huge.json', `{"consumer":{"name":"${'x'.repeat(pactLimits.maxBytes)}"}}`);
     await expect(readPactFile(huge)).rejects.toThrow(/larger than 8 MiB/);
+  });
+
+  it('a FIFO or a device, without waiting on it', async () => {
+    const fifo = join(folder, 'pact.fifo');
+    makeFifo(fifo);
+    await expect(readPactFile(fifo)).rejects.toThrow(/not a regular file/);
+    await expect(readPactFile('/dev/zero')).rejects.toThrow(/not a regular file/);
   });
 
   it('deep nesting, before JSON.parse', async () => {

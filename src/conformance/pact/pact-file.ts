@@ -7,6 +7,7 @@
  * is one PactFileError naming the interaction and the field, which the CLI reports as a usage
  * error (exit 2). Interactions that are not HTTP (V4 messages) are listed, not verified.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { jsonTooComplex } from '../http/transport.js';
@@ -349,12 +350,18 @@ export async function parsePact(text: string, source: string): Promise<Pact> {
 export async function readPactFile(file: string): Promise<Pact> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(file, 'r');
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for good, in a
+    // thread the process then waits for at exit (docs/assumptions.md A-27, as the mock's files).
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new PactFileError(`${file}: cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
   }
   try {
+    // Checked on the opened descriptor: a device or FIFO would never end, a folder is not a file.
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new PactFileError(`${file}: is a folder, not a pact file`);
+    if (!info.isFile()) throw new PactFileError(`${file}: not a regular file (a FIFO, a device or a socket is not read)`);
     // Read one byte past the bound, so a larger file (or a device that never ends) is refused.
     const buffer = Buffer.alloc(pactLimits.maxBytes + 1);
     let length = 0;
@@ -366,9 +373,6 @@ export async function readPactFile(file: string): Promise<Pact> {
     if (length > pactLimits.maxBytes)
       throw new PactFileError(`${file}: larger than ${pactLimits.maxBytes / 1024 / 1024} MiB; a pact file has at most that`);
     return await parsePact(buffer.subarray(0, length).toString('utf8'), file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') throw new PactFileError(`${file}: is a folder, not a pact file`);
-    throw error;
   } finally {
     await handle.close();
   }
