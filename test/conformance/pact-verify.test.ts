@@ -125,6 +125,16 @@ describe('against a server that answers a create 200', () => {
   });
 });
 
+describe('bounded as any run', () => {
+  it('sends no more than --max-requests, and what it could not send makes the run incomplete', async () => {
+    const report = await runConformance({ baseUrl: mock.url, pact: fixture, seed: 1, maxRequests: 3 });
+    expect(report.requests).toBeLessThanOrEqual(3);
+    expect(report.verdict).toBe('incomplete');
+    expect(report.incomplete.join('\n')).toMatch(/pact_interaction_matches \(required\)/);
+    expect(report.notes.join('\n')).toMatch(/--max-requests 3 was reached/);
+  });
+});
+
 describe('provider states', () => {
   it('does not send an interaction whose state it cannot set up: incomplete (exit 3), saying which state and why', async () => {
     const file = pactWith((pact) => {
