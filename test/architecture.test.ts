@@ -29,8 +29,9 @@ const layers = [
   // shares the one Retry-After reading, a file that imports nothing (checked below).
   { folder: 'src/client', mayImport: ['src/client', ...clientSharedFiles], packages: ['openapi-fetch'] },
   // The runner tests servers over HTTP only: it may not reach into the mock it is tested against.
-  // Of the engine it shares the one linear-time pattern compiler (no engine state), for the
-  // regex criteria of Arazzo workflows; yaml and zod read and check a workflow file.
+  // Of the engine it shares the one linear-time pattern compiler (no engine state), for a pact's
+  // regexes and the regex criteria of Arazzo workflows; yaml and zod read and check the untrusted
+  // files the runner is given (a workflow file, a pact), as the contract reads requests.
   {
     folder: 'src/conformance',
     mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/engine/patterns.ts'],

@@ -26,6 +26,7 @@ import {
   headersFromLines,
   isRunId,
   loadHooks,
+  PactFileError,
   parseReportTarget,
   ReportSpecError,
   type ReportTarget,
@@ -71,6 +72,17 @@ export const conformanceOptions = {
     kind: 'string',
     value: 'FILE|URL',
     help: 'the OpenAPI 3.1 document, a file or an http(s) URL (default: the bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description',
+  },
+  pact: {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "verify a pact (Pact Specification V4, V3 or V2) against the server instead of running the default probes: each HTTP interaction's provider states set up, its request sent, its answer judged by the pact (pact_interaction_matches) and by the runner's response checks. States the contract reaches through its API (a job in a given state, a used Idempotency-Key, no job) are set up through the API; others need --provider-states-url, and without them the interaction is not sent (exit 3). Pact: pact_verifier_cli --file",
+  },
+  'provider-states-url': {
+    kind: 'string',
+    value: 'URL',
+    help: "with --pact: set up every provider state by POSTing { state, params, action: 'setup' } to the provider's own endpoint (and 'teardown' after), its JSON answer filling ProviderState generators. Pact: pact_verifier_cli --state-change-url; pact-js providerStatesSetupUrl",
   },
   ca: {
     kind: 'string',
@@ -284,6 +296,10 @@ memory (EVIDENCE_HARNESS_MALLOC_TUNING=off prevents it).
 Checks (required: the contract states it; advisory: a decision of docs/assumptions.md):
 ${checkList()}
 
+With --pact, the pact's interactions are judged by pact_interaction_matches (required) and, for
+V4 pending interactions, pact_pending_interaction_matches (advisory), with the response checks
+above that judge any answer (docs/pact-verify.md).
+
 Examples:
   evidence-harness conformance --base-url http://127.0.0.1:4010
   evidence-harness conformance --base-url https://staging.example/api \\
@@ -292,6 +308,7 @@ Examples:
   evidence-harness conformance --base-url http://127.0.0.1:4010 --checks negative_data_rejection,idempotency_conflict
   evidence-harness conformance --base-url http://127.0.0.1:4010 --workflows spec/workflows.arazzo.yaml \\
       --input secondCallerAuthorization='Bearer bob'
+  evidence-harness conformance --base-url http://127.0.0.1:4010 --pact pacts/web-app-evidence-service.json
 `;
 
 function list(value: string | undefined): string[] {
@@ -419,6 +436,19 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
 /** A --spec URL, read through the bounded transport (spec-url.ts); the document keeps the URL as its source. */
 async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promise<ContractDocument> {
   return readSpecFromUrl({ url, tls, read: async (file) => ({ ...(await loadContract({ source: file })), source: url }) });
+}
+
+/** --pact and --provider-states-url as run options; the second needs the first. */
+function pactOptions(values: { pact?: string | undefined; 'provider-states-url'?: string | undefined }): {
+  pact?: string;
+  providerStatesUrl?: string;
+} {
+  const url = values['provider-states-url'];
+  if (url !== undefined && values.pact === undefined)
+    throw new UsageError("--provider-states-url sets up a pact's provider states; give --pact FILE too.");
+  if (values.pact === undefined) return {};
+  if (values.pact === '') throw new UsageError('--pact needs a file, for example --pact pacts/web-app-evidence-service.json');
+  return { pact: values.pact, ...(url === undefined ? {} : { providerStatesUrl: url }) };
 }
 
 /** A repeatable option of comma lists, as one list. */
@@ -639,7 +669,8 @@ export const conformanceCommand: Command = {
         ...(tls ? { tls } : {}),
         ...(hooks ? { hooks } : {}),
         ...workflowOptions,
-        secrets: [...target.secrets, ...urlSecrets],
+        ...pactOptions(values),
+        secrets: [...target.secrets, ...urlSecrets, ...rawUrlSecrets(values['provider-states-url'])],
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));
@@ -652,6 +683,7 @@ export const conformanceCommand: Command = {
       return report.exitCode;
     } catch (error) {
       if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
+      if (error instanceof PactFileError) throw new UsageError(`--pact ${error.message}.`);
       if (error instanceof InvalidSpecError) {
         io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
         return exitCodes.usage;

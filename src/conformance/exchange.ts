@@ -161,6 +161,13 @@ export type Intent =
    */
   | { readonly kind: 'unknown-job'; readonly description?: string; readonly dotSegment?: boolean }
   | { readonly kind: 'verification-example'; readonly description: string }
+  /**
+   * An interaction of a pact (--pact): its description, its 0-based position in the file (by
+   * which the pact check finds its expected response), and the provider states it was given.
+   */
+  | { readonly kind: 'pact'; readonly interaction: string; readonly index: number; readonly states: readonly string[] }
+  /** A request that sets up a pact interaction's provider state through the API (a job to create, a job to poll). */
+  | { readonly kind: 'pact-state'; readonly state: string; readonly interaction: string; readonly step: string }
   | { readonly kind: 'oversized-body'; readonly bytes: number; readonly expected: ExpectedRejection }
   | { readonly kind: 'undeclared-method'; readonly method: string; readonly path: string }
   | { readonly kind: 'undeclared-path'; readonly path: string }

@@ -13,6 +13,7 @@ export { credentialVariable, redactHeaders, toCurl } from './http/curl.js';
 export { HeaderLineError, headersFromLines, parseHeaderLine } from './http/header-line.js';
 export type { FetchFunction } from './http/transport.js';
 export { type OperationFilterOptions, UnknownOperationError } from './operation-filter.js';
+export { type Pact, PactFileError, readPactFile } from './pact/pact-file.js';
 export { isRunId } from './probes/probe-context.js';
 export { type ReplayOutcome, type ReplayResult, replayFailures } from './replay.js';
 export { CassetteRecorder } from './report/cassette.js';

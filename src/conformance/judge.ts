@@ -91,6 +91,10 @@ export function describeIntent(intent: Intent): string {
       return intent.description ? `read a jobId no job has, with ${intent.description}` : 'read a jobId no job has';
     case 'verification-example':
       return `verifyReport with ${intent.description}`;
+    case 'pact':
+      return `pact interaction '${quoted(intent.interaction)}'${intent.states.length > 0 ? `, given ${intent.states.map((state) => `'${quoted(state)}'`).join(' and ')}` : ''}`;
+    case 'pact-state':
+      return `provider state '${quoted(intent.state)}' of the pact interaction '${quoted(intent.interaction)}': ${intent.step}`;
     case 'oversized-body':
       return `a body of ${intent.bytes} bytes`;
     case 'undeclared-method':

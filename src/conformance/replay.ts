@@ -140,9 +140,11 @@ export async function replayFailures(options: {
           index,
           failure,
           outcome: 'not-replayable',
-          detail: !check
-            ? `this version has no check named ${failure.check}`
-            : 'its request builds on a job or key made earlier in the recorded run (or the report predates replay); rerun the check with --rerun-failed',
+          detail: failure.check.startsWith('pact_')
+            ? "a pact interaction's failure: its provider state is set up again only by rerunning the pact (--pact FILE)"
+            : !check
+              ? `this version has no check named ${failure.check}`
+              : 'its request builds on a job or key made earlier in the recorded run (or the report predates replay); rerun the check with --rerun-failed',
         });
         continue;
       }

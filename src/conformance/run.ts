@@ -21,6 +21,9 @@ import type { TlsOptions } from './http/bounded-client.js';
 import { credentialVariable } from './http/curl.js';
 import { defaultMaxResponseBytes, type FetchFunction } from './http/transport.js';
 import { OperationFilter, type OperationFilterOptions } from './operation-filter.js';
+import { pactCheckNames } from './pact/pact-check.js';
+import type { Pact } from './pact/pact-file.js';
+import { pactPlanFor, pactRunChecks, reportedPact, runPactPhase } from './pact/pact-run.js';
 import { oversizedBodyProbe, undeclaredMethodProbe, undeclaredPathProbe } from './probes/assumption-probes.js';
 import { malformedJsonProbe, missingHeaderProbe, negativeProbe, positiveProbe } from './probes/data-probes.js';
 import { largestBodyProbe, oddStringsProbe, pathCharactersProbe } from './probes/edge-probes.js';
@@ -141,6 +144,14 @@ export interface ConformanceOptions {
   /** Receives every exchange as it is recorded (for logs, or a second opinion such as Prism's). */
   readonly onExchange?: (exchange: Exchange) => void;
   /**
+   * A pact file (Pact Specification V4, V3 or V2), or one already read: the run verifies its
+   * interactions alone, with the pact checks and the runner's response checks, instead of the
+   * default probes (--pact). A file that cannot be verified throws PactFileError.
+   */
+  readonly pact?: string | Pact;
+  /** The provider's own provider-state endpoint (--provider-states-url), for a pact's states. */
+  readonly providerStatesUrl?: string;
+  /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
    */
@@ -233,8 +244,13 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     // The user's own flows first: a small --max-requests still covers them.
     if (workflows)
       await run.runPhase({ probe: 'workflows', label: `workflows of ${workflows.document.source}`, run: workflowsPhase(workflows) }, {});
-    const shared: { jobId?: string } = {};
-    for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+    if (settings.pact) {
+      const scrub = (text: string) => settings.scrubber.scrub(text);
+      await runPactPhase(run, settings.pact, { tls: settings.options.tls, signal: settings.options.signal, scrub });
+    } else {
+      const shared: { jobId?: string } = {};
+      for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+    }
   } finally {
     run.close();
   }
@@ -258,28 +274,38 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   // max_response_time has nothing to judge by without a limit: it is selected only with one.
   if (maxResponseTimeMs === undefined && options.checks?.includes(maxResponseTime.name))
     throw new UnknownCheckError(`--checks ${maxResponseTime.name} needs --max-response-time DURATION`);
+  if (options.providerStatesUrl !== undefined && options.pact === undefined)
+    throw new RangeError('runConformance: providerStatesUrl sets up the states of a pact; give pact too');
+  const pact =
+    options.pact === undefined ? undefined : await pactPlanFor({ pact: options.pact, providerStatesUrl: options.providerStatesUrl });
+  const pactOnly = (options.checks ?? []).filter((name) => (Object.values(pactCheckNames) as string[]).includes(name));
+  if (!pact && pactOnly.length > 0)
+    throw new UnknownCheckError(`--checks ${pactOnly.join(',')} judges a pact's interactions; give --pact FILE`);
   const contract = typeof options.spec === 'object' ? options.spec : await loadContract(options.spec ? { source: options.spec } : {});
   const workflows = options.workflows ? await prepareWorkflows(options.workflows, contract) : undefined;
   if (!workflows && options.checks?.includes(workflowSuccessCriteria.name))
     throw new UnknownCheckError(`--checks ${workflowSuccessCriteria.name} needs --workflows FILE`);
-  // With workflows and no --checks, the workflows run alone, as with respect or Schemathesis's
-  // stateful runs: the response checks judge their answers, and nothing else is sent.
-  const workflowsOnly = workflows !== undefined && (options.checks ?? []).length === 0;
+  // With workflows and no --checks (nor a pact), the workflows run alone, as with respect or
+  // Schemathesis's stateful runs: the response checks judge their answers, and nothing else is sent.
+  const workflowsOnly = workflows !== undefined && pact === undefined && (options.checks ?? []).length === 0;
   const judgingWorkflows = new Set([...responseChecks, workflowSuccessCriteria].map((check) => check.name));
   const selected = selectChecks({
     include: options.checks ?? [],
     exclude: options.excludeChecks ?? [],
-    ...(options.hooks?.checks ? { extra: options.hooks.checks } : {}),
+    extra: [...(pact?.checks ?? []), ...(options.hooks?.checks ?? [])],
   }).filter(
     (check) =>
       (maxResponseTimeMs !== undefined || check.name !== maxResponseTime.name) &&
       (workflows !== undefined || check.name !== workflowSuccessCriteria.name) &&
       (!workflowsOnly || judgingWorkflows.has(check.name) || options.hooks?.checks?.includes(check)),
   );
+  const judged = pact
+    ? pactRunChecks({ plan: pact, selected, include: options.checks ?? [], hooks: options.hooks?.checks ?? [] })
+    : selected;
   const checks =
-    workflows && !selected.includes(workflowSuccessCriteria) && !options.excludeChecks?.includes(workflowSuccessCriteria.name)
-      ? [...selected, workflowSuccessCriteria]
-      : selected;
+    workflows && !judged.includes(workflowSuccessCriteria) && !options.excludeChecks?.includes(workflowSuccessCriteria.name)
+      ? [...judged, workflowSuccessCriteria]
+      : judged;
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });
@@ -309,9 +335,15 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
     contract,
     validator,
     checks,
-    needed: workflowsOnly ? new Set(['workflows']) : neededProbes(checks),
+    // A pact run sends the pact's interactions only (and the workflows, when given too).
+    needed: pact
+      ? new Set<ProbeName>(workflows ? ['pact', 'workflows'] : ['pact'])
+      : workflowsOnly
+        ? new Set<ProbeName>(['workflows'])
+        : neededProbes(checks),
     workflows,
     workflowsOnly,
+    ...(pact ? { pact } : {}),
     filter,
     seed,
     runId,
@@ -364,6 +396,7 @@ function reportedSettings(settings: RunSettings): Record<string, unknown> {
     ...(limits.maxFailures === undefined ? {} : { maxFailures: limits.maxFailures }),
     ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     checks: settings.checks.map((check) => check.name),
+    ...(settings.pact ? { pact: reportedPact(settings.pact) } : {}),
     ...(filter.active ? { operationFilters: filter.flags() } : {}),
     ...(settings.workflows
       ? {

@@ -35,7 +35,9 @@ export type ProbeName =
   | 'odd-strings'
   | 'path-characters'
   /** The steps of Arazzo workflows (--workflows). */
-  | 'workflows';
+  | 'workflows'
+  /** A pact's interactions (--pact), and the requests that set up their provider states. */
+  | 'pact';
 
 /** Every probe: what a check from --hooks needs, since it may judge any exchange. */
 export const allProbes: readonly ProbeName[] = [
@@ -67,6 +69,7 @@ export const allProbes: readonly ProbeName[] = [
   'odd-strings',
   'path-characters',
   'workflows',
+  'pact',
 ];
 
 export interface CheckContext {

@@ -91,18 +91,27 @@ export const maxJsonDepth = 64;
  */
 export const maxJsonValues = 100_000;
 
-const tooDeep = `answer nested deeper than ${maxJsonDepth} levels`;
-const tooMany = `answer had more than ${maxJsonValues.toLocaleString('en-US')} JSON values`;
+/** What `jsonTooComplex` refuses past, and what it calls the text in its message. */
+export interface JsonBounds {
+  readonly maxDepth: number;
+  readonly maxValues: number;
+  /** The text's name in the message: "answer" (default), "pact file". */
+  readonly what: string;
+}
+
+const answerBounds: JsonBounds = { maxDepth: maxJsonDepth, maxValues: maxJsonValues, what: 'answer' };
 
 /**
  * Scans the text once (linear, strings skipped) and says why it is refused before JSON.parse:
  * too deep (a 4 MB `[[[…]]]` took JSON.parse to 1.3 GB) or too many values. Undefined when it
- * may be parsed.
+ * may be parsed. Other readers of untrusted JSON (a pact file) pass their own bounds.
  */
-export function jsonTooComplex(text: string): string | undefined {
+export function jsonTooComplex(text: string, bounds: JsonBounds = answerBounds): string | undefined {
   // Only a body that would parse as an array or object can be costly to parse.
   const first = /\S/.exec(text.slice(0, 1024))?.[0];
   if (first !== '[' && first !== '{') return undefined;
+  const tooDeep = `${bounds.what} nested deeper than ${bounds.maxDepth} levels`;
+  const tooMany = `${bounds.what} had more than ${bounds.maxValues.toLocaleString('en-US')} JSON values`;
   let depth = 0;
   let values = 0;
   let inString = false;
@@ -118,12 +127,12 @@ export function jsonTooComplex(text: string): string | undefined {
     else if (code === 0x5b || code === 0x7b) {
       depth += 1;
       values += 1;
-      if (depth > maxJsonDepth) return tooDeep;
-      if (values > maxJsonValues) return tooMany;
+      if (depth > bounds.maxDepth) return tooDeep;
+      if (values > bounds.maxValues) return tooMany;
     } else if (code === 0x5d || code === 0x7d) depth -= 1;
     else if (code === 0x2c) {
       values += 1;
-      if (values > maxJsonValues) return tooMany;
+      if (values > bounds.maxValues) return tooMany;
     }
   }
   return undefined;

@@ -47,6 +47,11 @@ export interface ProbeContext {
    * undefined, sending nothing, when --max-requests is used up.
    */
   send(request: ProbeRequest, intent: Intent, options?: { record?: boolean }): Promise<Exchange | undefined>;
+  /**
+   * Counts a planned request as not sent, for `reason` (a pact interaction whose provider state
+   * could not be set up): the checks that would have judged it cannot pass in full.
+   */
+  notSent?(request: ProbeRequest, intent: Intent, reason: string): void;
   /** Records an exchange sent with `record: false`. */
   record(exchange: Exchange): void;
   /** True when no selected check fails on the exchange (property-based probes shrink on false). */

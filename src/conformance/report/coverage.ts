@@ -150,8 +150,8 @@ export class CoverageTracker {
     private readonly options: {
       contract: ContractDocument;
       probeRuns: (probe: ProbeName) => boolean;
-      /** Why the probes that do not run were not run, when it is not the check selection (--workflows alone). */
-      probesLeftOutBy?: string;
+      /** Why a probe does not run, when it is not the check selection (a --pact run sends the pact only). */
+      probesLeftOutBecause?: string | undefined;
     },
   ) {
     this.operations = options.contract.operations;
@@ -216,6 +216,8 @@ export class CoverageTracker {
         return { side: 'negative', entries: entries([find('body', '/', 'media-type')]) };
       case 'positive':
       case 'create':
+      // A pact's state set-up sends the spec's own valid inputs (a pact's interactions may not be valid).
+      case 'pact-state':
       case 'verification-example': {
         if (!operation) return { side: 'positive', entries: [] };
         const limits = intent.kind === 'positive' ? (intent.targets ?? []) : [];
@@ -287,7 +289,7 @@ export class CoverageTracker {
     if (counts.notSent.size > 0) return [...counts.notSent].map(([reason, count]) => `${count} not sent: ${reason}`).join('; ');
     if (counts.unanswered > 0) return `${counts.unanswered} sent, none answered in full (${counts.firstProblem})`;
     if (!this.options.probeRuns(probeFor(entry, side)))
-      return `not sent: ${this.options.probesLeftOutBy ?? 'no selected check needs these requests (--checks, --exclude-checks)'}`;
+      return this.options.probesLeftOutBecause ?? 'not sent: no selected check needs these requests (--checks, --exclude-checks)';
     if (side === 'negative' && entry.constraint === 'type' && entry.location !== 'body')
       return `no mutation possible: a ${entry.location === 'header' ? 'header value' : 'path segment'} is always text`;
     if (side === 'positive' && limitKinds.has(entry.constraint)) return 'no value exactly on this limit could be built and sent';

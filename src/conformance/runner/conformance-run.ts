@@ -73,7 +73,11 @@ export class ConformanceRun {
     this.coverage = new CoverageTracker({
       contract,
       probeRuns: (probe) => settings.needed.has(probe),
-      ...(settings.workflowsOnly ? { probesLeftOutBy: 'the workflows ran alone (--workflows without --checks)' } : {}),
+      probesLeftOutBecause: settings.pact
+        ? "not exercised: a --pact run sends the pact's interactions and their states' requests only"
+        : settings.workflowsOnly
+          ? 'not sent: the workflows ran alone (--workflows without --checks)'
+          : undefined,
     });
     this.state = new RunState({
       limits,
@@ -115,6 +119,7 @@ export class ConformanceRun {
       credentialHeaders: Object.keys(settings.callers[1]),
       runs: (probe) => settings.needed.has(probe),
       send: (request, intent, options) => sender.send(request, intent, options),
+      notSent: (request, intent, reason) => sender.notSent(request, intent, reason),
       record: (exchange) => state.record(exchange),
       conforms: (exchange) => verdictsOn(exchange, setting).every(({ verdict }) => verdict.outcome !== 'fail'),
       remainingRequests: () => state.remainingRequests(),
@@ -208,7 +213,13 @@ export class ConformanceRun {
       // Workflows alone send what their author chose: a response check none of it concerns is left out.
       if (this.settings.workflowsOnly && result.status === 'skipped' && result.applied === 0 && !check?.probes.includes('workflows'))
         return { ...result, leftOut: true, note: 'no answer of the workflows was of the kind it judges' };
-      if (!check || result.status !== 'skipped' || result.applied > 0 || !state.leftOutByFilters(check)) return result;
+      if (!check || result.status !== 'skipped' || result.applied > 0) return result;
+      // A pact chooses what is sent, as the filters do: a check none of its answers concerns (no
+      // error answer for error_body) was left out by the pact, unless some request was missed
+      // or an answer could not be judged (the note then starts "sent, but none could be judged").
+      if (this.settings.pact && !state.missedRequests(check) && !result.note?.startsWith('sent, but'))
+        return { ...result, leftOut: true, note: 'no interaction of the pact got an answer it judges' };
+      if (!state.leftOutByFilters(check)) return result;
       return {
         ...result,
         leftOut: true,

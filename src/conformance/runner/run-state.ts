@@ -318,7 +318,11 @@ export class RunState {
   leftOutByFilters(check: Check): boolean {
     const byFilter =
       (this.leftOutForCheck.get(check.name) ?? 0) + check.probes.reduce((total, probe) => total + (this.leftOutByProbe.get(probe) ?? 0), 0);
-    const missing = this.unsentForCheck.has(check.name) || check.probes.some((probe) => this.unsent.has(probe));
-    return byFilter > 0 && !missing;
+    return byFilter > 0 && !this.missedRequests(check);
+  }
+
+  /** Whether requests the check would have judged were not sent (a limit, a refusal, a state not set up). */
+  missedRequests(check: Check): boolean {
+    return this.unsentForCheck.has(check.name) || check.probes.some((probe) => this.unsent.has(probe));
   }
 }

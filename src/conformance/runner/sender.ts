@@ -80,6 +80,12 @@ export class Sender {
     return exchange;
   }
 
+  /** Counts a request the probe decided not to send, with why: as a refusal, for the checks that needed it. */
+  notSent(request: ProbeRequest, intent: Intent, reason: string): void {
+    const operation = request.operation && pathFitsTemplate(request.path, request.operation.path) ? request.operation : undefined;
+    this.refuse({ request, operation, intent, reason });
+  }
+
   /** The request as it goes: the caller's credentials, unless it goes without them. */
   private outgoing(request: ProbeRequest): OutgoingRequest {
     // A header the request sets itself replaces the caller's of the same name, whatever its case.

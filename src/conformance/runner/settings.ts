@@ -7,6 +7,7 @@ import type { ContractDocument } from '../../openapi/document.js';
 import type { ResponseValidator } from '../../openapi/response-validator.js';
 import type { Check, ProbeName } from '../checks/check.js';
 import type { OperationFilter } from '../operation-filter.js';
+import type { PactPlan } from '../pact/pact-run.js';
 import type { ConformanceOptions } from '../run.js';
 import type { Scrubber } from '../secrets.js';
 import type { PreparedWorkflows } from '../workflows/index.js';
@@ -43,6 +44,8 @@ export interface RunSettings {
   /** How long after its job is final a key is replayed again (--replay-wait), in ms; 0: not. */
   readonly replayWaitMs: number;
   readonly maxResponseTimeMs: number | undefined;
+  /** The pact a --pact run verifies, read and compiled; absent in a run of the default probes. */
+  readonly pact?: PactPlan;
   /** When the run started (ms since the epoch). */
   readonly started: number;
 }
