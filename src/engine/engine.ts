@@ -19,6 +19,7 @@ import { Journal, type JournalEntry, type JournalPage } from './journal.js';
 import { LatencyWaits } from './latency.js';
 import type { IdempotencyRecord, OperationContext, OperationResult, ReadQueues } from './operations.js';
 import * as operations from './operations.js';
+import { type PactParties, type PactV4, type ProviderStateChange, providerStatesFor } from './pact/index.js';
 import { createRandom } from './random.js';
 import type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 import { type EngineError, errorAnswer, quote, truncate } from './responses.js';
@@ -158,6 +159,10 @@ export interface MockControl {
   coverage(): ConsumerReport;
   /** Forgets the coverage and the client findings. */
   resetCoverage(): void;
+  /** A Pact V4 document, one interaction per behaviour answered so far (docs/pact.md); resetCoverage() forgets them. */
+  pact(parties?: Partial<PactParties>): PactV4;
+  /** Sets up a provider state such a pact names, as Pact's verifier asks; answers the values it made (`jobId`). */
+  providerState(change: ProviderStateChange): Promise<Record<string, unknown>>;
 }
 
 export interface MockEngine {
@@ -789,6 +794,9 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     clearJournal: () => journal.clear(),
     coverage: () => watch.report(),
     resetCoverage: () => watch.clear(),
+    pact: (parties) => watch.pact({ parties, contract }),
+    providerState: (change) =>
+      providerStatesFor({ handle, control, basePath, contract, invalid: (message) => new ControlError(message, 'invalid') })(change),
   };
 
   return { handle, answerCall, control, clock, close: () => latency.close() };

@@ -1,0 +1,33 @@
+/**
+ * The consumer the pact tests record: a client that creates a job, polls it until it is final,
+ * replays its create, reuses its key with another body (409) and reads a job that does not
+ * exist (404), with a credential on every call, so the tests can check none reaches the pact.
+ */
+import { evaluationRequest } from '../support/fixtures.js';
+
+export const clientSecret = 'Bearer pact-test-secret-0123456789';
+
+export async function runClientFlow(options: { baseUrl: string; fetch?: typeof fetch; key?: string }): Promise<{ jobId: string }> {
+  const send = options.fetch ?? fetch;
+  const key = options.key ?? 'pact-flow-key-1';
+  const headers = { 'content-type': 'application/json', authorization: clientSecret, 'idempotency-key': key };
+  const body = JSON.stringify(evaluationRequest());
+  const created = await send(`${options.baseUrl}/v0/evaluations`, { method: 'POST', headers, body });
+  if (created.status !== 202) throw new Error(`create answered ${created.status}`);
+  const { jobId } = (await created.json()) as { jobId: string };
+  for (let poll = 0; poll < 20; poll += 1) {
+    const read = await send(`${options.baseUrl}/v0/jobs/${encodeURIComponent(jobId)}`, { headers: { authorization: clientSecret } });
+    const job = (await read.json()) as { status: string };
+    if (job.status === 'COMPLETE' || job.status === 'FAILED') break;
+  }
+  await (await send(`${options.baseUrl}/v0/evaluations`, { method: 'POST', headers, body })).text();
+  const conflicting = JSON.stringify(evaluationRequest({ operationId: 'op-2026-0002' }));
+  const conflict = await send(`${options.baseUrl}/v0/evaluations`, { method: 'POST', headers, body: conflicting });
+  if (conflict.status !== 409) throw new Error(`conflicting create answered ${conflict.status}`);
+  await conflict.text();
+  const missing = await send(`${options.baseUrl}/v0/jobs/no-such-job`, { headers: { authorization: clientSecret } });
+  if (missing.status !== 404) throw new Error(`unknown job answered ${missing.status}`);
+  await missing.text();
+  await (await send(`${options.baseUrl}/health`)).text();
+  return { jobId };
+}
