@@ -52,6 +52,9 @@ const otherCaller = 'Bearer evidence-harness-provider-state-other-caller';
 
 const maxStateNameLength = 512;
 
+/** The Idempotency-Key of the setup's own creates; the mock was reset just before, so it is always new. */
+const setupKey = 'evidence-harness-provider-state';
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -90,13 +93,18 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
     return value;
   }
 
-  async function jobInState(
-    name: { status: string; evaluation?: string },
+  /** The job state `params` ask for, checked; `named` is what the state's name says, which they must agree with. */
+  function askedJobState(
     params: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const status = stringParam(params, 'status', { required: false, max: 64 }) ?? name.status;
-    const evaluation = stringParam(params, 'evaluation', { required: false, max: 64 }) ?? name.evaluation;
-    if (status !== name.status || evaluation !== name.evaluation) {
+    named: { status: string; evaluation?: string } | undefined,
+  ): { status: string; evaluation?: string; limitations?: string[] } | undefined {
+    const status = stringParam(params, 'status', { required: false, max: 64 }) ?? named?.status;
+    const evaluation = stringParam(params, 'evaluation', { required: false, max: 64 }) ?? named?.evaluation;
+    if (status === undefined) {
+      if (evaluation !== undefined) throw invalid('params.evaluation needs params.status');
+      return undefined;
+    }
+    if (named && (status !== named.status || evaluation !== named.evaluation)) {
       throw invalid(`params (status ${quote(status, 64)}, evaluation ${quote(String(evaluation), 64)}) disagree with the state's name`);
     }
     if (!dependencies.jobStatuses.includes(status)) {
@@ -106,14 +114,23 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
     if (limitations !== undefined && !(Array.isArray(limitations) && limitations.every((item) => typeof item === 'string'))) {
       throw invalid('params.limitations must be an array of strings');
     }
-    const jobId = await createJob({ idempotencyKey: 'evidence-harness-provider-state', body: setupRequest });
-    // Pinned even for QUEUED, so the reads of the interaction cannot move it on.
-    await dependencies.setJobState({
-      jobId,
+    return {
       status,
       ...(evaluation === undefined ? {} : { evaluation }),
       ...(limitations === undefined ? {} : { limitations: limitations as string[] }),
-    });
+    };
+  }
+
+  /** Creates the state's job and, when a state is asked, pins it there: even QUEUED, so the interaction's reads cannot move it on. */
+  async function jobFor(options: {
+    idempotencyKey: string;
+    body: unknown;
+    authorization?: string;
+    state?: ReturnType<typeof askedJobState>;
+  }): Promise<Record<string, unknown>> {
+    const { state, ...create } = options;
+    const jobId = await createJob(create);
+    if (state) await dependencies.setJobState({ jobId, ...state });
     return { jobId };
   }
 
@@ -121,7 +138,7 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
     const jobState = parseJobStateName(state);
     // Every interaction starts from an empty mock: its state must not depend on the order Pact verifies in.
     await dependencies.reset();
-    if (jobState) return jobInState(jobState, params);
+    if (jobState) return jobFor({ idempotencyKey: setupKey, body: setupRequest, state: askedJobState(params, jobState) });
     switch (state) {
       case stateNames.keyUnused:
         stringParam(params, 'idempotencyKey', { required: false, max: 128 });
@@ -129,20 +146,18 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
       case stateNames.keyUsed: {
         const idempotencyKey = stringParam(params, 'idempotencyKey', { required: true, max: 128 })!;
         if (!isRecord(params.request)) throw invalid('params.request must be the body of the first create, a JSON object');
-        return { jobId: await createJob({ idempotencyKey, body: params.request }) };
+        return jobFor({ idempotencyKey, body: params.request, state: askedJobState(params, undefined) });
       }
       case stateNames.keyConflict: {
         const idempotencyKey = stringParam(params, 'idempotencyKey', { required: true, max: 128 })!;
-        return { jobId: await createJob({ idempotencyKey, body: setupRequest }) };
+        return jobFor({ idempotencyKey, body: setupRequest });
       }
       case stateNames.noJob: {
         const jobId = stringParam(params, 'jobId', { required: false, max: 1024 });
         return jobId === undefined ? {} : { jobId };
       }
       case stateNames.otherCallersJob:
-        return {
-          jobId: await createJob({ idempotencyKey: 'evidence-harness-provider-state', body: setupRequest, authorization: otherCaller }),
-        };
+        return jobFor({ idempotencyKey: setupKey, body: setupRequest, authorization: otherCaller });
       default:
         throw invalid(`unknown provider state ${quote(state, 200)}`);
     }
@@ -151,7 +166,9 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
   return async (change) => {
     if (!isRecord(change)) throw invalid('give {"state": "<provider state>", "params": {…}, "action": "setup" | "teardown"}');
     const { state, params = {}, action = 'setup' } = change;
-    if (typeof state !== 'string' || state.length === 0 || state.length > maxStateNameLength) {
+    // Pact's verifier calls with an empty state for an interaction that has none: nothing to set up.
+    if (state === '') return {};
+    if (typeof state !== 'string' || state.length > maxStateNameLength) {
       throw invalid(`state must be a provider state's name, a string of 1 to ${maxStateNameLength} characters`);
     }
     if (!isRecord(params)) throw invalid('params must be a JSON object');

@@ -95,6 +95,15 @@ function lastSegment(path: string): string {
   }
 }
 
+/** The job's state as a provider state's params: `status`, and `evaluation` and `limitations` when it has them. */
+function jobParams(job: Job): Record<string, unknown> {
+  return {
+    status: job.status,
+    ...(job.evaluation === undefined ? {} : { evaluation: job.evaluation }),
+    ...(job.limitations?.length ? { limitations: [...job.limitations] } : {}),
+  };
+}
+
 /** The provider state the engine was in when it answered, with the params a verifier needs. */
 function stateOf(options: {
   kind: string;
@@ -113,19 +122,20 @@ function stateOf(options: {
   if (operationId === 'createEvaluation') {
     if (kind === 'new') return { state: { name: stateNames.keyUnused, params: withKey } };
     if (kind === 'replay') {
-      return { state: { name: stateNames.keyUsed, params: { ...withKey, request: jsonOf(options.requestBody) ?? null } } };
+      // A replay answers the job as it is by then: the state says which, so a verifier's answer can match it.
+      const params = { ...withKey, request: jsonOf(options.requestBody) ?? null, ...(job ? jobParams(job) : {}) };
+      return { state: { name: stateNames.keyUsed, params }, ...(job ? { fixedJobState: true } : {}) };
     }
     if (kind === 'conflict') return { state: { name: stateNames.keyConflict, params: withKey } };
     return {};
   }
   if (operationId === 'getJob') {
     if (status === 200 && job) {
-      const params = {
-        status: job.status,
-        ...(job.evaluation === undefined ? {} : { evaluation: job.evaluation }),
-        ...(job.limitations?.length ? { limitations: [...job.limitations] } : {}),
+      return {
+        state: { name: jobStateName(job.status, job.evaluation), params: jobParams(job) },
+        pathExpression: jobPath,
+        fixedJobState: true,
       };
-      return { state: { name: jobStateName(job.status, job.evaluation), params }, pathExpression: jobPath, fixedJobState: true };
     }
     if (kind === 'other') return { state: { name: stateNames.otherCallersJob, params: {} }, pathExpression: jobPath };
     if (kind === 'missing') return { state: { name: stateNames.noJob, params: { jobId: lastSegment(path) } } };
