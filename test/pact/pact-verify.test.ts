@@ -61,7 +61,9 @@ it('fails against a server that answers a create with 200', async () => {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const answer = await fetch(`${provider.url}${request.url}`, {
       method: request.method ?? 'GET',
-      headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>,
+      headers: Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'content-length'),
+      ) as Record<string, string>,
       ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
     });
     response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
