@@ -70,10 +70,49 @@ function kindOf(
     return '';
   }
   if (operationId === 'getJob') {
-    if (status === 200 && job) return `${job.status}:${job.evaluation ?? ''}:${job.limitations?.length ? 'limited' : ''}`;
+    if (status === 200 && job) return 'job';
     if (status === 404) return mark === 'getJob other caller' ? 'other' : 'missing';
   }
   return '';
+}
+
+/** One behaviour's parts, compared field by field: a request already seen builds no key string. */
+interface BehaviourParts {
+  readonly operationId: string;
+  readonly method: string;
+  readonly status: number;
+  readonly code: string;
+  readonly kind: string;
+  /** The job's state, evaluation and whether it had limitations, for answers carrying a job. */
+  readonly jobStatus: string;
+  readonly evaluation: string;
+  readonly limited: boolean;
+}
+
+function mixed(hash: number, text: string): number {
+  let next = hash;
+  for (let index = 0; index < text.length; index += 1) next = Math.imul(next ^ text.charCodeAt(index), 0x01000193);
+  // A separator, so that ('ab', 'c') and ('a', 'bc') differ.
+  return Math.imul(next ^ 0x1f, 0x01000193);
+}
+
+function sameParts(
+  parts: BehaviourParts,
+  operationId: string,
+  entry: Omit<JournalEntry, 'seq'>,
+  kind: string,
+  job: Job | undefined,
+): boolean {
+  return (
+    parts.operationId === operationId &&
+    parts.method === entry.method &&
+    parts.status === entry.status &&
+    parts.code === (entry.code ?? '') &&
+    parts.kind === kind &&
+    parts.jobStatus === (kind === 'job' ? job!.status : '') &&
+    parts.evaluation === (kind === 'job' ? (job!.evaluation ?? '') : '') &&
+    parts.limited === (kind === 'job' && (job!.limitations?.length ?? 0) > 0)
+  );
 }
 
 function jsonOf(text: string | undefined): unknown {
@@ -145,8 +184,11 @@ function stateOf(options: {
 
 export class PactRecorder {
   private readonly exchanges = new Map<string, RecordedExchange>();
+  /** Every behaviour seen, by a hash of its parts (bounded: seenCount). */
+  private readonly seen = new Map<number, BehaviourParts[]>();
+  private seenCount = 0;
+  private leftOutCount = 0;
   private bytesKept = 0;
-  private leftOutKeys = new Set<string>();
   /** Learns the credentials of the calls kept, to take them out of what is written (A-10). */
   private scrubber = new Scrubber();
 
@@ -166,12 +208,31 @@ export class PactRecorder {
     // A forced answer (a scenario's fault, Prefer: code=) is the mock's, not the provider's behaviour.
     if (operationId === undefined || entry.forced) return;
     const kind = kindOf(operationId, entry.status, entry.code, job, mark);
-    const key = `${operationId} ${entry.method} ${entry.status} ${entry.code ?? '-'} ${kind}`;
-    if (this.exchanges.has(key) || this.leftOutKeys.has(key)) return;
+    const forJob = kind === 'job';
+    let hash = mixed(mixed(mixed(0x811c9dc5 ^ entry.status, operationId), entry.method), entry.code ?? '');
+    hash = mixed(hash, kind);
+    if (forJob) hash = mixed(mixed(hash, job!.status), job!.evaluation ?? '') ^ (job!.limitations?.length ? 1 : 0);
+    const bucket = this.seen.get(hash);
+    if (bucket) for (const parts of bucket) if (sameParts(parts, operationId, entry, kind, job)) return;
+    const parts: BehaviourParts = {
+      operationId,
+      method: entry.method,
+      status: entry.status,
+      code: entry.code ?? '',
+      kind,
+      jobStatus: forJob ? job!.status : '',
+      evaluation: forJob ? (job!.evaluation ?? '') : '',
+      limited: forJob && (job!.limitations?.length ?? 0) > 0,
+    };
+    // Seen from now on, kept or not: a flood of one behaviour that cannot be kept costs a lookup each.
+    if (this.seenCount >= 2 * pactRecordLimits.maxInteractions) return;
+    this.seenCount += 1;
+    if (bucket) bucket.push(parts);
+    else this.seen.set(hash, [parts]);
+    const key = `${operationId} ${entry.method} ${entry.status} ${parts.code} ${kind} ${parts.jobStatus} ${parts.evaluation} ${parts.limited}`;
     const kept = this.example({ key, kind, call, entry, answer, job, body });
     if (kept === undefined || this.exchanges.size >= pactRecordLimits.maxInteractions) {
-      // Remembered, bounded like the examples, so a flood of one unkeepable behaviour costs a lookup.
-      if (this.leftOutKeys.size < pactRecordLimits.maxInteractions) this.leftOutKeys.add(key);
+      this.leftOutCount += 1;
       return;
     }
     this.exchanges.set(key, kept);
@@ -244,7 +305,7 @@ export class PactRecorder {
 
   /** How many behaviours were seen but not kept. */
   get leftOut(): number {
-    return this.leftOutKeys.size;
+    return this.leftOutCount;
   }
 
   /** A scrubber that knows every credential the kept calls carried. */
@@ -254,7 +315,9 @@ export class PactRecorder {
 
   clear(): void {
     this.exchanges.clear();
-    this.leftOutKeys = new Set();
+    this.seen.clear();
+    this.seenCount = 0;
+    this.leftOutCount = 0;
     this.bytesKept = 0;
     this.scrubber = new Scrubber();
   }
