@@ -1,7 +1,8 @@
 /**
  * The consumer the pact tests record: a client that creates a job, polls it until it is final,
- * replays its create, reuses its key with another body (409) and reads a job that does not
- * exist (404), with a credential on every call, so the tests can check none reaches the pact.
+ * replays its create, reuses its key with another body (409), reads a job that does not exist
+ * (404) and verifies an artifact, with a credential on every call, so the tests can check none
+ * reaches the pact.
  */
 import { evaluationRequest } from '../support/fixtures.js';
 
@@ -28,6 +29,13 @@ export async function runClientFlow(options: { baseUrl: string; fetch?: typeof f
   const missing = await send(`${options.baseUrl}/v0/jobs/no-such-job`, { headers: { authorization: clientSecret } });
   if (missing.status !== 404) throw new Error(`unknown job answered ${missing.status}`);
   await missing.text();
+  const verification = await send(`${options.baseUrl}/v0/verifications`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: clientSecret },
+    body: JSON.stringify({ artifact: 'not-an-artifact', expectedOperationId: 'op-2026-0001', expectedIssuer: 'issuer.example' }),
+  });
+  if (verification.status !== 200) throw new Error(`verifyReport answered ${verification.status}`);
+  await verification.text();
   await (await send(`${options.baseUrl}/health`)).text();
   return { jobId };
 }
