@@ -41,6 +41,19 @@ it('writes the pact of the suite to a file, base path and all, without the crede
   expect(pactFromBrowserEntry(mock.control, { consumer: 'web', provider: 'evidence' })).toEqual(pact);
 });
 
+it('serves the pact and the provider states over the control API inside MSW too', async () => {
+  const pact = await (await fetch('http://pact.mock.test/__mock/pact?consumer=web')).json();
+  expect(pact.consumer).toEqual({ name: 'web' });
+  const made = await fetch('http://pact.mock.test/__mock/provider-states', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ state: 'a job in state FAILED', params: { status: 'FAILED' } }),
+  });
+  const { jobId } = (await made.json()) as { jobId: string };
+  // The base path is the engine's: the setup created the job under /api, where the client reads it.
+  expect(await (await fetch(`${baseUrl}/v0/jobs/${jobId}`)).json()).toEqual({ jobId, status: 'FAILED' });
+});
+
 it('refuses what is not a control, a party name it cannot use, and a missing file', async () => {
   expect(() => pactFrom({} as never)).toThrow(/mock\.control/);
   expect(() => pactFrom(mock.control, { consumer: ' padded ' })).toThrow(/pact consumer must be a name/);
