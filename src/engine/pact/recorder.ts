@@ -4,8 +4,8 @@
  * its consumer (docs/assumptions.md A-29). A behaviour is the operation, method, status and
  * Error code, with what the engine knew when it answered: a new job or a replay, an
  * Idempotency-Key conflict, the job state delivered, a missing job or another caller's. Each
- * request costs one key and one map lookup; the example is kept only the first time a
- * behaviour is seen, and both the count and the bytes kept are bounded.
+ * request costs a hash of those parts and one map lookup; the example is kept only the first
+ * time a behaviour is seen, and both the count and the bytes kept are bounded.
  */
 import type { Job } from '../../contract/index.js';
 import { defaultCredentialHeaders, Scrubber } from '../../contract/secrets.js';
@@ -194,7 +194,7 @@ export class PactRecorder {
 
   /**
    * Called for every answered call. Positional rather than an options object: it runs for every
-   * request the mock answers, and this way it allocates nothing but its key.
+   * request the mock answers, and this way a behaviour already seen allocates nothing.
    */
   observe(
     call: EngineCall,
