@@ -141,6 +141,12 @@ it.each([
   expect(refused.body.message).toMatch(message);
 });
 
+it('leaves the mock as it was when it refuses a change', async () => {
+  const made = await change(JSON.stringify({ state: 'a job in state RUNNING' }));
+  expect((await change(JSON.stringify({ state: 'a job in state RUNNING', params: { status: 'FAILED' } }))).status).toBe(400);
+  expect((await readJob(made.body.jobId as string)).status).toBe(200);
+});
+
 it('is guarded by the control token, as the rest of the control API', async () => {
   expect((await change(JSON.stringify({ state: '' }), null)).status).toBe(401);
   const pact = await fetch(`${server.url}/__mock/pact`);

@@ -134,32 +134,38 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
     return { jobId };
   }
 
-  async function setUp(state: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** What setting `state` up does, its params checked first: a refused change leaves the mock as it was. */
+  function planFor(state: string, params: Record<string, unknown>): () => Promise<Record<string, unknown>> {
     const jobState = parseJobStateName(state);
-    // Every interaction starts from an empty mock: its state must not depend on the order Pact verifies in.
-    await dependencies.reset();
-    if (jobState) return jobFor({ idempotencyKey: setupKey, body: setupRequest, state: askedJobState(params, jobState) });
+    if (jobState) {
+      const asked = askedJobState(params, jobState);
+      return () => jobFor({ idempotencyKey: setupKey, body: setupRequest, state: asked });
+    }
     switch (state) {
       case stateNames.keyUnused:
         stringParam(params, 'idempotencyKey', { required: false, max: 128 });
-        return {};
+        return async () => ({});
       case stateNames.keyUsed: {
         const idempotencyKey = stringParam(params, 'idempotencyKey', { required: true, max: 128 })!;
-        if (!isRecord(params.request)) throw invalid('params.request must be the body of the first create, a JSON object');
-        return jobFor({ idempotencyKey, body: params.request, state: askedJobState(params, undefined) });
+        const request = params.request;
+        if (!isRecord(request)) throw invalid('params.request must be the body of the first create, a JSON object');
+        const asked = askedJobState(params, undefined);
+        return () => jobFor({ idempotencyKey, body: request, state: asked });
       }
       case stateNames.keyConflict: {
         const idempotencyKey = stringParam(params, 'idempotencyKey', { required: true, max: 128 })!;
-        return jobFor({ idempotencyKey, body: setupRequest });
+        return () => jobFor({ idempotencyKey, body: setupRequest });
       }
       case stateNames.noJob: {
         const jobId = stringParam(params, 'jobId', { required: false, max: 1024 });
-        return jobId === undefined ? {} : { jobId };
+        return async () => (jobId === undefined ? {} : { jobId });
       }
       case stateNames.otherCallersJob:
-        return jobFor({ idempotencyKey: setupKey, body: setupRequest, authorization: otherCaller });
+        return () => jobFor({ idempotencyKey: setupKey, body: setupRequest, authorization: otherCaller });
       default:
-        throw invalid(`unknown provider state ${quote(state, 200)}`);
+        throw invalid(
+          `unknown provider state ${quote(state, 200)}; known: ${knownStateNames.map((name) => `'${name}'`).join(', ')} (docs/pact.md)`,
+        );
     }
   }
 
@@ -173,13 +179,11 @@ export function createProviderStates(dependencies: ProviderStateDependencies): (
     }
     if (!isRecord(params)) throw invalid('params must be a JSON object');
     if (action !== 'setup' && action !== 'teardown') throw invalid(`action must be setup or teardown, got ${quote(String(action), 40)}`);
-    if (parseJobStateName(state) === undefined && !(Object.values(stateNames) as string[]).includes(state)) {
-      throw invalid(
-        `unknown provider state ${quote(state, 200)}; known: ${knownStateNames.map((name) => `'${name}'`).join(', ')} (docs/pact.md)`,
-      );
-    }
+    const plan = planFor(state, params);
     // Nothing to undo: the next setup starts from a reset mock.
     if (action === 'teardown') return {};
-    return setUp(state, params);
+    // Every interaction starts from an empty mock: its state must not depend on the order Pact verifies in.
+    await dependencies.reset();
+    return plan();
   };
 }
