@@ -1,10 +1,12 @@
 /**
  * `evidence-harness mock --pact-out FILE` (the built CLI): the pact is written when the mock
- * stops, under the names given, and a bad name or a name without --pact-out is refused at start.
+ * stops, under the names given, Pact's verifier passes it against another `evidence-harness
+ * mock`, and a bad name or a name without --pact-out is refused at start.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Verifier } from '@pact-foundation/pact';
 import { expect, it } from 'vitest';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { runMain } from '../support/run-main.js';
@@ -30,6 +32,24 @@ it('writes the pact of the traffic when the mock stops', async () => {
   expect(pact.interactions.length).toBeGreaterThan(5);
   expect(text).not.toContain(clientSecret.slice('Bearer '.length));
 });
+
+it("verifies, with Pact's verifier, against `evidence-harness mock` under a base path, the pact the CLI wrote", async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'eh-pact-cli-'));
+  const recording = spawnCli(['mock', '--port', '0', '--quiet', '--base-path', '/api', '--pact-out', 'web.json'], { cwd: folder });
+  const [, recordingUrl] = await recording.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  await runClientFlow({ baseUrl: `${recordingUrl}/api` });
+  recording.child.kill('SIGTERM');
+  expect(await recording.exit).toBe(0);
+  const provider = spawnCli(['mock', '--port', '0', '--quiet', '--base-path', '/api']);
+  const [, url] = await provider.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const verified = new Verifier({
+    providerBaseUrl: url!,
+    pactUrls: [join(folder, 'web.json')],
+    providerStatesSetupUrl: `${url}/__mock/provider-states`,
+    logLevel: 'error',
+  }).verifyProvider();
+  await expect(verified).resolves.toBeDefined();
+}, 60_000);
 
 it('refuses a party name it cannot use, and a name without --pact-out, with exit 2', async () => {
   const bad = await runMain('mock', '--pact-out', 'p.json', '--pact-provider', 'a/b');
