@@ -4,7 +4,9 @@
  * body naming what is wrong, never a 5xx; the control token still guards both.
  */
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMockEngine, handleControl } from '../../src/engine/index.js';
 import { loadContract } from '../../src/openapi/document.js';
 import { packageRoot } from '../../src/openapi/package-root.js';
 import { ResponseValidator } from '../../src/openapi/response-validator.js';
@@ -166,4 +168,41 @@ it('serves the pact, checked against the document, and refuses a party name it c
   expect((await read('?consumer=web')).body.consumer).toEqual({ name: 'web' });
   const refused = await read(`?provider=${encodeURIComponent('a/b')}`);
   expect([refused.status, refused.body.message]).toEqual([400, expect.stringMatching(/pact provider must be a name/)]);
+});
+
+it('answers any JSON, or none, with 200 or a 400 Error body, never a 5xx', async () => {
+  const engine = createMockEngine();
+  const states = fc.constantFrom(
+    'a job in state RUNNING',
+    'an evaluation job was created with this Idempotency-Key',
+    'no job with this id',
+    'x',
+  );
+  const change = fc.oneof(
+    fc.jsonValue(),
+    fc.record(
+      {
+        state: fc.oneof(states, fc.jsonValue()),
+        params: fc.jsonValue(),
+        action: fc.oneof(fc.constantFrom('setup', 'teardown'), fc.jsonValue()),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(
+        change.map((value) => JSON.stringify(value)),
+        fc.string(),
+      ),
+      async (body) => {
+        const response = await handleControl(new Request('http://mock.test/__mock/provider-states', { method: 'POST', body }), { engine });
+        const answer = (await response.json()) as { code?: string; message?: string };
+        expect(
+          response.status === 200 || (response.status === 400 && typeof answer.code === 'string' && typeof answer.message === 'string'),
+        ).toBe(true);
+      },
+    ),
+    { numRuns: 300, seed: 27 },
+  );
 });
