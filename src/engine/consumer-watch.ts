@@ -3,9 +3,9 @@
  * What the engine learns about its consumer from the requests it answers: contract coverage
  * (coverage.ts) and the client judge's findings (client-findings/). The engine hands each call
  * to `begin` before answering and the answer to `end` after journalling it; both consumers see
- * one Observation built here. The pact recorder (pact/) keeps one example per distinct behaviour
- * from the same call, for `control.pact()`. The MSW handlers and the node server run the same engine, so they
- * report the same coverage.
+ * one Observation built here. The pact recorder (pact/) keeps one example per distinct
+ * behaviour from the same call, for `control.pact()`. The MSW handlers and the node server run
+ * the same engine, so they report the same coverage and write the same pact.
  */
 import { type Evaluation, evaluations, type Job, jobStatuses } from '../contract/index.js';
 import { parseRetryAfter } from '../contract/retry-after.js';

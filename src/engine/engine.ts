@@ -157,7 +157,7 @@ export interface MockControl {
    * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
    */
   coverage(): ConsumerReport;
-  /** Forgets the coverage and the client findings. */
+  /** Forgets the coverage, the client findings and the behaviours `pact()` is written from. */
   resetCoverage(): void;
   /** A Pact V4 document, one interaction per behaviour answered so far (docs/pact.md); resetCoverage() forgets them. */
   pact(parties?: Partial<PactParties>): PactV4;
