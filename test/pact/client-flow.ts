@@ -1,7 +1,7 @@
 /**
  * The consumer the pact tests record: a client that creates a job, polls it until it is final,
- * replays its create, reuses its key with another body (409), reads a job that does not exist
- * (404) and verifies an artifact, with a credential on every call, so the tests can check none
+ * replays its create, reuses its key with another body (409), sends a text body (415), reads a
+ * job that does not exist (404) and verifies an artifact, with a credential on every call, so the tests can check none
  * reaches the pact.
  */
 import { evaluationRequest } from '../support/fixtures.js';
@@ -29,6 +29,13 @@ export async function runClientFlow(options: { baseUrl: string; fetch?: typeof f
   const missing = await send(`${options.baseUrl}/v0/jobs/no-such-job`, { headers: { authorization: clientSecret } });
   if (missing.status !== 404) throw new Error(`unknown job answered ${missing.status}`);
   await missing.text();
+  const notJson = await send(`${options.baseUrl}/v0/evaluations`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'idempotency-key': 'pact-flow-text' },
+    body: 'evaluate this, please',
+  });
+  if (notJson.status !== 415) throw new Error(`a create with a text body answered ${notJson.status}`);
+  await notJson.text();
   const verification = await send(`${options.baseUrl}/v0/verifications`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: clientSecret },

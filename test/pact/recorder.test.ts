@@ -5,8 +5,8 @@
  */
 import { expect, it } from 'vitest';
 import type { EngineAnswer, EngineCall } from '../../src/engine/call.js';
-import { createMockEngine, type MockEngine, pactRecordLimits } from '../../src/engine/index.js';
-import { PactRecorder } from '../../src/engine/pact/index.js';
+import { bundledEngineContract, createMockEngine, defaultPactParties, type MockEngine, pactRecordLimits } from '../../src/engine/index.js';
+import { PactRecorder, writePactDocument } from '../../src/engine/pact/index.js';
 import { evaluationRequest } from '../support/fixtures.js';
 
 const base = 'http://mock.test';
@@ -69,6 +69,46 @@ it('scrubs a credential the answer echoed, and writes the request as sent otherw
   const [interaction] = engine.control.pact().interactions;
   expect(interaction?.request.headers).toEqual({ 'Idempotency-Key': ['key-1'], 'Content-Type': ['application/json'] });
   expect(interaction?.request.body?.content).toMatchObject({ operationId: '[REDACTED]' });
+});
+
+it('leaves out a body in a media type the contract does not take, and JSON that does not parse', async () => {
+  const engine = createMockEngine();
+  const post = (contentType: string, body: string) =>
+    engine.handle(
+      new Request(`${base}/v0/evaluations`, { method: 'POST', headers: { 'content-type': contentType, 'idempotency-key': 'k' }, body }),
+    );
+  await (await post('text/plain', 'evaluate this')).text();
+  await (await post('application/json', '{"profile": ')).text();
+  await (await post('application/json', '{}')).text();
+  const pact = engine.control.pact();
+  expect(pact.interactions.map((interaction) => interaction.response.status)).toEqual([400]);
+  expect(pact.metadata['evidence-harness'].leftOut).toBe(2);
+});
+
+it('writes a body that is not JSON as its bytes in base64, scrubbed before it is encoded', () => {
+  const recorder = new PactRecorder();
+  const secret = 'Bearer text-secret-42424242';
+  const entry = { time: 0, method: 'POST', path: '/x', status: 200, durationMs: 0, scenario: 'default', forced: false, operationId: 'x' };
+  const text: EngineAnswer = { status: 200, headers: { 'content-type': 'text/plain' }, body: 'done' };
+  recorder.observe(
+    call({ 'content-type': 'text/plain', authorization: secret }),
+    entry,
+    text,
+    undefined,
+    new TextEncoder().encode('évaluez, text-secret-42424242'),
+    undefined,
+  );
+  const pact = writePactDocument({
+    exchanges: recorder.recorded(),
+    leftOut: recorder.leftOut,
+    parties: defaultPactParties,
+    contract: bundledEngineContract,
+    scrubber: recorder.scrubberForPact(),
+  });
+  const body = pact.interactions[0]?.request.body;
+  expect(body).toMatchObject({ contentType: 'text/plain', encoded: 'base64' });
+  const bytes = Uint8Array.from(atob(body?.content as string), (character) => character.charCodeAt(0));
+  expect(new TextDecoder().decode(bytes)).toBe('évaluez, [REDACTED]');
 });
 
 function call(headers: Record<string, string> = {}): EngineCall {

@@ -46,7 +46,8 @@ export interface PactGenerators {
 export interface PactBody {
   readonly content: unknown;
   readonly contentType: string;
-  readonly encoded: false;
+  /** false: `content` is the body (JSON as a value); 'base64': `content` is the body's bytes in base64. */
+  readonly encoded: false | 'base64';
 }
 
 export interface PactProviderState {

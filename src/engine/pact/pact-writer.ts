@@ -26,11 +26,26 @@ function parsed(text: string | undefined): { ok: true; value: unknown } | { ok: 
 
 const isJsonType = (type: string | undefined) => type !== undefined && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
 
-function bodyOf(text: string | undefined, contentType: string | undefined): { body?: PactBody; json?: unknown } {
+/** `text`'s UTF-8 bytes in base64 (no Buffer: the engine runs in browsers too). */
+function base64OfUtf8(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/**
+ * A body as the pact carries it: JSON as a value; anything else as its bytes in base64, because
+ * Pact's core would send a plain string under a JSON content type as a JSON string, quoted,
+ * which is not what the client sent. Base64 hides a credential from the final scrub, so such a
+ * body is scrubbed here, before it is encoded.
+ */
+function bodyOf(text: string | undefined, contentType: string | undefined, scrubber: Scrubber): { body?: PactBody; json?: unknown } {
   if (text === undefined) return {};
   const json = isJsonType(contentType) ? parsed(text) : { ok: false as const };
   if (json.ok) return { body: { content: json.value, contentType: contentType!, encoded: false }, json: json.value };
-  return { body: { content: text, contentType: contentType ?? 'text/plain', encoded: false } };
+  return {
+    body: { content: base64OfUtf8(scrubber.scrub(text)), contentType: contentType ?? 'application/octet-stream', encoded: 'base64' },
+  };
 }
 
 /** The schema of the request body of an operation the engine has behaviour for. */
@@ -72,8 +87,8 @@ function describe(exchange: RecordedExchange): string {
   return `${exchange.operationId}: ${exchange.method} answered ${exchange.status}${code}${given}`;
 }
 
-function interaction(exchange: RecordedExchange, contract: EngineContract): PactSynchronousHttp {
-  const request = bodyOf(exchange.requestBody, exchange.requestHeaders['Content-Type']);
+function interaction(exchange: RecordedExchange, contract: EngineContract, scrubber: Scrubber): PactSynchronousHttp {
+  const request = bodyOf(exchange.requestBody, exchange.requestHeaders['Content-Type'], scrubber);
   const requestBodyRules: Record<string, PactMatcherList> = {};
   if (request.json !== undefined) {
     const schema = requestSchema(exchange, contract);
@@ -84,7 +99,7 @@ function interaction(exchange: RecordedExchange, contract: EngineContract): Pact
     ...(exchange.pathExpression ? { path: pathSegmentRule(exchange.path.slice(0, exchange.path.lastIndexOf('/') + 1)) } : {}),
   };
   // Health's body is not shown by the contract (section 4): a pact that pinned it would assert what the contract does not.
-  const response = exchange.operationId === 'health' ? {} : bodyOf(exchange.responseBody, exchange.responseContentType);
+  const response = exchange.operationId === 'health' ? {} : bodyOf(exchange.responseBody, exchange.responseContentType, scrubber);
   const responseBodyRules: Record<string, PactMatcherList> = {};
   if (response.json !== undefined) {
     const schema = responseSchema(exchange, contract, response.json);
@@ -137,7 +152,7 @@ export function writePactDocument(options: {
 }): PactV4 {
   const { exchanges, parties, contract, scrubber } = options;
   const interactions = exchanges
-    .map((exchange) => interaction(exchange, contract))
+    .map((exchange) => interaction(exchange, contract, scrubber))
     // Sorted, so that the same traffic in another order writes the same file.
     .sort((left, right) => (left.description < right.description ? -1 : left.description > right.description ? 1 : 0));
   const pact: PactV4 = {

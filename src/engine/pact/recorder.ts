@@ -115,6 +115,8 @@ function sameParts(
   );
 }
 
+const isJsonType = (type: string | null) => type !== null && /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+
 function jsonOf(text: string | undefined): unknown {
   if (text === undefined) return undefined;
   try {
@@ -252,11 +254,17 @@ export class PactRecorder {
     body: Uint8Array | undefined;
   }): RecordedExchange | undefined {
     const { key, kind, call, entry, answer, job, body } = options;
+    // A body in a media type the contract does not take is the client's mistake, not an
+    // expectation of the provider: PactFlow's bi-directional check refuses a pact holding one.
+    if (entry.status === 415) return undefined;
     const declared = Number(call.header('content-length') ?? 0);
     // A body the engine did not read whole (over its limit) cannot be sent again by a verifier.
     if (body === undefined && (declared > 0 || call.header('transfer-encoding') !== null)) return undefined;
     const requestBody = body && body.byteLength > 0 ? decoded(body) : undefined;
     if (body && body.byteLength > 0 && requestBody === undefined) return undefined;
+    // A body that claims JSON and is not: Pact JS's verifier parses JSON bodies in its own proxy
+    // and answers a broken one itself, so no provider could be verified on it (docs/pact.md).
+    if (requestBody !== undefined && isJsonType(call.header('content-type')) && jsonOf(requestBody) === undefined) return undefined;
     const size = (body?.byteLength ?? 0) + (answer.body?.length ?? 0);
     if (
       (body?.byteLength ?? 0) > pactRecordLimits.maxBodyBytes ||
