@@ -1,8 +1,8 @@
 /**
  * The consumer the pact tests record: a client that creates a job, polls it until it is final,
- * replays its create, reuses its key with another body (409), sends a text body (415), reads a
- * job that does not exist (404) and verifies an artifact, with a credential on every call, so the tests can check none
- * reaches the pact.
+ * replays its create, reuses its key with another body (409), sends a text body (415) and a
+ * value over a limit (413), reads a job that does not exist (404) and verifies an artifact,
+ * with a credential on every call, so the tests can check none reaches the pact.
  */
 import { evaluationRequest } from '../support/fixtures.js';
 
@@ -36,6 +36,13 @@ export async function runClientFlow(options: { baseUrl: string; fetch?: typeof f
   });
   if (notJson.status !== 415) throw new Error(`a create with a text body answered ${notJson.status}`);
   await notJson.text();
+  const tooLong = await send(`${options.baseUrl}/v0/evaluations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': 'pact-flow-long' },
+    body: JSON.stringify(evaluationRequest({ operationId: 'o'.repeat(129) })),
+  });
+  if (tooLong.status !== 413) throw new Error(`a create over a limit answered ${tooLong.status}`);
+  await tooLong.text();
   const verification = await send(`${options.baseUrl}/v0/verifications`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: clientSecret },
