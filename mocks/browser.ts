@@ -23,3 +23,4 @@ export function setupMockWorker(options: CreateHandlersOptions = {}): MockServic
 }
 
 export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
+export { type PactSource, pactFrom } from './pact.js';

@@ -7,3 +7,4 @@
 
 export { CoverageError, type CoverageExpectation, type CoverageSource, expectCoverage } from './coverage.js';
 export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
+export { type PactSource, pactFrom } from './pact.js';

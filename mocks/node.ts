@@ -1,9 +1,15 @@
 /**
  * @module mocks/node
- * The mock engine in Node tests: MSW's setupServer with the engine's handlers.
+ * The mock engine in Node tests: MSW's setupServer with the engine's handlers, and `writePact`
+ * to write the suite's pact to a file. The one module of mocks/ that runs in Node only, so the
+ * one that may use Node's file system (test/architecture.test.ts).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { type SetupServer, setupServer } from 'msw/node';
+import type { PactParties, PactV4 } from '../src/engine/index.js';
 import { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
+import { type PactSource, pactFrom } from './pact.js';
 
 export interface MockServiceNode extends MockHandlers {
   /** MSW's server: call listen() before the tests and close() after them. */
@@ -23,5 +29,27 @@ export function setupMockService(options: CreateHandlersOptions = {}): MockServi
   return { ...mock, server: setupServer(...mock.handlers) };
 }
 
+/**
+ * Writes the suite's pact (pactFrom) to `file`, folders made as needed, relative to the working
+ * folder; returns the pact and the absolute path written.
+ *
+ * @example
+ * afterAll(() => writePact(mock.control, { consumer: 'checkout-web', provider: 'evidence-service', file: 'pacts/checkout-web.json' }));
+ */
+export async function writePact(
+  source: PactSource,
+  options: Partial<PactParties> & { readonly file: string },
+): Promise<{ pact: PactV4; path: string }> {
+  const { file, ...parties } = options;
+  if (typeof file !== 'string' || file === '')
+    throw new TypeError("writePact: give the file to write, e.g. { file: 'pacts/consumer.json' }.");
+  const pact = pactFrom(source, parties);
+  const path = resolve(file);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(pact, null, 2)}\n`);
+  return { pact, path };
+}
+
 export { CoverageError, type CoverageExpectation, type CoverageSource, expectCoverage } from './coverage.js';
 export { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
+export { type PactSource, pactFrom } from './pact.js';

@@ -19,6 +19,7 @@ import { loadConfig, withConfigArguments } from './config-file.js';
 import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
 import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
 import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
+import { pactOutOption, writePactFile } from './pact-out.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
@@ -55,8 +56,9 @@ status with 'Prefer: code=503'.
 
 Control API (spec/control-api.yaml): GET /__mock/scenarios, GET and PUT /__mock/scenario,
 POST /__mock/reset, GET /__mock/jobs, POST /__mock/jobs/{id}/advance,
-PUT /__mock/jobs/{id}/state, GET /__mock/journal, GET /__mock/coverage. The inspector page:
-/__mock/ui. Coverage and client findings: docs/coverage.md, docs/client-findings.md.
+PUT /__mock/jobs/{id}/state, GET /__mock/journal, GET /__mock/coverage, GET /__mock/pact,
+POST /__mock/provider-states. The inspector page: /__mock/ui. Coverage and client findings:
+docs/coverage.md, docs/client-findings.md. Pact: docs/pact.md.
 
 Examples:
   evidence-harness mock
@@ -65,6 +67,7 @@ Examples:
   evidence-harness mock --scenario ./my-scenario.yaml --watch
   evidence-harness mock --tls-cert ./localhost.pem --tls-key ./localhost-key.pem
   evidence-harness mock --store redis://127.0.0.1:6379 --port 4011   # one of several replicas
+  evidence-harness mock --pact-out pacts/web-evidence.json --pact-consumer web
   curl -s localhost:4010/health
 
 Config file (evidence-harness.config.yaml; JSON Schema: evidence-harness.config.schema.json),
@@ -112,6 +115,7 @@ export const mockCommand: Command = {
     });
     const limits = limitsOf(values);
     const coverageTargets = (values['coverage-report'] ?? []).map(parseCoverageReportOption);
+    const pactTarget = pactOutOption(values);
     const choice = values.scenario ?? 'default';
     if (values.watch && !isScenarioPath(choice))
       throw new UsageError(
@@ -256,6 +260,15 @@ export const mockCommand: Command = {
       io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
       stopListening();
       return exitCodes.failed;
+    }
+    if (pactTarget) {
+      try {
+        io.stdout(`pact written: ${await writePactFile({ control: engine.control, target: pactTarget, cwd: process.cwd() })}\n`);
+      } catch (error) {
+        io.stderr(diagnostic(`mock: --pact-out: cannot write: ${(error as Error).message}`));
+        stopListening();
+        return exitCodes.failed;
+      }
     }
     stopListening();
     return exitCodes.ok;

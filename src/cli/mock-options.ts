@@ -3,7 +3,7 @@
  * The options of `evidence-harness mock`, written once: the parser, --help, the config file's
  * schema (evidence-harness.config.schema.json) and docs/cli.md are derived from this table.
  */
-import { defaultLimits } from '../engine/index.js';
+import { defaultLimits, defaultPactParties } from '../engine/index.js';
 import { formatSize } from './command.js';
 import type { OptionTable } from './options.js';
 
@@ -80,6 +80,22 @@ export const mockOptions = {
     pattern: /^(json|html)=.+$/,
     path: 'format=file',
     help: 'when the mock stops, write its consumer coverage and client findings to FILE as json or html (json=coverage.json, html=coverage.html); repeatable',
+  },
+  'pact-out': {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "when the mock stops, write the client's traffic as a Pact V4 file: one interaction per distinct behaviour, with the provider states the mock verifies too, no credentials (docs/pact.md)",
+  },
+  'pact-consumer': {
+    kind: 'string',
+    value: 'NAME',
+    help: `the consumer's name in the --pact-out file (default ${defaultPactParties.consumer})`,
+  },
+  'pact-provider': {
+    kind: 'string',
+    value: 'NAME',
+    help: `the provider's name in the --pact-out file (default ${defaultPactParties.provider})`,
   },
   quiet: {
     kind: 'boolean',

@@ -3,8 +3,9 @@
  * What the engine learns about its consumer from the requests it answers: contract coverage
  * (coverage.ts) and the client judge's findings (client-findings/). The engine hands each call
  * to `begin` before answering and the answer to `end` after journalling it; both consumers see
- * one Observation built here. The MSW handlers and the node server run the same engine, so they
- * report the same coverage.
+ * one Observation built here. The pact recorder (pact/) keeps one example per distinct
+ * behaviour from the same call, for `control.pact()`. The MSW handlers and the node server run
+ * the same engine, so they report the same coverage and write the same pact.
  */
 import { type Evaluation, evaluations, type Job, jobStatuses } from '../contract/index.js';
 import { parseRetryAfter } from '../contract/retry-after.js';
@@ -13,8 +14,10 @@ import type { EngineAnswer, EngineCall } from './call.js';
 import { anonymousCaller } from './caller.js';
 import { type ClientFinding, ClientJudge } from './client-findings/judge.js';
 import { type BehaviourCoverage, CoverageRecorder } from './coverage.js';
+import type { EngineContract } from './engine-contract.js';
 import type { JournalEntry } from './journal.js';
 import { examplePathLength, type Observation } from './observation.js';
+import { type PactParties, PactRecorder, type PactV4, pactParties, writePactDocument } from './pact/index.js';
 import { truncate } from './responses.js';
 import type { OperationId } from './router.js';
 
@@ -64,6 +67,7 @@ function retryAfterOf(answer: EngineAnswer, answeredAt: number): number | undefi
 export class ConsumerWatch {
   private readonly coverage = new CoverageRecorder();
   private readonly judge = new ClientJudge();
+  private readonly pactRecorder = new PactRecorder();
 
   /**
    * A call that remembers the body the engine reads, so a digest of it can be taken after the
@@ -125,8 +129,20 @@ export class ConsumerWatch {
     const job = carriesJob ? jobOf(answered.job) : undefined;
     if (job !== undefined) observation.job = job;
     if (body !== undefined && body.byteLength > 0) observation.bodyDigest = bodyDigest(body);
-    this.coverage.observe(observation);
+    const mark = this.coverage.observe(observation);
     this.judge.observe(observation);
+    this.pactRecorder.observe(call, entry, answer, answered.job, body, mark);
+  }
+
+  /** The Pact V4 document of the behaviours answered so far; throws a TypeError for a party name it cannot use. */
+  pact(options: { parties?: Partial<PactParties> | undefined; contract: EngineContract }): PactV4 {
+    return writePactDocument({
+      exchanges: this.pactRecorder.recorded(),
+      leftOut: this.pactRecorder.leftOut,
+      parties: pactParties(options.parties),
+      contract: options.contract,
+      scrubber: this.pactRecorder.scrubberForPact(),
+    });
   }
 
   report(): ConsumerReport {
@@ -152,5 +168,6 @@ export class ConsumerWatch {
   clear(): void {
     this.coverage.clear();
     this.judge.clear();
+    this.pactRecorder.clear();
   }
 }

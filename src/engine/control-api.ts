@@ -9,6 +9,7 @@ import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
 import { ControlError, type MockEngine } from './engine.js';
 import { inspectorFile } from './inspector/index.js';
+import { type ProviderStateChange, pactParties } from './pact/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
 import { StoreUnavailableError } from './store.js';
@@ -68,6 +69,21 @@ function coverageListing(report: ConsumerReport, url: URL): ConsumerReport {
   if (covered !== 'true' && covered !== 'false')
     throw new ControlError(`covered must be true or false, got ${quote(covered, 20)}`, 'invalid');
   return { ...report, behaviours: report.behaviours.filter((behaviour) => behaviour.covered === (covered === 'true')) };
+}
+
+/** `consumer` and `provider` from the query, checked as the pact writer checks them. */
+function pactPartiesQuery(url: URL): { consumer?: string; provider?: string } {
+  const parties: { consumer?: string; provider?: string } = {};
+  for (const role of ['consumer', 'provider'] as const) {
+    const name = url.searchParams.get(role);
+    if (name !== null) parties[role] = name;
+  }
+  try {
+    pactParties(parties);
+  } catch (error) {
+    throw new ControlError((error as Error).message, 'invalid');
+  }
+  return parties;
 }
 
 function field(body: unknown, name: string): unknown {
@@ -168,6 +184,10 @@ export async function handleControl(request: Request, options: ControlApiOptions
     if (path === '/coverage/reset' && method === 'POST') {
       control.resetCoverage();
       return json(200, control.coverage());
+    }
+    if (path === '/pact' && method === 'GET') return json(200, control.pact(pactPartiesQuery(url)));
+    if (path === '/provider-states' && method === 'POST') {
+      return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
     }
     if (path === '/journal' && method === 'GET') {
       return json(200, options.journal ? await options.journal.page(pageQuery(url)) : control.journalPage(pageQuery(url)));

@@ -9,10 +9,12 @@ import type { Job } from '../contract/index.js';
 import type { Clock } from './clock.js';
 import type { ConsumerReport, ConsumerWatch } from './consumer-watch.js';
 import { ControlError, pageLimit } from './control-error.js';
+import type { EngineContract } from './engine-contract.js';
 import type { JobControl, JobInspection, JobStateChange } from './job-control.js';
 import type { JobRecord } from './jobs.js';
 import type { Journal, JournalEntry, JournalPage } from './journal.js';
 import type { IdempotencyRecord } from './operations.js';
+import { type PactParties, type PactV4, type ProviderStateChange, providerStatesFor } from './pact/index.js';
 import type { ReplicaSync } from './replica-sync.js';
 import { quote } from './responses.js';
 import type { Scenario, ScenarioInput } from './scenario.js';
@@ -67,8 +69,12 @@ export interface MockControl {
    * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
    */
   coverage(): ConsumerReport;
-  /** Forgets the coverage and the client findings. */
+  /** Forgets the coverage, the client findings and the behaviours `pact()` is written from. */
   resetCoverage(): void;
+  /** A Pact V4 document, one interaction per behaviour answered so far (docs/pact.md); resetCoverage() forgets them. */
+  pact(parties?: Partial<PactParties>): PactV4;
+  /** Sets up a provider state such a pact names, as Pact's verifier asks; answers the values it made (`jobId`). */
+  providerState(change: ProviderStateChange): Promise<Record<string, unknown>>;
 }
 
 export interface ControlSurfaceOptions {
@@ -80,6 +86,11 @@ export interface ControlSurfaceOptions {
   readonly journal: Journal;
   readonly watch: ConsumerWatch;
   readonly clock: Clock;
+  readonly contract: EngineContract;
+  /** Normalised: '' or a path such as '/api'. */
+  readonly basePath: string;
+  /** The engine's own answers: provider states are set up through the API, as a client would. */
+  readonly handle: (request: Request) => Promise<Response>;
   /** Forgets what a reset forgets but the stores. */
   readonly resetLocal: () => void;
 }
@@ -148,6 +159,15 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
     clearJournal: () => journal.clear(),
     coverage: () => watch.report(),
     resetCoverage: () => watch.clear(),
+    pact: (parties) => watch.pact({ parties, contract: options.contract }),
+    providerState: (change) => providerStates(change),
   };
+  const providerStates = providerStatesFor({
+    handle: options.handle,
+    control,
+    basePath: options.basePath,
+    contract: options.contract,
+    invalid: (message) => new ControlError(message, 'invalid'),
+  });
   return control;
 }

@@ -110,15 +110,20 @@ export function isBehaviourId(id: string): boolean {
 /** How many created jobs are remembered for replay and other-caller detection. */
 const rememberedJobs = 10_000;
 
+/** What an answer showed beyond its status and code, for the pact recorder (pact/recorder.ts). */
+export type CoverageMark = 'idempotency replay' | 'getJob other caller';
+
 export class CoverageRecorder {
   private readonly counts = new Map<string, number>();
   /** jobId → owner fingerprint and Idempotency-Key of the jobs this engine created, newest kept. */
   private readonly created = new RecentMap<string, { owner: string; key: string | undefined }>({ maxEntries: rememberedJobs });
 
-  observe(observation: Observation): void {
+  /** Counts what `observation` showed; returns the mark of a replay or another caller's job. */
+  observe(observation: Observation): CoverageMark | undefined {
     const { operationId, status, code, forced, job, caller } = observation;
     if (code !== undefined) this.count(`error ${code}`);
-    if (operationId === undefined) return;
+    if (operationId === undefined) return undefined;
+    let mark: CoverageMark | undefined;
     this.count(`${operationId} ${status}`);
     if (observation.retryAfterSeconds !== undefined) this.count(`${operationId} Retry-After`);
     if (job) {
@@ -128,16 +133,22 @@ export class CoverageRecorder {
     if (operationId === 'createEvaluation' && status === 202 && job) {
       // A 202 naming a job this engine already gave out for the same caller and key is a replay.
       const before = this.created.get(job.jobId);
-      if (before && before.owner === caller && before.key === observation.idempotencyKey) this.count('idempotency replay');
-      else this.created.set(job.jobId, { owner: caller, key: observation.idempotencyKey });
+      if (before && before.owner === caller && before.key === observation.idempotencyKey) {
+        this.count('idempotency replay');
+        mark = 'idempotency replay';
+      } else this.created.set(job.jobId, { owner: caller, key: observation.idempotencyKey });
     }
     if (operationId === 'createEvaluation' && status === 409 && !forced && code === 'idempotency_key_conflict') {
       this.count('idempotency conflict');
     }
     if (operationId === 'getJob' && status === 404 && !forced) {
       const owner = this.created.get(jobIdOfPath(observation.path))?.owner;
-      if (owner !== undefined && owner !== caller) this.count('getJob other caller');
+      if (owner !== undefined && owner !== caller) {
+        this.count('getJob other caller');
+        mark = 'getJob other caller';
+      }
     }
+    return mark;
   }
 
   /** Counts one answer for a behaviour of the catalogue; ids outside it (a status the catalogue does not list) are not kept. */

@@ -141,6 +141,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
   const contract = contractOption(options.spec);
+  const basePath = normalizeBasePath(options.basePath);
   const link = options.replicaLink;
   const scenarios = new ScenarioInForce({
     contract,
@@ -176,7 +177,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const unseeded = createRandom();
   const pipeline = new RequestPipeline({
     contract,
-    basePath: normalizeBasePath(options.basePath),
+    basePath,
     scenarios,
     clock,
     latency,
@@ -188,13 +189,18 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     watch,
     onJournalEntry: options.onJournalEntry,
   });
+  const answerCall = (call: EngineCall): Promise<EngineAnswer> => pipeline.answer(call);
   const resetLocal = () => {
     journal.clear();
     watch.afterReset();
     scenarios.reset();
   };
   const sync = new ReplicaSync({ link, scenarios, resetLocal });
+  const handle = async (request: Request): Promise<Response> => answerToResponse(await answerCall(callFromRequest(request)));
   const control = createControlSurface({
+    contract,
+    basePath,
+    handle,
     scenarios,
     sync,
     jobControl: new JobControl({ jobs, clock, contract }),
@@ -205,9 +211,8 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     clock,
     resetLocal,
   });
-  const answerCall = (call: EngineCall): Promise<EngineAnswer> => pipeline.answer(call);
   return {
-    handle: async (request) => answerToResponse(await answerCall(callFromRequest(request))),
+    handle,
     answerCall,
     control,
     clock,

@@ -39,6 +39,18 @@ export type { JobRecord, TimelineStep } from './jobs.js';
 export { type JournalEntry, type JournalPage, journalPathLength } from './journal.js';
 export type { ExampleRequest, Observation } from './observation.js';
 export type { IdempotencyRecord } from './operations.js';
+export {
+  defaultPactParties,
+  jobStateName,
+  knownStateNames,
+  type PactParties,
+  type PactSynchronousHttp,
+  type PactV4,
+  type ProviderStateChange,
+  pactParties,
+  pactRecordLimits,
+  stateNames,
+} from './pact/index.js';
 export type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
 export { type ControlErrorCode, type EngineError, errorAnswer, quote, truncate } from './responses.js';
 export {

@@ -24,6 +24,7 @@ it.each([
   ['docs/frontend-tests.md', 'fake-timers.test.ts', 'fake-timers'],
   ['docs/frontend-tests.md', 'coverage-helper.test.ts', 'coverage-helper'],
   ['docs/client.md', 'typed-client.test.ts', 'typed-client'],
+  ['docs/pact.md', 'pact-msw.test.ts', 'pact-msw'],
 ])('%s shows the example of test/readme/%s exactly as it runs', (document, file, name) => {
   expect(readFileSync(join(root, document), 'utf8')).toContain(region(file, name));
 });

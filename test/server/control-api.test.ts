@@ -41,6 +41,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
   expect(validator.contract.operations.map((operation) => operation.operationId).sort()).toEqual(
     [
       'advanceJob',
+      'changeProviderState',
       'clearJournal',
       'inspectJob',
       'inspectorIcon',
@@ -51,6 +52,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'listScenarios',
       'readCoverage',
       'readJournal',
+      'readPact',
       'reset',
       'resetCoverage',
       'setJobState',

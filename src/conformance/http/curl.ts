@@ -5,6 +5,7 @@
  * secret header reads its value from an environment variable (`-H "Authorization: $EH_AUTH"`),
  * and a body too long to paste is read from a file the runner wrote beside its reports.
  */
+import { redacted } from '../../contract/secrets.js';
 import type { SentRequest } from '../exchange.js';
 import { writtenTarget } from './bounded-client.js';
 
@@ -16,10 +17,10 @@ export function isCredentialHeader(name: string): boolean {
   return alwaysSecret.has(name.toLowerCase());
 }
 
+export { redacted };
+
 /** Bodies longer than this are not inlined: the command would be unusable. */
 export const inlineBodyLimit = 16 * 1024;
-
-export const redacted = '[REDACTED]';
 
 function quote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;

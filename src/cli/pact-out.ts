@@ -1,0 +1,48 @@
+/**
+ * @module cli/pact-out
+ * `mock --pact-out FILE`: the pact of the client's traffic (control.pact(), docs/pact.md),
+ * written when the mock stops, beside --coverage-report's files.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type MockControl, type PactParties, pactParties } from '../engine/index.js';
+import { UsageError } from './command.js';
+
+export interface PactOutTarget {
+  readonly file: string;
+  readonly parties: PactParties;
+}
+
+/** The target the options ask for, checked at start so a bad name fails before the run, not after it. */
+export function pactOutOption(values: {
+  readonly 'pact-out'?: string | undefined;
+  readonly 'pact-consumer'?: string | undefined;
+  readonly 'pact-provider'?: string | undefined;
+}): PactOutTarget | undefined {
+  const consumer = values['pact-consumer'];
+  const provider = values['pact-provider'];
+  if (values['pact-out'] === undefined) {
+    if (consumer !== undefined || provider !== undefined) {
+      throw new UsageError(
+        `--${consumer !== undefined ? 'pact-consumer' : 'pact-provider'} names a side of the pact --pact-out writes; give --pact-out FILE as well.`,
+      );
+    }
+    return undefined;
+  }
+  try {
+    return {
+      file: values['pact-out'],
+      parties: pactParties({ ...(consumer === undefined ? {} : { consumer }), ...(provider === undefined ? {} : { provider }) }),
+    };
+  } catch (error) {
+    throw new UsageError(`--${(error as Error).message.replace(/^pact (consumer|provider)/, 'pact-$1')}.`);
+  }
+}
+
+/** Writes the pact; returns the absolute path written. */
+export async function writePactFile(options: { control: MockControl; target: PactOutTarget; cwd: string }): Promise<string> {
+  const path = resolve(options.cwd, options.target.file);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(options.control.pact(options.target.parties), null, 2)}\n`);
+  return path;
+}
