@@ -15,6 +15,7 @@ import {
   type BaseUrlCredentials,
   CassetteRecorder,
   type ConformanceHooks,
+  type ConformanceOptions,
   type ConformanceReport,
   checks,
   conformanceDefaults,
@@ -46,7 +47,7 @@ import { packageVersion } from '../openapi/package-root.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
-import { type OptionTable, optionsHelp, parseOptions } from './options.js';
+import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { specAdvice, specFileProblem } from './spec-file.js';
 import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
@@ -569,23 +570,7 @@ export const conformanceCommand: Command = {
       throw new UsageError(
         `--run-id must be 1 to 32 letters, digits, '-' or '_' (it goes into Idempotency-Key headers), got '${runId.slice(0, 40)}'. Copy it from the summary line of the run to repeat.`,
       );
-    const maxRequests = values['max-requests'];
-    const concurrency = values.concurrency;
-    const replayWaitMs = values['replay-wait'];
-    const rate = values.rate;
-    const timeoutMs = values.timeout;
-    const jobTimeoutMs = values['job-timeout'];
-    const timeBudgetMs = values['time-budget'];
-    const maxResponseBytes = values['max-response-bytes'];
-    const maxConsecutiveTimeouts = values['max-consecutive-timeouts'];
-    const maxExamples = values['max-examples'];
-    const maxFailuresGiven = values['max-failures'];
-    if (values['fail-fast'] && maxFailuresGiven !== undefined && maxFailuresGiven !== 1)
-      throw new UsageError(
-        `--fail-fast stops at the first failure, and --max-failures ${maxFailuresGiven} asks for more; give only one of them.`,
-      );
-    const maxFailures = values['fail-fast'] ? 1 : maxFailuresGiven;
-    const maxResponseTimeMs = values['max-response-time'];
+    const bounds = runBoundsOf(values);
     if (target.authorization && !values.quiet)
       io.stderr(
         diagnostic('conformance: the user name and password in --base-url are sent as an Authorization: Basic header (never printed).'),
@@ -639,18 +624,7 @@ export const conformanceCommand: Command = {
         secondCallerHeaders,
         ...(seed === undefined ? {} : { seed }),
         ...(runId === undefined ? {} : { runId }),
-        ...(maxRequests === undefined ? {} : { maxRequests }),
-        ...(concurrency === undefined ? {} : { concurrency }),
-        ...(replayWaitMs === undefined ? {} : { replayWaitMs }),
-        ...(rate === undefined ? {} : { rate }),
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(jobTimeoutMs === undefined ? {} : { jobTimeoutMs }),
-        ...(timeBudgetMs === undefined ? {} : { timeBudgetMs }),
-        ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
-        ...(maxConsecutiveTimeouts === undefined ? {} : { maxConsecutiveTimeouts }),
-        ...(maxExamples === undefined ? {} : { maxExamples }),
-        ...(maxFailures === undefined ? {} : { maxFailures }),
-        ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
+        ...bounds,
         checks: values['rerun-failed'] === undefined ? list(values.checks) : rerunChecks(values['rerun-failed'], list(values.checks)),
         excludeChecks: list(values['exclude-checks']),
         operations: {
@@ -682,28 +656,54 @@ export const conformanceCommand: Command = {
       }
       return report.exitCode;
     } catch (error) {
-      if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
-      if (error instanceof PactFileError) throw new UsageError(`--pact ${error.message}.`);
-      if (error instanceof InvalidSpecError) {
-        io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
-        return exitCodes.usage;
-      }
-      if (error instanceof HookError) {
-        io.stderr(diagnostic(`conformance: --hooks ${values.hooks}: ${error.message}`));
-        return exitCodes.usage;
-      }
-      if (error instanceof WorkflowDocumentError) {
-        io.stderr(diagnostic(`conformance: --workflows ${error.message}`));
-        return exitCodes.usage;
-      }
-      if (error instanceof UnreachableTargetError) {
-        io.stderr(diagnostic(`conformance: ${error.message}. Is the server running, and is --base-url right?`));
-        return exitCodes.usage;
-      }
-      throw error;
+      return runFailure({ error, io, hooks: values.hooks });
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
   },
 };
+
+/** The run's bounds given on the command line, as runConformance takes them (absent: its defaults). */
+function runBoundsOf(values: OptionValues<typeof conformanceOptions>): Partial<ConformanceOptions> {
+  const maxFailuresGiven = values['max-failures'];
+  if (values['fail-fast'] && maxFailuresGiven !== undefined && maxFailuresGiven !== 1)
+    throw new UsageError(
+      `--fail-fast stops at the first failure, and --max-failures ${maxFailuresGiven} asks for more; give only one of them.`,
+    );
+  const given: Partial<Record<keyof ConformanceOptions, number | undefined>> = {
+    maxRequests: values['max-requests'],
+    concurrency: values.concurrency,
+    replayWaitMs: values['replay-wait'],
+    rate: values.rate,
+    timeoutMs: values.timeout,
+    jobTimeoutMs: values['job-timeout'],
+    timeBudgetMs: values['time-budget'],
+    maxResponseBytes: values['max-response-bytes'],
+    maxConsecutiveTimeouts: values['max-consecutive-timeouts'],
+    maxExamples: values['max-examples'],
+    maxFailures: values['fail-fast'] ? 1 : maxFailuresGiven,
+    maxResponseTimeMs: values['max-response-time'],
+  };
+  return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+}
+
+/** A run that could not go on: a usage error (exit 2) with its message, or thrown on. */
+function runFailure(options: { error: unknown; io: CommandIo; hooks: string | undefined }): number {
+  const { error, io } = options;
+  if (error instanceof UnknownCheckError || error instanceof UnknownOperationError) throw new UsageError(`${error.message}.`);
+  if (error instanceof PactFileError) throw new UsageError(`--pact ${error.message}.`);
+  const message =
+    error instanceof InvalidSpecError
+      ? `invalid OpenAPI document: ${error.message}`
+      : error instanceof HookError
+        ? `conformance: --hooks ${options.hooks}: ${error.message}`
+        : error instanceof WorkflowDocumentError
+          ? `conformance: --workflows ${error.message}`
+          : error instanceof UnreachableTargetError
+            ? `conformance: ${error.message}. Is the server running, and is --base-url right?`
+            : undefined;
+  if (message === undefined) throw error;
+  io.stderr(diagnostic(message));
+  return exitCodes.usage;
+}

@@ -164,28 +164,7 @@ export const mockCommand: Command = {
       await engine.control.synced();
     } catch (error) {
       await shared?.close();
-      if (error instanceof StoreUnavailableError) {
-        io.stderr(diagnostic(`mock: --store: ${error.message}. Start Redis, or check the URL.`));
-        return exitCodes.failed;
-      }
-      if ((error as Error).name === 'ContractMismatchError') {
-        io.stderr(diagnostic(`mock: --store: ${(error as Error).message}`));
-        return exitCodes.usage;
-      }
-      if (error instanceof ScenarioFileError) {
-        io.stderr(diagnostic(`mock: --scenario: ${error.message}`));
-        return exitCodes.usage;
-      }
-      if (error instanceof ScenarioError) {
-        io.stderr(
-          diagnostic(
-            `${error.message}\nFix the file: scenarios/scenario.schema.json in this package is its JSON Schema, and 'evidence-harness mock --help' lists the shipped scenarios.`,
-          ),
-        );
-        return exitCodes.usage;
-      }
-      if ((error as Error).name === 'ControlError') throw new UsageError(`--scenario: ${(error as Error).message}.`);
-      throw error;
+      return startupFailure(error, io);
     }
     let server: Awaited<ReturnType<typeof startMockServer>>;
     try {
@@ -251,29 +230,66 @@ export const mockCommand: Command = {
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
-    const report = engine.control.coverage();
-    if (!values.quiet) io.stdout(coverageSummary(report));
-    try {
-      for (const path of await writeCoverageReports({ report, targets: coverageTargets, cwd: process.cwd() }))
-        io.stdout(`coverage report written: ${path}\n`);
-    } catch (error) {
-      io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
-      stopListening();
-      return exitCodes.failed;
-    }
-    if (pactTarget) {
-      try {
-        io.stdout(`pact written: ${await writePactFile({ control: engine.control, target: pactTarget, cwd: process.cwd() })}\n`);
-      } catch (error) {
-        io.stderr(diagnostic(`mock: --pact-out: cannot write: ${(error as Error).message}`));
-        stopListening();
-        return exitCodes.failed;
-      }
-    }
+    const written = await writeStopReports({ control: engine.control, quiet: values.quiet === true, coverageTargets, pactTarget, io });
     stopListening();
-    return exitCodes.ok;
+    return written;
   },
 };
+
+/** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files. */
+async function writeStopReports(options: {
+  control: ReturnType<typeof createMockEngine>['control'];
+  quiet: boolean;
+  coverageTargets: ReturnType<typeof parseCoverageReportOption>[];
+  pactTarget: ReturnType<typeof pactOutOption>;
+  io: Parameters<Command['run']>[1];
+}): Promise<number> {
+  const { control, io, pactTarget } = options;
+  const report = control.coverage();
+  if (!options.quiet) io.stdout(coverageSummary(report));
+  try {
+    for (const path of await writeCoverageReports({ report, targets: options.coverageTargets, cwd: process.cwd() }))
+      io.stdout(`coverage report written: ${path}\n`);
+  } catch (error) {
+    io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
+    return exitCodes.failed;
+  }
+  if (pactTarget) {
+    try {
+      io.stdout(`pact written: ${await writePactFile({ control, target: pactTarget, cwd: process.cwd() })}\n`);
+    } catch (error) {
+      io.stderr(diagnostic(`mock: --pact-out: cannot write: ${(error as Error).message}`));
+      return exitCodes.failed;
+    }
+  }
+  return exitCodes.ok;
+}
+
+/** The exit code, and the message, of a start that failed before the port opened; anything else is thrown on. */
+function startupFailure(error: unknown, io: Parameters<Command['run']>[1]): number {
+  if (error instanceof StoreUnavailableError) {
+    io.stderr(diagnostic(`mock: --store: ${error.message}. Start Redis, or check the URL.`));
+    return exitCodes.failed;
+  }
+  if ((error as Error).name === 'ContractMismatchError') {
+    io.stderr(diagnostic(`mock: --store: ${(error as Error).message}`));
+    return exitCodes.usage;
+  }
+  if (error instanceof ScenarioFileError) {
+    io.stderr(diagnostic(`mock: --scenario: ${error.message}`));
+    return exitCodes.usage;
+  }
+  if (error instanceof ScenarioError) {
+    io.stderr(
+      diagnostic(
+        `${error.message}\nFix the file: scenarios/scenario.schema.json in this package is its JSON Schema, and 'evidence-harness mock --help' lists the shipped scenarios.`,
+      ),
+    );
+    return exitCodes.usage;
+  }
+  if ((error as Error).name === 'ControlError') throw new UsageError(`--scenario: ${(error as Error).message}.`);
+  throw error;
+}
 
 /** `--store`'s URL, checked; a password in it is never repeated in a message. */
 function storeOption(value: string | undefined): string | undefined {

@@ -143,9 +143,19 @@ describe("the states the API can set up, in any consumer's words", () => {
     ['a job in state RUNNING', {}, { kind: 'job-in-state', status: 'RUNNING' }],
     ['a job with status complete', {}, { kind: 'job-in-state', status: 'COMPLETE' }],
     ['a job exists', { status: 'QUEUED' }, { kind: 'job-in-state', status: 'QUEUED' }],
-    ['no job with this id', {}, { kind: 'no-job' }],
-    ['the job does not exist', {}, { kind: 'no-job' }],
+    ['no job with this id', {}, { kind: 'nothing' }],
+    ['the job does not exist', {}, { kind: 'nothing' }],
+    ['no evaluation job was created with this Idempotency-Key', {}, { kind: 'nothing' }],
     ['an evaluation job was created with this Idempotency-Key', {}, { kind: 'key-used', body: 'same' }],
+    ['an evaluation job was created with this Idempotency-Key', { status: 'COMPLETE' }, { kind: 'key-used', body: 'same' }],
+    // An evaluation named is one the job must reach on its own; whether it does is seen when set up.
+    ['a job in state COMPLETE with evaluation FAIL', {}, { kind: 'job-in-state', status: 'COMPLETE', evaluation: 'FAIL' }],
+    [
+      'a job in state COMPLETE',
+      { status: 'COMPLETE', evaluation: 'INDETERMINATE' },
+      { kind: 'job-in-state', status: 'COMPLETE', evaluation: 'INDETERMINATE' },
+    ],
+    ['a job created by another caller', {}, { kind: 'other-callers-job' }],
     ['the Idempotency-Key was used with another body', {}, { kind: 'key-used', body: 'other' }],
     ['the idempotency key was already used with a different body', {}, { kind: 'key-used', body: 'other' }],
   ])('%s %j', (name, params, expected) => {
@@ -154,8 +164,7 @@ describe("the states the API can set up, in any consumer's words", () => {
 
   it.each([
     ['the evidence store is down', {}],
-    ['a job in state COMPLETE with evaluation FAIL', {}],
-    ['a job in state COMPLETE', { status: 'COMPLETE', evaluation: 'INDETERMINATE' }],
+    ['the caller is over its quota', {}],
   ])('leaves %s %j to the provider', (name, params) => {
     expect(recognise({ name, params }, statuses)).toBeUndefined();
   });

@@ -26,6 +26,28 @@ function operationFor(context: ProbeContext, request: MaterialRequest) {
   );
 }
 
+/** The contract's longest Idempotency-Key. */
+const maxKeyLength = 128;
+
+/**
+ * The request with an Idempotency-Key of this run and interaction in place of a literal one. A
+ * pact's keys are literals (its consumer's test run chose them), so against a provider that
+ * lives longer than one verification, or that has seen another interaction of the same pact, a
+ * literal key would already be bound: "no job was created with this key" would be false and
+ * "the key was used with another body" would meet its own earlier job. A key the pact generates
+ * is left as it is.
+ */
+function withRunKey(request: MaterialRequest, options: { interaction: PactInteraction; runId: string }): MaterialRequest {
+  const isKey = (name: string) => name.toLowerCase() === 'idempotency-key';
+  if (options.interaction.request.generators.headers.some(([name]) => isKey(name))) return request;
+  if (!request.headers.some(([name]) => isKey(name))) return request;
+  const prefix = `${options.runId}.${options.interaction.index}.`;
+  return {
+    ...request,
+    headers: request.headers.map(([name, value]) => (isKey(name) ? [name, `${prefix}${value}`.slice(0, maxKeyLength)] : [name, value])),
+  };
+}
+
 function statesOf(interaction: PactInteraction): string[] {
   return interaction.states.map((state) => state.name);
 }
@@ -34,11 +56,12 @@ async function verifyInteraction(context: ProbeContext, interaction: PactInterac
   const notes: string[] = [];
   const params = Object.assign({}, ...interaction.states.map((state) => state.params)) as Record<string, unknown>;
   // Random values are made once, before the state: a state keyed on the request's Idempotency-Key sees the key sent.
-  const first = generateRequest(materialOf(interaction.request), interaction.request.generators, {
+  const generated = generateRequest(materialOf(interaction.request), interaction.request.generators, {
     values: params,
     mode: 'all',
     notes: [],
   });
+  const first = options.states.runKeys ? withRunKey(generated, { interaction, runId: context.runId }) : generated;
   const intent = { kind: 'pact', interaction: interaction.description, index: interaction.index, states: statesOf(interaction) } as const;
   // Known before the state is set up, so that an interaction not sent still counts for its check.
   options.expectations.set(interaction.index, { expected: expectedResponseOf(interaction, params, []), pending: interaction.pending });

@@ -29,14 +29,23 @@ import { headerValue, type MaterialRequest } from './pact-request.js';
 export type StateOutcome = { readonly values: StateValues; readonly teardown?: () => Promise<void> } | { readonly notSetUp: string };
 
 export interface StateSetup {
+  /**
+   * Whether the pact's literal Idempotency-Keys give way to keys of this run (pact-phase.ts):
+   * yes where the runner binds the keys itself through the API; no where the provider's state
+   * endpoint binds the key the state's params name.
+   */
+  readonly runKeys: boolean;
   setUp(options: { interaction: PactInteraction; request: MaterialRequest; context: ProbeContext }): Promise<StateOutcome>;
 }
 
 /** The states a pact names, recognised by their words (any consumer's wording of the same state). */
 type Recognised =
-  | { readonly kind: 'job-in-state'; readonly status: string }
-  | { readonly kind: 'no-job' }
-  | { readonly kind: 'key-used'; readonly body: 'same' | 'other' };
+  | { readonly kind: 'job-in-state'; readonly status: string; readonly evaluation?: string }
+  /** Nothing to set up: no such job, or an Idempotency-Key not used yet (the run's keys are its own). */
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'key-used'; readonly body: 'same' | 'other' }
+  /** A job another caller made (A-10): set up with the second caller's credentials. */
+  | { readonly kind: 'other-callers-job' };
 
 const finalStatuses = new Set(['COMPLETE', 'FAILED']);
 
@@ -52,18 +61,24 @@ export function recognise(state: ProviderState, statuses: readonly string[]): Re
   const param = state.params.status;
   const named = /\bjob\b.*?\b(?:in|with)\s+(?:the\s+)?(?:state|status)\s+['"]?([A-Za-z_]+)/i.exec(name)?.[1];
   const status = typeof param === 'string' ? param : named;
-  if (status !== undefined && /\bjob\b/i.test(name)) {
-    // The API sets a job's status only by waiting; an evaluation (a FAIL) is the provider's to arrange.
-    if (state.params.evaluation !== undefined || /\b(?:PASS|FAIL|INDETERMINATE)\b/.test(name)) return undefined;
-    const known = statuses.find((candidate) => candidate.toLowerCase() === status.toLowerCase());
-    return { kind: 'job-in-state', status: known ?? status };
-  }
-  if (/\bno job\b|\bjob\b.*\b(?:does not|doesn't|do not) exist|\bunknown job\b|\bjob\b.*\bnot found\b/i.test(name))
-    return { kind: 'no-job' };
+  // A key's states first: a replay's state names its job too ("an evaluation job was created…").
   if (/idempotency[- ]key/i.test(name)) {
     if (/\b(?:another|other|different)\b.*\bbody\b/i.test(name)) return { kind: 'key-used', body: 'other' };
+    // "no evaluation job was created with this Idempotency-Key": the run's keys are fresh already.
+    if (/\b(?:no|not|never|unused)\b/i.test(name)) return { kind: 'nothing' };
     if (/\b(?:created|used)\b/i.test(name)) return { kind: 'key-used', body: 'same' };
   }
+  if (status !== undefined && /\bjob\b/i.test(name)) {
+    // The API sets a job's status only by waiting, so an evaluation named is one the job must
+    // reach on its own (the shipped lifecycle's PASS); another is the provider's to arrange.
+    const evaluationParam = state.params.evaluation;
+    const evaluation = typeof evaluationParam === 'string' ? evaluationParam : /\bevaluation\s+['"]?([A-Za-z_]+)/i.exec(name)?.[1];
+    const known = statuses.find((candidate) => candidate.toLowerCase() === status.toLowerCase());
+    return { kind: 'job-in-state', status: known ?? status, ...(evaluation === undefined ? {} : { evaluation }) };
+  }
+  if (/\bno job\b|\bjob\b.*\b(?:does not|doesn't|do not) exist|\bunknown job\b|\bjob\b.*\bnot found\b/i.test(name))
+    return { kind: 'nothing' };
+  if (/\bjob\b/i.test(name) && /\b(?:another|other|second)\s+caller\b/i.test(name)) return { kind: 'other-callers-job' };
   return undefined;
 }
 
@@ -87,6 +102,7 @@ function statusOf(exchange: Exchange | undefined, jobId: string): string | undef
 
 /** Sets up the states this contract can reach through its own API. */
 export class ApiStates implements StateSetup {
+  readonly runKeys = true;
   async setUp(options: { interaction: PactInteraction; request: MaterialRequest; context: ProbeContext }): Promise<StateOutcome> {
     const { interaction, context } = options;
     let values: Record<string, unknown> = {};
@@ -114,12 +130,14 @@ export class ApiStates implements StateSetup {
   }): Promise<StateOutcome> {
     const { recognised } = options;
     switch (recognised.kind) {
-      case 'no-job':
+      case 'nothing':
         return { values: {} };
       case 'key-used':
         return this.keyUsed(options, recognised.body);
       case 'job-in-state':
-        return this.jobInState(options, recognised.status);
+        return this.jobInState(options, recognised);
+      case 'other-callers-job':
+        return this.otherCallersJob(options);
     }
   }
 
@@ -159,14 +177,52 @@ export class ApiStates implements StateSetup {
     if (!exchange) return { notSetUp: 'the create that sets up the state was not sent' };
     const jobId = jobIdOf(context, exchange);
     if (!jobId) return { notSetUp: `the create that sets up the state was answered ${describeResponse(exchange).slice(0, 200)}` };
+    // A replay recorded once its job was final promises that state (params.status, .evaluation).
+    const status = options.state.params.status;
+    if (body === 'same' && typeof status === 'string') {
+      const evaluation = options.state.params.evaluation;
+      return this.untilInState(options, {
+        jobId,
+        created: exchange,
+        status,
+        ...(typeof evaluation === 'string' ? { evaluation } : {}),
+      });
+    }
     return { values: { jobId } };
   }
 
-  /** A new job, polled until it is in `status`, or why it did not get there. */
+  /** A job the second caller creates (--second-caller-header), which the first must not see. */
+  private async otherCallersJob(options: {
+    interaction: PactInteraction;
+    context: ProbeContext;
+    state: ProviderState;
+  }): Promise<StateOutcome> {
+    const { context } = options;
+    if (!context.hasSecondCaller)
+      return { notSetUp: `the provider state '${quoted(options.state.name)}' needs a second caller: give --second-caller-header` };
+    const create = operationOf(context, contractOperationIds.create);
+    if (!create)
+      return { notSetUp: `the spec has no operation '${contractOperationIds.create}' to set up '${quoted(options.state.name)}' with` };
+    const built = buildRequest({
+      operation: create,
+      seed: context.seed,
+      runId: context.runId,
+      purpose: `pact-state:${options.interaction.index}`,
+      body: { value: creationBody(create) },
+    });
+    const created = await context.send({ ...built, caller: 2 }, this.intent(options, 'create a job as the second caller'));
+    if (!created) return { notSetUp: 'the create that sets up the state was not sent' };
+    const jobId = jobIdOf(context, created);
+    if (!jobId) return { notSetUp: `the create that sets up the state was answered ${describeResponse(created).slice(0, 200)}` };
+    return { values: { jobId } };
+  }
+
+  /** A new job, polled until it is in `status` (with `evaluation`, when named), or why it did not get there. */
   private async jobInState(
     options: { interaction: PactInteraction; context: ProbeContext; state: ProviderState },
-    status: string,
+    target: { status: string; evaluation?: string },
   ): Promise<StateOutcome> {
+    const { status, evaluation } = target;
     const { context } = options;
     const create = operationOf(context, contractOperationIds.create);
     const read = operationOf(context, contractOperationIds.read);
@@ -187,8 +243,21 @@ export class ApiStates implements StateSetup {
     if (!created) return { notSetUp: 'the create that sets up the state was not sent' };
     const jobId = jobIdOf(context, created);
     if (!jobId) return { notSetUp: `the create that sets up the state was answered ${describeResponse(created).slice(0, 200)}` };
+    return this.untilInState(options, { jobId, created, status, ...(evaluation === undefined ? {} : { evaluation }) });
+  }
+
+  /** Reads job `jobId` until it is in `status` (with `evaluation`, when named), or says why it did not get there. */
+  private async untilInState(
+    options: { interaction: PactInteraction; context: ProbeContext; state: ProviderState },
+    target: { jobId: string; created: Exchange; status: string; evaluation?: string },
+  ): Promise<StateOutcome> {
+    const { context } = options;
+    const { jobId, created, status, evaluation } = target;
+    const read = operationOf(context, contractOperationIds.read);
+    if (!read) return { notSetUp: `the spec has no '${contractOperationIds.read}' to set up '${quoted(options.state.name)}' with` };
     const seen: string[] = [];
     let current = statusOf(created, jobId);
+    let last: Exchange = created;
     if (current !== undefined) seen.push(current);
     const started = performance.now();
     let delay = 0;
@@ -210,9 +279,18 @@ export class ApiStates implements StateSetup {
       if (!polled) return { notSetUp: 'a read that sets up the state was not sent' };
       if (polled.rateLimited) delay = Math.max(delay, retryAfterMs(polled.response?.headers['retry-after']));
       current = statusOf(polled, jobId);
+      last = polled;
       if (current === undefined)
         return { notSetUp: `a read of the job set up for the state was answered ${describeResponse(polled).slice(0, 200)}` };
       if (seen.at(-1) !== current) seen.push(current);
+    }
+    if (evaluation !== undefined) {
+      const reached = (last.response?.json as { evaluation?: unknown } | undefined)?.evaluation;
+      if (reached !== evaluation)
+        return {
+          notSetUp: `state not reachable: the job ended ${status} with evaluation ${quoted(String(reached ?? 'none'))}, not ${evaluation}`,
+        };
+      return { values: { jobId, status, evaluation } };
     }
     return { values: { jobId, status } };
   }
@@ -243,6 +321,7 @@ const maxStateAnswerBytes = 64 * 1024;
 
 /** Sets up every state through the provider's own state endpoint (--provider-states-url). */
 export class UrlStates implements StateSetup {
+  readonly runKeys = false;
   constructor(
     private readonly options: {
       transport: Transport;
