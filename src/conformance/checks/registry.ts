@@ -96,7 +96,8 @@ export const checks: readonly Check[] = [
 
 /**
  * The checks that judge every answer by what the spec documents for its operation, whatever
- * sent it: what judges a workflow's steps besides its own criteria.
+ * sent it: what judges a workflow's steps besides its own criteria, and a pact's interactions
+ * besides the pact's own expectations.
  */
 export const responseChecks: readonly Check[] = [
   statusCodeDocumented,

@@ -7,17 +7,7 @@
  * runs the pact alone, as Pact's verifiers do; the default probes are a run of their own.
  */
 import type { Check } from '../checks/check.js';
-import {
-  contentTypeDocumented,
-  errorBody,
-  errorCodeDocumented,
-  maxResponseTime,
-  notAServerError,
-  notRateLimited,
-  responseSchemaConformance,
-  statusCodeDocumented,
-} from '../checks/generic-checks.js';
-import { UnknownCheckError } from '../checks/registry.js';
+import { responseChecks, UnknownCheckError } from '../checks/registry.js';
 import type { TlsOptions } from '../http/bounded-client.js';
 import { Transport } from '../http/transport.js';
 import type { ConformanceRun } from '../runner/conformance-run.js';
@@ -26,18 +16,6 @@ import { PactExpectations, pactChecks } from './pact-check.js';
 import { type Pact, PactFileError, readPactFile } from './pact-file.js';
 import { pactPhase } from './pact-phase.js';
 import { ApiStates, type StateSetup, UrlStates } from './provider-states.js';
-
-/** The runner's checks that judge any answer by its operation: they judge a pact's interactions too. */
-export const responseChecks: readonly Check[] = [
-  statusCodeDocumented,
-  contentTypeDocumented,
-  responseSchemaConformance,
-  errorBody,
-  notAServerError,
-  errorCodeDocumented,
-  maxResponseTime,
-  notRateLimited,
-];
 
 export interface PactPlan {
   readonly pact: Pact;
