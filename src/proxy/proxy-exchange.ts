@@ -139,30 +139,17 @@ async function injectedFault(context: ProxyContext, start: ExchangeStart): Promi
   };
 }
 
-interface ForwardOptions {
+/**
+ * With --errors the request is read whole before it is forwarded, so that a violating one never
+ * reaches the upstream: the body read, or the exit that refuses it.
+ */
+async function readBeforeForwarding(options: {
   context: ProxyContext;
   incoming: IncomingMessage;
-  outgoing: ServerResponse;
   start: ExchangeStart;
-  finish: (exit: Exit) => void;
-  onClientLeft: (leave: () => void) => void;
-}
-
-/** Judges a request by the request rules (a body cut at the cap is said to be cut). */
-function judgeOf(options: { context: ProxyContext; incoming: IncomingMessage; start: ExchangeStart; body: Buffer; bytes: number }) {
-  const { context, incoming, start, body, bytes } = options;
-  return judgeRequest({
-    request: { method: start.method, path: start.path, headers: incoming.headers, body, bodyCut: bytes > body.length },
-    operations: context.contract.operations,
-    validator: context.validator,
-  });
-}
-
-/**
- * With --errors the request is read whole first, so that a violating one never reaches the
- * upstream: the body read, or the exit that refuses it.
- */
-async function readBeforeForwarding(options: ForwardOptions & { hasBody: boolean }): Promise<{ body: Buffer; bytes: number } | Exit> {
+  hasBody: boolean;
+  judgeOf: (body: Buffer, bytes: number) => ReturnType<typeof judgeRequest>;
+}): Promise<{ body: Buffer; bytes: number } | Exit> {
   const { context, incoming, start, hasBody } = options;
   const limit = context.limits.maxCapturedRequestBytes;
   const buffered = hasBody ? await readCapped(incoming, limit) : { body: Buffer.alloc(0), bytes: 0 };
@@ -177,7 +164,7 @@ async function readBeforeForwarding(options: ForwardOptions & { hasBody: boolean
       requestBody: buffered.body.toString('utf8'),
     };
   }
-  const early = judgeOf({ context, incoming, start, ...buffered });
+  const early = options.judgeOf(buffered.body, buffered.bytes);
   if (early.violations.length === 0) return buffered;
   const found = early.violations.map((violation) => requestViolation(violation, start.id, early.operation?.operationId));
   const names = found.map((violation) => violation.check).join(', ');
@@ -198,25 +185,41 @@ function isExit(value: { body: Buffer; bytes: number } | Exit): value is Exit {
   return 'status' in value;
 }
 
-async function forwardAndJudge(options: ForwardOptions): Promise<void> {
-  const { context, incoming, start, finish } = options;
+async function forwardAndJudge(options: {
+  context: ProxyContext;
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  start: ExchangeStart;
+  finish: (exit: Exit) => void;
+  onClientLeft: (leave: () => void) => void;
+}): Promise<void> {
+  const { context, incoming, outgoing, start, finish } = options;
+  const { method, path } = start;
+  const limits = context.limits;
   // A body is what the headers announce, whatever the method (a GET may carry one too).
   const length = incoming.headers['content-length'];
   const hasBody = incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-  const buffered = context.options.errors ? await readBeforeForwarding({ ...options, hasBody }) : undefined;
+  const judgeOf = (body: Buffer, bytes: number) =>
+    judgeRequest({
+      request: { method, path, headers: incoming.headers, body, bodyCut: bytes > body.length },
+      operations: context.contract.operations,
+      validator: context.validator,
+    });
+  // With --errors the request is read whole first, so that a violating one never reaches the upstream.
+  const buffered = context.options.errors ? await readBeforeForwarding({ context, incoming, start, hasBody, judgeOf }) : undefined;
   if (buffered && isExit(buffered)) return finish(buffered);
 
   const outcome = await forward({
     incoming,
     target: start.target,
     upstream: context.upstream,
-    limits: context.limits,
+    limits,
     client: context.client,
     // A client that leaves before its answer ends the upstream request too.
     onClientLeft: options.onClientLeft,
     ...(buffered && hasBody ? { bufferedBody: buffered.body } : {}),
   });
-  const judged = judgeOf({ context, incoming, start, ...outcome.request });
+  const judged = judgeOf(outcome.request.body, outcome.request.bytes);
   // Every request is judged by every request rule that applies to it.
   context.ledger.tally('request_operation_known');
   if (judged.operation) for (const rule of judged.operation.requestBody ? rulesWithBody : rulesWithoutBody) context.ledger.tally(rule);
@@ -241,21 +244,7 @@ async function forwardAndJudge(options: ForwardOptions): Promise<void> {
       requestBody: requestText,
     });
   }
-  await judgeAnswer({ ...options, outcome, judged, found, requestText });
-}
 
-/** Judges the upstream's answer by the runner's checks, then passes it on (or, with --errors, refuses it). */
-async function judgeAnswer(
-  options: ForwardOptions & {
-    outcome: Extract<Awaited<ReturnType<typeof forward>>, { kind: 'answered' }>;
-    judged: ReturnType<typeof judgeOf>;
-    found: Violation[];
-    requestText: string;
-  },
-): Promise<void> {
-  const { context, incoming, outgoing, start, finish, outcome, judged, found, requestText } = options;
-  const { method, path } = start;
-  const operation = judged.operation;
   const credentialLines = credentialHeaderLists(outcome.answer.headerPairs, context.scrubber);
   if (credentialLines) context.scrubber.learnFromAnswer({ headers: credentialLines });
   const response = await toReceived(outcome, context.client);
@@ -295,7 +284,6 @@ async function judgeAnswer(
   intent.remember(response);
   const upstream = { status: response.status, headers: outcome.answer.headers, bodyText: response.bodyText };
   const names = [...new Set(found.map((violation) => violation.check))];
-  const kept = { ...operationIdOf(operation), found, upstream, requestBody: requestText };
   const breaking = found.filter((violation) => violation.side === 'response' && violation.severity === 'required');
   if (context.options.errors && breaking.length > 0) {
     const message = `The upstream's answer breaks the contract (${breaking.map((violation) => violation.check).join(', ')}): ${breaking[0]!.message}. Its answer is kept in the proxy's report (--errors).`;
@@ -303,20 +291,42 @@ async function judgeAnswer(
       answer: errorAnswer({ status: 502, code: 'internal_error', message }),
       extraHeaders: { 'contract-violations': names.join(', ') },
       status: 502,
+      ...operationIdOf(operation),
+      found,
       blocked: 'response',
-      ...kept,
+      upstream,
+      requestBody: requestText,
     });
   }
   const headers = answerHeadersForClient(outcome.answer, { method });
   if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
+  let status = response.status;
   try {
     outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
   } catch (error) {
     // An answer node will not write (this is the last guard): the client gets the contract's error, and the exchange is still kept.
-    const message = `evidence-harness proxy: the upstream's answer cannot be passed on (${String(error).slice(0, 200)}).`;
-    return finish({ answer: errorAnswer({ status: 502, code: 'internal_error', message }), status: 502, ...kept });
+    status = 502;
+    return finish({
+      answer: errorAnswer({
+        status: 502,
+        code: 'internal_error',
+        message: `evidence-harness proxy: the upstream's answer cannot be passed on (${String(error).slice(0, 200)}).`,
+      }),
+      status,
+      ...operationIdOf(operation),
+      found,
+      upstream,
+      requestBody: requestText,
+    });
   }
-  finish({ status: response.status, ...kept, ...(names.length > 0 ? { note: `Contract-Violations: ${names.join(', ')}` } : {}) });
+  finish({
+    status,
+    ...operationIdOf(operation),
+    found,
+    upstream,
+    requestBody: requestText,
+    ...(names.length > 0 ? { note: `Contract-Violations: ${names.join(', ')}` } : {}),
+  });
 }
 
 /** The one end of every exchange: answers (when the proxy answers), keeps, records, logs. */

@@ -101,6 +101,10 @@ export interface JsonBounds {
 
 const answerBounds: JsonBounds = { maxDepth: maxJsonDepth, maxValues: maxJsonValues, what: 'answer' };
 
+// Worded only when refused: toLocaleString costs microseconds, and the scan runs on every answer.
+const tooDeep = (bounds: JsonBounds) => `${bounds.what} nested deeper than ${bounds.maxDepth} levels`;
+const tooMany = (bounds: JsonBounds) => `${bounds.what} had more than ${bounds.maxValues.toLocaleString('en-US')} JSON values`;
+
 /**
  * Scans the text once (linear, strings skipped) and says why it is refused before JSON.parse:
  * too deep (a 4 MB `[[[…]]]` took JSON.parse to 1.3 GB) or too many values. Undefined when it
@@ -110,8 +114,6 @@ export function jsonTooComplex(text: string, bounds: JsonBounds = answerBounds):
   // Only a body that would parse as an array or object can be costly to parse.
   const first = /\S/.exec(text.slice(0, 1024))?.[0];
   if (first !== '[' && first !== '{') return undefined;
-  const tooDeep = `${bounds.what} nested deeper than ${bounds.maxDepth} levels`;
-  const tooMany = `${bounds.what} had more than ${bounds.maxValues.toLocaleString('en-US')} JSON values`;
   let depth = 0;
   let values = 0;
   let inString = false;
@@ -127,12 +129,12 @@ export function jsonTooComplex(text: string, bounds: JsonBounds = answerBounds):
     else if (code === 0x5b || code === 0x7b) {
       depth += 1;
       values += 1;
-      if (depth > bounds.maxDepth) return tooDeep;
-      if (values > bounds.maxValues) return tooMany;
+      if (depth > bounds.maxDepth) return tooDeep(bounds);
+      if (values > bounds.maxValues) return tooMany(bounds);
     } else if (code === 0x5d || code === 0x7d) depth -= 1;
     else if (code === 0x2c) {
       values += 1;
-      if (values > bounds.maxValues) return tooMany;
+      if (values > bounds.maxValues) return tooMany(bounds);
     }
   }
   return undefined;
