@@ -1,0 +1,23 @@
+/**
+ * @module documents
+ * The one loader of documents from outside (Node only: it reads files and fetches URLs). See
+ * load-document.ts for what it holds every document to, ref-policy.ts for which `$ref`s are
+ * followed, address-guard.ts for where a remote one may connect.
+ */
+export { refusedAddressReason } from './address-guard.js';
+export type { DocumentTls } from './fetch-text.js';
+export {
+  DocumentError,
+  type DocumentProblem,
+  type DocumentPurpose,
+  type DocumentReadOptions,
+  displaySource,
+  isHttpUrl,
+  type LoadDocumentOptions,
+  type LoadedDocument,
+  type LoadedOpenApiDocument,
+  type LoadOpenApiOptions,
+  loadDocument,
+  loadOpenApiDocument,
+} from './load-document.js';
+export { type DocumentBase, type RefPolicy, remoteAdvice } from './ref-policy.js';
