@@ -150,3 +150,43 @@ export function schemaBudgetProblem(schema: unknown, base: string): BudgetProble
   }
   return undefined;
 }
+
+/**
+ * The first schema of a whole OpenAPI document (any object with `enum` or `properties`, outside
+ * example and default values) over schemaLimits' enum or property counts. Checked on each file
+ * as soon as it is parsed, before the validator and the converters walk it: swagger-parser's
+ * validation of a 500,000-value enum alone took tens of seconds.
+ */
+export function schemaSizeProblem(document: unknown): BudgetProblem | undefined {
+  const stack: { value: unknown; pointer: string }[] = [{ value: document, pointer: '' }];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    const value = next.value;
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    const record = value as Record<string, unknown>;
+    if (!Array.isArray(value)) {
+      if (Array.isArray(record.enum) && record.enum.length > schemaLimits.maxEnumValues)
+        return {
+          pointer: `${next.pointer}/enum`,
+          problem: `${record.enum.length} values; an enum of at most ${schemaLimits.maxEnumValues} is read`,
+        };
+      const properties = record.properties;
+      if (properties !== null && typeof properties === 'object' && !Array.isArray(properties)) {
+        const count = Object.keys(properties).length;
+        if (count > schemaLimits.maxProperties)
+          return {
+            pointer: `${next.pointer}/properties`,
+            problem: `${count} properties; an object schema of at most ${schemaLimits.maxProperties} is read`,
+          };
+      }
+    }
+    for (const [key, child] of Object.entries(record)) {
+      // Example values are data; `default` is not skipped, since a Responses object names a response so.
+      if (key === 'example' || key === 'examples' || key === 'const') continue;
+      if (child !== null && typeof child === 'object') stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}` });
+    }
+  }
+  return undefined;
+}

@@ -62,6 +62,10 @@ async function parseUnchecked(options: { readonly text: string; readonly yaml: b
       : JSON.parse(text);
   } catch (error) {
     if (error instanceof RangeError) throw new DocumentBudgetError({ problem: 'it nests too deeply to parse' });
+    if (/excessive alias count/i.test(String((error as Error)?.message)))
+      throw new DocumentBudgetError({
+        problem: `its YAML aliases expand beyond what is read (${documentLimits.maxYamlAliases} alias uses, each weighed by what it expands to): an alias bomb`,
+      });
     const message = String((error as Error)?.message ?? error);
     let head: string;
     let at: { line: number; column: number } | undefined;

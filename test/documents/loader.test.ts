@@ -179,10 +179,12 @@ it('refuses a 64 MB document before reading it, and a 700-byte alias bomb named 
   expect(bomb.length).toBeLessThan(800);
   const named = join(root, 'bomb.yaml');
   writeFileSync(named, `openapi: 3.1.0\n${bomb}\n`);
-  expect((await refusal(loadOpenApiDocument({ source: named, mode: 'dereference' }))).message).toMatch(/alias/i);
+  expect((await refusal(loadOpenApiDocument({ source: named, mode: 'dereference' }))).message).toMatch(
+    /refused: its YAML aliases expand beyond/,
+  );
   const referring = documentFolder({ schema: { $ref: 'bomb.yaml#/i' }, files: { 'bomb.yaml': bomb } });
   const referred = await refusal(loadOpenApiDocument({ source: referring, mode: 'bundle' }));
-  expect(referred.message).toMatch(/bomb\.yaml: not valid YAML: .*alias/i);
+  expect(referred.message).toMatch(/bomb\.yaml: refused: its YAML aliases expand beyond what is read/);
 });
 
 it('refuses an example whose $refs form a cycle, naming its pointer; a recursive schema stays legal', async () => {
