@@ -57,12 +57,6 @@ export class InvalidSpecError extends Error {
   override readonly name = 'InvalidSpecError';
 }
 
-/** swagger-parser's error as an InvalidSpecError naming the source. */
-export function invalidSpecError(source: string, error: unknown): InvalidSpecError {
-  // swagger-parser lists problems on separate lines; one line reads better in a log.
-  return new InvalidSpecError(`${source}: ${(error as Error).message.trim().replace(/\.?\s*\n\s*/g, ': ')}`);
-}
-
 export interface LoadContractOptions {
   /** Path or http(s) URL of the document; defaults to the bundled spec/openapi.yaml. */
   readonly source?: string;

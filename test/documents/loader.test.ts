@@ -327,3 +327,11 @@ it('gives up on a server that never finishes within the time budget', async () =
   expect(error.problem).toBe('timeout');
   server.closeAllConnections();
 });
+
+it('--workflows: a FIFO or /dev/zero as the workflow file is refused without waiting on it', async () => {
+  const { loadWorkflowDocument } = await import('../../src/conformance/workflows/arazzo-document.js');
+  const fifo = join(root, 'workflows.arazzo.yaml');
+  makeFifo(fifo);
+  await expect(loadWorkflowDocument(fifo)).rejects.toThrow(/is a FIFO \(named pipe\), not a regular file/);
+  await expect(loadWorkflowDocument('/dev/zero')).rejects.toThrow(/is a character device, not a regular file/);
+});
