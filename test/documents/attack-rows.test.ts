@@ -228,3 +228,27 @@ it("never prints a document URL's user:password@ or ?token=: spec, diff text and
   expect(missing.stderr).toMatch(/cannot be fetched \(ECONNREFUSED\)/);
   expect(missing.stderr).not.toMatch(leaks);
 }, 120_000);
+
+it("never prints a --spec URL's credentials in conformance output or its JSON report", async () => {
+  const host = await documentServer();
+  const child = spawn(process.execPath, [executablePath(), 'mock', '--port', '0', '--quiet'], { stdio: 'pipe' });
+  children.push(child);
+  const target = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (found) resolve(found[1]!);
+    });
+    child.on('exit', () => reject(new Error(output)));
+  });
+  const report = join(folder, 'report.json');
+  const url = `http://alice:pw-Secret-4242@${host}/openapi.yaml?token=tok-Secret-8181`;
+  const run = await runCli(['conformance', '--base-url', target, '--spec', url, '--max-requests', '5', '--report', `json=${report}`], {
+    killAfterMs: 90_000,
+  });
+  expect(run.code).not.toBe(2);
+  const leaks = /pw-Secret-4242|tok-Secret-8181|alice/;
+  expect(`${run.stdout}${run.stderr}${readFileSync(report, 'utf8')}`).not.toMatch(leaks);
+  expect(JSON.parse(readFileSync(report, 'utf8')).spec).toBe(`http://${host}/openapi.yaml?token=[REDACTED]`);
+}, 120_000);
