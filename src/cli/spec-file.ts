@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { notRegularProblem } from '../server/regular-file.js';
 
-/** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which swagger-parser reads itself). */
+/** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which the loader, src/documents, fetches). */
 export function specFileProblem(source: string): string | undefined {
   if (/^[a-z][a-z\d+.-]*:\/\//i.test(source)) return undefined;
   if (source.trim() === '') return 'the value is empty';
