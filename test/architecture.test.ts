@@ -35,7 +35,7 @@ const layers = [
   // files the runner is given (a workflow file, a pact), as the contract reads requests.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/engine/patterns.ts'],
+    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/documents', 'src/engine/patterns.ts'],
     packages: ['fast-check', 'ajv', '@apidevtools', 'yaml', 'zod'],
     node: true,
   },

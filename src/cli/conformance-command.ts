@@ -42,14 +42,14 @@ import {
 import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
+import { isHttpUrl } from '../documents/index.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
-import { specAdvice, specFileProblem } from './spec-file.js';
-import { isHttpUrl, readSpecFromUrl } from './spec-url.js';
+import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 
 function checkList(): string {
@@ -74,6 +74,7 @@ export const conformanceOptions = {
     value: 'FILE|URL',
     help: 'the OpenAPI 3.1 document, a file or an http(s) URL (default: the bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description',
   },
+  'allow-remote-refs': allowRemoteRefsOption,
   pact: {
     kind: 'string',
     value: 'FILE',
@@ -251,6 +252,7 @@ export const replayOptions = {
   failure: { kind: 'string', value: 'N', multiple: true, help: 'only failure N, as the summary numbers them; repeatable' },
   'base-url': { kind: 'string', value: 'URL', help: "where to send (default: the report's target)" },
   spec: { kind: 'string', value: 'FILE', help: "the OpenAPI document (default: the report's)" },
+  'allow-remote-refs': allowRemoteRefsOption,
   header: {
     kind: 'string',
     value: "'Name: value'",
@@ -394,7 +396,7 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   const specSource = values.spec ?? report.spec;
   let contract: ContractDocument;
   try {
-    contract = isHttpUrl(specSource) ? await contractFromUrl(specSource, tls) : await loadContract({ source: specSource });
+    contract = await specContract({ source: specSource, tls, allowRemoteRefs: values['allow-remote-refs'] === true });
   } catch (error) {
     if (error instanceof InvalidSpecError) {
       io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
@@ -434,9 +436,13 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   return count('cannot-tell') + count('not-replayable') > 0 ? conformanceExitCodes.incomplete : exitCodes.ok;
 }
 
-/** A --spec URL, read through the bounded transport (spec-url.ts); the document keeps the URL as its source. */
-async function contractFromUrl(url: string, tls: TlsOptions | undefined): Promise<ContractDocument> {
-  return readSpecFromUrl({ url, tls, read: async (file) => ({ ...(await loadContract({ source: file })), source: url }) });
+/** A --spec document through the one loader (src/documents): a URL resolved against itself, its credentials never printed. */
+async function specContract(options: { source: string; tls: TlsOptions | undefined; allowRemoteRefs: boolean }): Promise<ContractDocument> {
+  return loadContract({
+    source: options.source,
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+  });
 }
 
 /** --pact and --provider-states-url as run options; the second needs the first. */
@@ -619,7 +625,9 @@ export const conformanceCommand: Command = {
     try {
       const report = await runConformance({
         baseUrl: target.baseUrl,
-        ...(values.spec ? { spec: isHttpUrl(values.spec) ? await contractFromUrl(values.spec, tls) : values.spec } : {}),
+        ...(values.spec
+          ? { spec: await specContract({ source: values.spec, tls, allowRemoteRefs: values['allow-remote-refs'] === true }) }
+          : {}),
         headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
         secondCallerHeaders,
         ...(seed === undefined ? {} : { seed }),

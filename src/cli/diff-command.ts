@@ -8,6 +8,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
+import { documentLimits } from '../contract/document-budget.js';
+import { isHttpUrl } from '../documents/index.js';
 import {
   type CoverageInput,
   CoverageInputError,
@@ -29,8 +31,7 @@ import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { specFileProblem } from './spec-file.js';
-import { isHttpUrl, maxSpecBytes, readSpecFromUrl } from './spec-url.js';
+import { allowRemoteRefsOption, specFileProblem } from './spec-file.js';
 
 const failOnValues = ['clients', 'servers', 'any'] as const;
 
@@ -46,6 +47,7 @@ export const diffOptions = {
   },
   ca: { kind: 'string', value: 'FILE', help: 'trust this CA when OLD or NEW is an https URL' },
   insecure: { kind: 'boolean', help: 'trust any certificate for https URLs (tests only)' },
+  'allow-remote-refs': allowRemoteRefsOption,
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness diff OLD NEW [options]
@@ -110,13 +112,6 @@ function readCoverage(file: string): CoverageInput {
   }
 }
 
-async function loadDocument(source: string, tls: ReturnType<typeof tlsOptions>): Promise<BundledDocument> {
-  if (isHttpUrl(source)) {
-    return readSpecFromUrl({ url: source, tls, read: async (file) => ({ ...(await loadBundledDocument({ source: file })), source }) });
-  }
-  return loadBundledDocument({ source });
-}
-
 function shownSource(source: string): string {
   return isHttpUrl(source) ? source : relative(process.cwd(), resolve(source)) || source;
 }
@@ -164,7 +159,7 @@ export const diffCommand: Command = {
       ['OLD', oldSource],
       ['NEW', newSource],
     ] as const)
-      if (!isHttpUrl(source)) checkLocalFile({ source, label, maxBytes: maxSpecBytes });
+      if (!isHttpUrl(source)) checkLocalFile({ source, label, maxBytes: documentLimits.maxBytes });
     const coverage = values.coverage === undefined ? undefined : readCoverage(values.coverage);
     const documents: BundledDocument[] = [];
     for (const [label, source] of [
@@ -172,7 +167,9 @@ export const diffCommand: Command = {
       ['NEW', newSource],
     ] as const) {
       try {
-        documents.push(await loadDocument(source, tls));
+        // The one loader: every file either document draws in is held to the same bounds and
+        // $ref policy (A-30, A-31); a URL is resolved against itself, never a temporary file.
+        documents.push(await loadBundledDocument({ source, tls, allowRemoteRefs: values['allow-remote-refs'] === true }));
       } catch (error) {
         if (!(error instanceof InvalidSpecError)) throw error;
         io.stderr(

@@ -121,7 +121,10 @@ export const mockCommand: Command = {
       throw new UsageError(
         `--watch reloads a scenario file, and --scenario is ${values.scenario === undefined ? 'not given' : `the shipped scenario '${choice}'`}. Pass --scenario ./your-scenario.yaml with --watch.`,
       );
-    const spec = values.spec === undefined ? undefined : await specContract(values.spec);
+    const spec =
+      values.spec === undefined
+        ? undefined
+        : await specContract({ source: values.spec, allowRemoteRefs: values['allow-remote-refs'] === true });
     const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
     const storeUrl = storeOption(values.store ?? (process.env.EVIDENCE_HARNESS_STORE || undefined));
     // Redis keeps the count and the time to live; a byte budget is Redis's maxmemory (docs/scale-out.md).
@@ -388,17 +391,24 @@ function limitsOf(values: OptionValues<typeof mockOptions>): EngineLimits {
   return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value !== undefined)) as EngineLimits;
 }
 
-/** `--spec`: the document read as the runner reads it, then made the engine's contract. */
-async function specContract(source: string): Promise<{ source: string; contract: EngineContract }> {
-  const problem = specFileProblem(source);
+/**
+ * `--spec`: the document read as the runner reads it (the one loader, src/documents: bounded,
+ * `$ref`s by the policy of A-31), then made the engine's contract. `source` is its display
+ * name: a URL's credentials scrubbed, as in every line the mock prints.
+ */
+async function specContract(options: { source: string; allowRemoteRefs: boolean }): Promise<{ source: string; contract: EngineContract }> {
+  const problem = specFileProblem(options.source);
   if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
   try {
     // Loaded only for --spec: swagger-parser would add its load time to every start.
     const { loadContract } = await import('../openapi/document.js');
-    const document = await loadContract({ source });
-    return { source, contract: await buildEngineContract(document.document) };
+    const document = await loadContract({ source: options.source, ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}) });
+    return { source: document.source, contract: await buildEngineContract(document.document) };
   } catch (error) {
-    throw new UsageError(`--spec: ${(error as Error).message.replace(/\.?$/, '.')}`);
+    // A document refused by the engine (over a budget, a cyclic example) may name a URL too.
+    const { displaySource } = await import('../documents/index.js');
+    const message = (error as Error).message.split(options.source).join(displaySource(options.source));
+    throw new UsageError(`--spec: ${message.replace(/\.?$/, '.')}`);
   }
 }
 

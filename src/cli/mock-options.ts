@@ -6,6 +6,7 @@
 import { defaultLimits, defaultPactParties } from '../engine/index.js';
 import { formatSize } from './command.js';
 import type { OptionTable } from './options.js';
+import { allowRemoteRefsOption } from './spec-file.js';
 
 /** The names looked for in the working folder, in this order, when no --config is given. */
 export const configFileNames = ['evidence-harness.config.json', 'evidence-harness.config.yaml', 'evidence-harness.config.yml'] as const;
@@ -33,6 +34,7 @@ export const mockOptions = {
     path: 'file-or-url',
     help: 'serve another version of the contract: an OpenAPI 3.1 document (default: the bundled spec/openapi.yaml). Its routes, validation and limits drive the mock; operations it adds are answered from its examples (docs/contract-versions.md)',
   },
+  'allow-remote-refs': allowRemoteRefsOption,
   'control-token': {
     kind: 'string',
     value: 'T',

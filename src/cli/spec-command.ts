@@ -4,18 +4,24 @@
  * it states — operations, statuses, schemas and limits.
  */
 import { relative } from 'node:path';
+import { isHttpUrl } from '../documents/index.js';
 import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { specAdvice, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
 
 /** The command's options, written once: the parser, --help and docs/cli.md come from here. */
 export const specOptions = {
-  spec: { kind: 'string', value: 'FILE', help: 'the document to read (default: the bundled spec/openapi.yaml)' },
+  spec: {
+    kind: 'string',
+    value: 'FILE|URL',
+    help: 'the document to read, a file or an http(s) URL (default: the bundled spec/openapi.yaml)',
+  },
+  'allow-remote-refs': allowRemoteRefsOption,
   json: { kind: 'boolean', help: 'print the summary as JSON' },
 } as const satisfies OptionTable;
 
-const help = `Usage: evidence-harness spec [--spec FILE] [--json]
+const help = `Usage: evidence-harness spec [--spec FILE|URL] [--json]
 
 Validates an OpenAPI 3.1 document with @apidevtools/swagger-parser and prints a summary of
 the contract it states: operations, documented statuses, schemas and their constraints.
@@ -143,7 +149,10 @@ export const specCommand: Command = {
     }
     let contract: ContractDocument;
     try {
-      contract = await loadContract(values.spec !== undefined ? { source: values.spec } : {});
+      contract = await loadContract({
+        ...(values.spec !== undefined ? { source: values.spec } : {}),
+        ...(values['allow-remote-refs'] ? { allowRemoteRefs: true } : {}),
+      });
     } catch (error) {
       if (error instanceof InvalidSpecError) {
         io.stderr(
@@ -156,7 +165,8 @@ export const specCommand: Command = {
       throw error;
     }
     const summary = summarize(contract);
-    const source = relative(process.cwd(), contract.source) || contract.source;
+    // A URL is shown as the loader names it (credentials scrubbed); a path relative to here.
+    const source = isHttpUrl(contract.source) ? contract.source : relative(process.cwd(), contract.source) || contract.source;
     io.stdout(values.json ? `${JSON.stringify(summary, null, 2)}\n` : render(summary, source));
     return exitCodes.ok;
   },

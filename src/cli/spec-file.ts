@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { notRegularProblem } from '../server/regular-file.js';
 
-/** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which swagger-parser reads itself). */
+/** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which the loader, src/documents, fetches). */
 export function specFileProblem(source: string): string | undefined {
   if (/^[a-z][a-z\d+.-]*:\/\//i.test(source)) return undefined;
   if (source.trim() === '') return 'the value is empty';
@@ -24,3 +24,9 @@ export function specFileProblem(source: string): string | undefined {
 
 /** The advice that follows a --spec problem, the same for every command. */
 export const specAdvice = 'pass the path or URL of an OpenAPI 3.1 document, or leave --spec out to read the bundled spec/openapi.yaml.';
+
+/** `--allow-remote-refs`, the same for every command that reads an OpenAPI document (A-31). */
+export const allowRemoteRefsOption = {
+  kind: 'boolean',
+  help: "follow the document's $refs to http(s) URLs, never to loopback, private or link-local addresses (default: only references inside the document and relative files in its folder are followed)",
+} as const;

@@ -46,6 +46,11 @@ export const limits = {
 export const bodyLimits = {
   createEvaluationBytes: 2 * 1024 * 1024,
   verifyReportBytes: 16 * 1024 * 1024,
+  /**
+   * The most a served document may set with `x-max-body-bytes` (docs/assumptions.md A-32): the
+   * largest of the limits above. Past it, one request could make the mock hold gigabytes.
+   */
+  maxDocumentBodyBytes: 16 * 1024 * 1024,
 } as const;
 
 export const digestPattern = /^[0-9a-f]{64}$/;

@@ -10,6 +10,7 @@
  * the document forbids would pass clients that the service refuses.
  */
 import * as z from 'zod';
+import { schemaBudgetProblem } from './document-budget.js';
 import { boundedText } from './text.js';
 import { isUri } from './uri.js';
 
@@ -248,5 +249,9 @@ interface Context {
 
 /** The zod schema accepting what `schema` accepts; throws UnsupportedSchemaError for what it cannot honour. */
 export function zodFromJsonSchema(schema: JsonSchema | boolean, options: { pointer?: string; pattern: PatternMatcher }): z.ZodType {
+  // Sizes first, without recursion: a 500,000-value enum or a 40,000-property object would be
+  // slow to convert and build a validator whose first use exhausts the stack (A-32).
+  const overBudget = schemaBudgetProblem(schema, options.pointer ?? '');
+  if (overBudget) throw new UnsupportedSchemaError(overBudget.pointer, overBudget.problem);
   return convert(schema, options.pointer ?? '', 0, { pattern: options.pattern });
 }

@@ -8,6 +8,7 @@
  * messages). Isomorphic: a browser hands the document in as an object.
  */
 import type * as z from 'zod';
+import { cyclePointer } from '../contract/document-budget.js';
 import {
   bodyLimits,
   EvaluationRequest,
@@ -127,14 +128,33 @@ function enumAt(schema: Json | undefined, property: string, fallback: readonly s
   return Array.isArray(values) && values.every((value) => typeof value === 'string') ? values : fallback;
 }
 
-/** The body limit an operation states with `x-max-body-bytes`, or the bundled default (A-13). */
+/**
+ * The body limit an operation states with `x-max-body-bytes`, or the bundled default (A-13). A
+ * document may lower the mock's limit or raise it up to `bodyLimits.maxDocumentBodyBytes`, never
+ * past it: the mock holds a body whole while it reads it, and the document is not the operator.
+ */
 function maxBodyBytesOf(operation: Json, fallback: number): number {
-  const stated = operation.requestBody?.['x-max-body-bytes'] ?? operation['x-max-body-bytes'];
+  const onBody = operation.requestBody?.['x-max-body-bytes'];
+  const stated = onBody ?? operation['x-max-body-bytes'];
   if (stated === undefined) return fallback;
-  if (!Number.isSafeInteger(stated) || stated <= 0) {
-    throw new ContractDocumentError(`${operation.operationId}: x-max-body-bytes must be a positive whole number`);
-  }
+  const where = `${operation.operationId}${onBody === undefined ? '' : '/requestBody'}/x-max-body-bytes`;
+  if (!Number.isSafeInteger(stated) || stated <= 0) throw new ContractDocumentError(`${where} must be a positive whole number`);
+  if (stated > bodyLimits.maxDocumentBodyBytes)
+    throw new ContractDocumentError(
+      `${where} is ${stated}; a document may set at most ${bodyLimits.maxDocumentBodyBytes} bytes (16 MiB, the largest body the mock reads)`,
+    );
   return stated;
+}
+
+/** Refuses an example that contains itself (its `$ref`s lead back to it): no answer could be written from it. */
+function refuseCyclicExamples(operation: Json, answers: ExampleOperation['answers']): void {
+  for (const answer of answers) {
+    const cycle = cyclePointer(answer.example);
+    if (cycle !== undefined)
+      throw new ContractDocumentError(
+        `${operation.operationId}: the example of response ${answer.status} contains itself at ${cycle || '/'} (its $refs form a cycle); an example must be plain JSON`,
+      );
+  }
 }
 
 function parameterSchemas(operation: Json, where: 'header' | 'path', pattern: PatternMatcher): Record<string, z.ZodType> {
@@ -158,6 +178,7 @@ function exampleOperation(operation: Json, pattern: PatternMatcher): ExampleOper
       return { status: Number(status), example: exampleOf(media) };
     })
     .sort((left, right) => Number(left.status >= 400) - Number(right.status >= 400) || left.status - right.status);
+  refuseCyclicExamples(operation, answers);
   return {
     operationId: operation.operationId,
     ...(bodySchema === undefined

@@ -1,61 +1,45 @@
 /**
  * @module openapi/bundled-document
- * An OpenAPI 3.1 document read once, validated as `loadContract` validates it, and kept
- * bundled rather than dereferenced: every `$ref` made local but left in place, so that the diff
- * (src/evolution) can follow references itself, see where a schema is defined, and stop at a
- * recursive one instead of meeting a cyclic object.
+ * An OpenAPI 3.1 document read once through the one loader (src/documents), validated as
+ * `loadContract` validates it, and kept bundled rather than dereferenced: every `$ref` made local
+ * but left in place, so that the diff (src/evolution) can follow references itself, see where a
+ * schema is defined, and stop at a recursive one instead of meeting a cyclic object. Every file a
+ * `$ref` draws in is held to the same bounds as the named one (YAML aliases, nesting, size).
  */
-import { readFile } from 'node:fs/promises';
-import SwaggerParser from '@apidevtools/swagger-parser';
-import { parse } from 'yaml';
-import { InvalidSpecError, invalidSpecError } from './document.js';
-
-/**
- * Most alias uses a YAML document may make, by the yaml package's count, which weighs each by
- * what it expands to. swagger-parser's YAML reader expands aliases without a bound, so a few
- * hundred bytes of nested aliases (a "billion laughs") would hold it for ever; the text is
- * read with this bound first. JSON has no aliases and passes at no cost but the parse.
- */
-const maxYamlAliases = 100;
-
-async function refuseAliasBombs(source: string): Promise<void> {
-  let text: string;
-  try {
-    text = await readFile(source, 'utf8');
-  } catch {
-    return; // not a local file (a URL): swagger-parser reads it and says what is wrong
-  }
-  try {
-    parse(text, { maxAliasCount: maxYamlAliases });
-  } catch (error) {
-    if (/alias/i.test((error as Error).message))
-      throw new InvalidSpecError(
-        `${source}: its YAML aliases expand beyond what the diff reads (${(error as Error).message.split('\n')[0]})`,
-      );
-    // Any other syntax error is swagger-parser's to report, in its words.
-  }
-}
+import { DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
+import { InvalidSpecError } from './document.js';
 
 export interface BundledDocument {
+  /** How to name it in output: a path as given, or a URL with its credentials scrubbed. */
   readonly source: string;
   /** The bundled document: plain JSON values, every $ref local (`#/...`). */
   readonly document: Record<string, any>;
 }
 
-export async function loadBundledDocument(options: { readonly source: string }): Promise<BundledDocument> {
-  const { source } = options;
-  await refuseAliasBombs(source);
-  let document: Record<string, any>;
+export async function loadBundledDocument(options: {
+  readonly source: string;
+  readonly allowRemoteRefs?: boolean;
+  readonly tls?: DocumentTls | undefined;
+  readonly maxBytes?: number;
+}): Promise<BundledDocument> {
+  let loaded: Awaited<ReturnType<typeof loadOpenApiDocument>>;
   try {
-    document = (await SwaggerParser.bundle(source)) as Record<string, any>;
-    // validate() dereferences what it is given in place; a copy keeps the bundled form intact.
-    await SwaggerParser.validate(structuredClone(document) as never);
+    loaded = await loadOpenApiDocument({
+      source: options.source,
+      mode: 'bundle',
+      ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    });
   } catch (error) {
-    if (error instanceof RangeError) throw new InvalidSpecError(`${source}: the document nests too deeply to read (${error.message})`);
-    throw invalidSpecError(source, error);
+    if (error instanceof DocumentError) throw new InvalidSpecError(error.message);
+    throw error;
   }
+  const { document } = loaded;
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
-    throw new InvalidSpecError(`${source}: expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`);
+    throw new InvalidSpecError(
+      `${loaded.displayName}: expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`,
+    );
   }
-  return { source, document };
+  return { source: loaded.displayName, document };
 }

@@ -3,7 +3,7 @@
  * Loads an OpenAPI 3.1 document with @apidevtools/swagger-parser (validated, then dereferenced)
  * and indexes its operations, so every consumer reads the spec the same way.
  */
-import SwaggerParser from '@apidevtools/swagger-parser';
+import { DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
 import { bundledSpecPath } from './package-root.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -43,7 +43,7 @@ export interface OperationDescription {
 }
 
 export interface ContractDocument {
-  /** Where it was read from. */
+  /** Where it was read from, as it may be printed: a path as given, or a URL with its credentials scrubbed. */
   readonly source: string;
   /** The dereferenced document. */
   readonly document: Record<string, any>;
@@ -57,26 +57,38 @@ export class InvalidSpecError extends Error {
   override readonly name = 'InvalidSpecError';
 }
 
-/** swagger-parser's error as an InvalidSpecError naming the source. */
-export function invalidSpecError(source: string, error: unknown): InvalidSpecError {
-  // swagger-parser lists problems on separate lines; one line reads better in a log.
-  return new InvalidSpecError(`${source}: ${(error as Error).message.trim().replace(/\.?\s*\n\s*/g, ': ')}`);
-}
-
 export interface LoadContractOptions {
-  /** Path or URL of the document; defaults to the bundled spec/openapi.yaml. */
+  /** Path or http(s) URL of the document; defaults to the bundled spec/openapi.yaml. */
   readonly source?: string;
+  /** Follow http(s) `$ref`s (never to loopback or private addresses); default false (A-31). */
+  readonly allowRemoteRefs?: boolean;
+  /** Trust for an https URL (--ca, --insecure). */
+  readonly tls?: DocumentTls | undefined;
+  /** Bytes of each file the document draws in; default 16 MiB (A-30). */
+  readonly maxBytes?: number;
 }
 
-/** Validates and dereferences an OpenAPI document and indexes its operations. */
+/**
+ * Reads an OpenAPI document through the one loader (src/documents: bounded, the `$ref` policy of
+ * A-31), validated and dereferenced, and indexes its operations. Throws InvalidSpecError.
+ */
 export async function loadContract(options: LoadContractOptions = {}): Promise<ContractDocument> {
-  const source = options.source ?? bundledSpecPath();
+  const named = options.source ?? bundledSpecPath();
   let document: Record<string, any>;
+  let source: string;
   try {
-    // validate() dereferences too; parse first so a syntax error names the file clearly.
-    document = (await SwaggerParser.validate(source)) as Record<string, any>;
+    const loaded = await loadOpenApiDocument({
+      source: named,
+      mode: 'dereference',
+      ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    });
+    document = loaded.document;
+    source = loaded.displayName;
   } catch (error) {
-    throw invalidSpecError(source, error);
+    if (error instanceof DocumentError) throw new InvalidSpecError(error.message);
+    throw error;
   }
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
     throw new InvalidSpecError(`${source}: expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`);

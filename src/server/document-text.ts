@@ -9,12 +9,15 @@
  * file's text goes through `withShortQuotes` as well.
  */
 
+import { documentLimits, shapeProblem } from '../contract/document-budget.js';
+import { nestingProblem } from '../documents/nesting-scan.js';
+
 /** The most characters of a file, in one run, that a message may hold. */
 export const maxQuotedChars = 40;
 
 /** A file that is not valid JSON or YAML: `problem` is one line with the line and column, `frame` the line cut around the column. */
 export class DocumentSyntaxError extends Error {
-  override readonly name = 'DocumentSyntaxError';
+  override readonly name: string = 'DocumentSyntaxError';
   readonly problem: string;
   readonly frame: string | undefined;
   constructor(options: { readonly problem: string; readonly frame?: string }) {
@@ -25,17 +28,44 @@ export class DocumentSyntaxError extends Error {
 }
 
 /**
- * The value of `text` as JSON or YAML. Throws DocumentSyntaxError, whose problem and frame hold
- * no run of the file longer than maxQuotedChars.
+ * A text or value over a budget of src/contract/document-budget.ts: nested too deep, too many
+ * values, aliases that expand too far. A DocumentSyntaxError, so every reader that says "not
+ * valid YAML" says this too, with the reason.
+ */
+export class DocumentBudgetError extends DocumentSyntaxError {
+  override readonly name: string = 'DocumentBudgetError';
+}
+
+/**
+ * The value of `text` as JSON or YAML, held to the document budgets (docs/assumptions.md A-30):
+ * the text's nesting looked at before a parser sees it (nesting-scan.ts), YAML aliases bounded,
+ * then the value's depth and size. Throws DocumentSyntaxError (or DocumentBudgetError), whose
+ * problem and frame hold no run of the file longer than maxQuotedChars.
  */
 export async function parseDocumentText(options: { readonly text: string; readonly yaml: boolean }): Promise<unknown> {
+  const value = await parseUnchecked(options);
+  const overBudget = shapeProblem(value);
+  if (overBudget) throw new DocumentBudgetError({ problem: `${overBudget.problem} (at ${overBudget.pointer})` });
+  return value;
+}
+
+async function parseUnchecked(options: { readonly text: string; readonly yaml: boolean }): Promise<unknown> {
   const { text } = options;
+  const nesting = nestingProblem(text);
+  if (nesting) throw new DocumentBudgetError({ problem: `${nesting}; it is not read (a parser would exhaust its stack)` });
   try {
     // yaml is loaded only for YAML files: it is dozens of modules, and loading them on every
     // start of `evidence-harness mock` delayed its first answer by about 20 ms. logLevel
     // 'error': its warnings would go to process.emitWarning, printed with the file's lines.
-    return options.yaml ? (await import('yaml')).parse(text, { logLevel: 'error' }) : JSON.parse(text);
+    return options.yaml
+      ? (await import('yaml')).parse(text, { logLevel: 'error', maxAliasCount: documentLimits.maxYamlAliases })
+      : JSON.parse(text);
   } catch (error) {
+    if (error instanceof RangeError) throw new DocumentBudgetError({ problem: 'it nests too deeply to parse' });
+    if (/excessive alias count/i.test(String((error as Error)?.message)))
+      throw new DocumentBudgetError({
+        problem: `its YAML aliases expand beyond what is read (${documentLimits.maxYamlAliases} alias uses, each weighed by what it expands to): an alias bomb`,
+      });
     const message = String((error as Error)?.message ?? error);
     let head: string;
     let at: { line: number; column: number } | undefined;

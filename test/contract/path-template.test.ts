@@ -50,3 +50,41 @@ it('fills each parameter with the value given for its name, as given', () => {
   expect(fillPathTemplate('/orgs/{org}/jobs/{jobId}', (name) => `<${name}>`)).toBe('/orgs/<org>/jobs/<jobId>');
   expect(fillPathTemplate('/health', () => 'v')).toBe('/health');
 });
+
+it.each([
+  ['/{a}{b}', '/xyz', { a: 'xy', b: 'z' }],
+  ['/{a}.{b}', '/x.y.z', { a: 'x.y', b: 'z' }],
+  ['/v/{a}-{b}/{c}', '/v/1-2-3/4', { a: '1-2', b: '3', c: '4' }],
+  ['/{a}{b}{c}!', '/abcd!', { a: 'ab', b: 'c', c: 'd' }],
+] as const)('matches %s against %s as a backtracking RegExp would', (template, path, parameters) => {
+  expect(compilePathTemplate(template).match(path)).toEqual(parameters);
+});
+
+it('agrees with a backtracking RegExp on every short path (two or more expressions in a segment)', () => {
+  // Exhaustive over an alphabet of 3 characters and paths up to 6 long: the RegExp is the old
+  // matcher, which was right but exponential.
+  const templates = ['/{a}{b}', '/{a}x{b}', '/{a}{b}x', '/x{a}{b}{c}', '/{a}.{b}/{c}', '/{a}{b}/x{c}y{d}'];
+  const alphabet = ['x', '.', '/'];
+  const paths: string[] = [''];
+  for (let length = 1; length <= 6; length += 1)
+    for (const prefix of paths.filter((path) => path.length === length - 1)) for (const c of alphabet) paths.push(prefix + c);
+  for (const template of templates) {
+    const compiled = compilePathTemplate(template);
+    const source = template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '([^/]+)');
+    const pattern = new RegExp(`^${source}$`);
+    for (const tail of paths) {
+      const path = `/${tail}`;
+      const expected = pattern.exec(path);
+      const got = compiled.match(path);
+      expect(got === undefined ? undefined : Object.values(got), `${template} on ${path}`).toEqual(expected?.slice(1));
+    }
+  }
+});
+
+it('answers for a template of twelve expressions in one segment without trying every split (the "/{a}{b}…{l}!" attack)', () => {
+  const compiled = compilePathTemplate('/{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}{k}{l}!');
+  // A backtracking RegExp tries C(39, 11) splits here before it says no: billions.
+  expect(compiled.test(`/${'a'.repeat(4000)}`)).toBe(false);
+  expect(compiled.test(`/${'a'.repeat(40)}`)).toBe(false);
+  expect(compiled.match(`/${'a'.repeat(12)}!`)).toEqual(Object.fromEntries([...'abcdefghijkl'].map((name) => [name, 'a'])));
+});

@@ -7,9 +7,8 @@
  * is one PactFileError naming the interaction and the field, which the CLI reports as a usage
  * error (exit 2). Interactions that are not HTTP (V4 messages) are listed, not verified.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
+import { DocumentFileError, readDocumentFile } from '../../documents/index.js';
 import { jsonTooComplex } from '../http/transport.js';
 import { type GeneratorSet, noGenerators, readGenerators } from './generators.js';
 import { PactFileError } from './pact-file-error.js';
@@ -346,34 +345,20 @@ export async function parsePact(text: string, source: string): Promise<Pact> {
   return { source, consumer: shape.data.consumer.name, provider: shape.data.provider.name, specification, interactions, notVerified };
 }
 
-/** Reads and parses a pact file, reading at most pactLimits.maxBytes of it. */
+/**
+ * Reads and parses a pact file, reading at most pactLimits.maxBytes of it, through the loader's
+ * file reader (src/documents, A-27/A-30): a regular file only, never a FIFO or a device, never
+ * opened for a blocking read.
+ */
 export async function readPactFile(file: string): Promise<Pact> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let text: string;
   try {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for good, in a
-    // thread the process then waits for at exit (docs/assumptions.md A-27, as the mock's files).
-    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    ({ text } = await readDocumentFile({ path: file, maxBytes: pactLimits.maxBytes }));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PactFileError(`${file}: cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
-  }
-  try {
-    // Checked on the opened descriptor: a device or FIFO would never end, a folder is not a file.
-    const info = await handle.stat();
-    if (info.isDirectory()) throw new PactFileError(`${file}: is a folder, not a pact file`);
-    if (!info.isFile()) throw new PactFileError(`${file}: not a regular file (a FIFO, a device or a socket is not read)`);
-    // Read one byte past the bound, so a larger file (or a device that never ends) is refused.
-    const buffer = Buffer.alloc(pactLimits.maxBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > pactLimits.maxBytes)
+    if (!(error instanceof DocumentFileError)) throw error;
+    if (error.problem === 'too-large')
       throw new PactFileError(`${file}: larger than ${pactLimits.maxBytes / 1024 / 1024} MiB; a pact file has at most that`);
-    return await parsePact(buffer.subarray(0, length).toString('utf8'), file);
-  } finally {
-    await handle.close();
+    throw new PactFileError(error.problem === 'missing' ? `${file}: cannot be read (no such file)` : error.message);
   }
+  return parsePact(text, file);
 }

@@ -7,9 +7,9 @@
  * the cross-references checked: step and workflow ids, goto targets, component references.
  * Every problem is a WorkflowDocumentError naming where it is; the CLI exits 2 on it.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { DocumentFileError, readDocumentFile } from '../../documents/index.js';
 
 /** Thrown for a workflow file that cannot be run; `message` says where and why. */
 export class WorkflowDocumentError extends Error {
@@ -204,17 +204,20 @@ export function parseWorkflowDocument(text: string, source: string): WorkflowDoc
   return { source, document };
 }
 
-/** Reads a workflow file (at most maxWorkflowFileBytes) and checks it. */
+/**
+ * Reads a workflow file (at most maxWorkflowFileBytes) and checks it. Read as every document from
+ * outside is (server/regular-file, the loader's file reader): a regular file only, never a FIFO
+ * or a device that would hold the run, bounded before it is read.
+ */
 export async function loadWorkflowDocument(file: string): Promise<WorkflowDocument> {
-  let size: number;
+  let text: string;
   try {
-    size = (await stat(file)).size;
+    ({ text } = await readDocumentFile({ path: file, maxBytes: maxWorkflowFileBytes }));
   } catch (error) {
-    throw new WorkflowDocumentError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`);
+    if (error instanceof DocumentFileError) throw new WorkflowDocumentError(error.message);
+    throw error;
   }
-  if (size > maxWorkflowFileBytes)
-    throw new WorkflowDocumentError(`${file}: ${size} bytes; a workflow file is at most ${maxWorkflowFileBytes} bytes`);
-  return parseWorkflowDocument(await readFile(file, 'utf8'), file);
+  return parseWorkflowDocument(text, file);
 }
 
 /** The name a `$components.<kind>.<name>` reference points at, or undefined for another reference. */

@@ -1,0 +1,27 @@
+/**
+ * @module documents
+ * The one loader of documents from outside (Node only: it reads files and fetches URLs). See
+ * load-document.ts for what it holds every document to, ref-policy.ts for which `$ref`s are
+ * followed, address-guard.ts for where a remote one may connect.
+ */
+
+// The file reader of A-27, for documents read whole with no parsing of ours (a workflow file,
+// whose own reader parses it): a regular file only, bounded, never opened for a blocking read.
+export { readRegularFile as readDocumentFile, UserFileError as DocumentFileError } from '../server/regular-file.js';
+export { refusedAddressReason } from './address-guard.js';
+export type { DocumentTls } from './fetch-text.js';
+export {
+  DocumentError,
+  type DocumentProblem,
+  type DocumentPurpose,
+  type DocumentReadOptions,
+  displaySource,
+  isHttpUrl,
+  type LoadDocumentOptions,
+  type LoadedDocument,
+  type LoadedOpenApiDocument,
+  type LoadOpenApiOptions,
+  loadDocument,
+  loadOpenApiDocument,
+} from './load-document.js';
+export { type DocumentBase, type RefPolicy, remoteAdvice } from './ref-policy.js';
