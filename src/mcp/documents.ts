@@ -42,7 +42,8 @@ export async function loadConformanceSpec(source: string): Promise<string | Cont
   try {
     return await readSpecFromUrl({ url: source, tls: undefined, read: (file) => loadContract({ source: file }) });
   } catch (error) {
-    if (error instanceof InvalidSpecError) throw new ToolInputError(`spec is not a valid OpenAPI 3.1 document: ${error.message.slice(0, 1000)}`);
+    if (error instanceof InvalidSpecError)
+      throw new ToolInputError(`spec is not a valid OpenAPI 3.1 document: ${error.message.slice(0, 1000)}`);
     throw error;
   }
 }
