@@ -46,3 +46,44 @@ export function adviceFor(breaks: Breaks, direction: Direction | undefined): str
   const text = parts.join('; and ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
+
+/**
+ * Where the project's conformance runner sends single-constraint mutations of a request and
+ * requires a refusal (src/conformance/probes/data-probes.ts, A-46): JSON request bodies (every
+ * constraint kind of generators/mutations.ts) and header and path parameters (all but `type`,
+ * which text cannot carry); query and cookie parameters are not mutated.
+ */
+export type MutatedPart = 'body' | 'parameter';
+
+export function runnerMutates(context: {
+  readonly direction?: Direction;
+  readonly where: string;
+  readonly new: { readonly pointer: string };
+}): MutatedPart | undefined {
+  if (context.direction !== 'request') return undefined;
+  if (/ (header|path) parameter /.test(`${context.where} `)) return 'parameter';
+  if (/ (query|cookie) parameter /.test(`${context.where} `)) return undefined;
+  const media = /\/requestBody\/content\/([^/]+)/.exec(context.new.pointer)?.[1];
+  if (media === undefined) return undefined;
+  const type = decodeURIComponent(media).replaceAll('~1', '/').replaceAll('~0', '~').toLowerCase();
+  return /^application\/(.+\+)?json$/.test(type) ? 'body' : undefined;
+}
+
+/**
+ * The patterns the runner can build a valid value for (generators/mutations.ts `validString`:
+ * one character class, a fixed count), and so send near misses of. Other patterns get none.
+ */
+export function runnerCanMutatePattern(pattern: unknown): boolean {
+  return typeof pattern === 'string' && /^\^\[([^\]]+)\]\{(\d+)\}\$$/.test(pattern);
+}
+
+/**
+ * A request narrowing the runner probes: it sends a value OLD accepts and NEW refuses, and
+ * requires 400 (or 413), so a server implementing OLD fails `conformance --spec NEW` as well as
+ * OLD clients being refused (A-46).
+ */
+export const probedNarrowing = {
+  breaks: breaksBoth,
+  advice:
+    'Clients written against OLD may send requests NEW refuses: update clients before the server changes; and servers implementing OLD accept what NEW refuses, which `conformance --spec NEW` sends, requiring a 400 (or 413): make servers refuse it.',
+} as const;

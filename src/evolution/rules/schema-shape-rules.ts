@@ -6,7 +6,7 @@
  * refused it, so OLD servers refuse NEW clients; a closed response object makes strict OLD
  * clients refuse the new field.
  */
-import { breaksBoth, combine } from '../classify.js';
+import { breaksBoth, combine, probedNarrowing, runnerMutates } from '../classify.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { canonicalOf } from '../same.js';
 import type { Breaks } from '../types.js';
@@ -97,11 +97,13 @@ function requiredChange(context: SiteContext, became: 'required' | 'optional'): 
   const names = became === 'required' ? [...after].filter((name) => !before.has(name)) : [...before].filter((name) => !after.has(name));
   return names
     .filter((name) => Object.hasOwn(inOld, name) === Object.hasOwn(inNew, name))
-    .map((name) => ({
-      fact: `property ${nameOf(context, name)} became ${became}`,
-      effect: became === 'required' ? ('narrows' as const) : ('widens' as const),
-      segments: ['required'],
-    }));
+    .map((name): Finding => {
+      const fact = `property ${nameOf(context, name)} became ${became}`;
+      // The runner sends a JSON body without each required property and requires a refusal.
+      if (became === 'required' && runnerMutates(context) === 'body' && context.new.value.type === 'object')
+        return { fact: `${fact}; the runner sends a body without it`, ...probedNarrowing, segments: ['required'] };
+      return { fact, effect: became === 'required' ? 'narrows' : 'widens', segments: ['required'] };
+    });
 }
 
 export const propertyBecameRequired: Rule = {
@@ -125,17 +127,15 @@ export const additionalPropertiesClosed: Rule = {
   name: 'additional-properties-closed',
   sites: ['schema'],
   description: 'Properties an object does not name are now refused (additionalProperties: false) or constrained; narrows.',
-  check({ old, new: next }) {
-    const before = extrasOf(old.value);
-    const after = extrasOf(next.value);
+  check(context) {
+    const before = extrasOf(context.old.value);
+    const after = extrasOf(context.new.value);
     if (extrasRank[after] >= extrasRank[before]) return [];
-    return [
-      {
-        fact: `now ${after === 'closed' ? 'refuses' : 'constrains'} properties it does not name (additionalProperties)`,
-        effect: 'narrows',
-        segments: ['additionalProperties'],
-      },
-    ];
+    const fact = `now ${after === 'closed' ? 'refuses' : 'constrains'} properties it does not name (additionalProperties)`;
+    // The runner sends a JSON body object with an unknown property when NEW says additionalProperties: false.
+    if (context.new.value.additionalProperties === false && runnerMutates(context) === 'body' && context.new.value.type === 'object')
+      return [{ fact: `${fact}; the runner sends an unknown property`, ...probedNarrowing, segments: ['additionalProperties'] }];
+    return [{ fact, effect: 'narrows', segments: ['additionalProperties'] }];
   },
 };
 
