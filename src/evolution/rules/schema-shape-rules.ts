@@ -6,7 +6,7 @@
  * refused it, so OLD servers refuse NEW clients; a closed response object makes strict OLD
  * clients refuse the new field.
  */
-import { breaksBoth, combine, probedNarrowing, runnerMutates } from '../classify.js';
+import { breaksBoth, combine, compatible, probedNarrowing, runnerMutates } from '../classify.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { canonicalOf } from '../same.js';
 import type { Breaks } from '../types.js';
@@ -142,19 +142,25 @@ export const additionalPropertiesClosed: Rule = {
 export const additionalPropertiesOpened: Rule = {
   name: 'additional-properties-opened',
   sites: ['schema'],
-  description: 'Properties an object does not name were refused and are now allowed (or less constrained); widens.',
-  check({ old, new: next }) {
-    const before = extrasOf(old.value);
-    const after = extrasOf(next.value);
+  description:
+    'Properties an object does not name were refused and are now allowed (or less constrained); widens. In a request the runner sends no property a document does not name, so OLD servers still pass `conformance --spec NEW` (compatible on both axes, with a warning).',
+  check(context) {
+    const before = extrasOf(context.old.value);
+    const after = extrasOf(context.new.value);
     if (extrasRank[after] <= extrasRank[before]) return [];
-    return [
-      {
-        fact: `now ${after === 'open' ? 'allows' : 'allows, within a schema,'} properties it does not name (additionalProperties)`,
-        effect: 'widens',
-        at: 'old',
-        segments: ['additionalProperties'],
-      },
-    ];
+    const fact = `now ${after === 'open' ? 'allows' : 'allows, within a schema,'} properties it does not name (additionalProperties)`;
+    if (context.direction === 'request')
+      return [
+        {
+          fact: `${fact}; the runner sends no property the document does not name, so servers implementing OLD still pass conformance`,
+          breaks: compatible,
+          advice:
+            'No client or server needs to change for conformance; but servers implementing OLD still refuse unknown properties, so clients should not send them until servers do.',
+          at: 'old',
+          segments: ['additionalProperties'],
+        },
+      ];
+    return [{ fact, effect: 'widens', at: 'old', segments: ['additionalProperties'] }];
   },
 };
 
