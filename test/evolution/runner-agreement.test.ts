@@ -121,7 +121,8 @@ const folder = mkdtempSync(join(tmpdir(), 'eh-runner-agreement-'));
 let written = 0;
 
 async function serverFor(document: Doc) {
-  const file = join(folder, `openapi-${(written += 1)}.json`);
+  written += 1;
+  const file = join(folder, `openapi-${written}.json`);
   writeFileSync(file, JSON.stringify(document));
   const contract = await loadContract({ source: file });
   const engine = createMockEngine({
