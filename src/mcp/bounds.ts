@@ -6,7 +6,9 @@
  * it is serialised. Out: every result is scrubbed by the project's one scrubber and cut to a
  * size an agent's context can hold, saying so when it was cut.
  */
+import { lookup } from 'node:dns/promises';
 import { realpathSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Scrubber } from '../contract/secrets.js';
 
@@ -65,7 +67,8 @@ const loopbackHost =
 
 /** True when `url`'s host is this machine (names, IPv4 127/8, IPv6 ::1 and its mapped forms). */
 export function isLoopbackUrl(url: URL): boolean {
-  return loopbackHost.test(url.hostname);
+  // A trailing dot names the same host (`localhost.`).
+  return loopbackHost.test(url.hostname.replace(/\.$/, ''));
 }
 
 /** An http(s) URL, refused when it names this machine and loopback is not allowed. */
@@ -83,9 +86,34 @@ export function checkedUrl(text: string, access: McpAccess, label: string): stri
   return url.href;
 }
 
+const loopbackAddress = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|::)$/i;
+
+/**
+ * `checkedUrl`, and when loopback is refused, the host's addresses too: a name that resolves to
+ * this machine (`127.0.0.1.nip.io`, an /etc/hosts entry) is refused like `localhost`. A name
+ * that does not resolve passes: the runner or the reader then says it is unreachable.
+ */
+export async function checkedRemoteUrl(text: string, access: McpAccess, label: string): Promise<string> {
+  const href = checkedUrl(text, access, label);
+  if (access.loopback) return href;
+  const host = new URL(href).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return href;
+  let addresses: { address: string }[] = [];
+  try {
+    addresses = await lookup(host, { all: true });
+  } catch {
+    return href;
+  }
+  if (addresses.some(({ address }) => loopbackAddress.test(address)))
+    throw new ToolInputError(`${label}: ${host.slice(0, 200)} resolves to this machine; start the server with --allow-loopback to name it`);
+  return href;
+}
+
+const hasScheme = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
+
 /** A path or an http(s) URL, each checked by its own rule. */
-export function checkedSource(source: string, access: McpAccess, label: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? checkedUrl(source, access, label) : checkedPath(source, access, label);
+export async function checkedSource(source: string, access: McpAccess, label: string): Promise<string> {
+  return hasScheme(source) ? checkedRemoteUrl(source, access, label) : checkedPath(source, access, label);
 }
 
 /** Refuses a JSON value nested deeper than `maxArgumentDepth`, without recursion. */

@@ -9,7 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { Scrubber } from '../contract/secrets.js';
-import { boundedResult, checkDepth, checkedSource, checkedUrl, type McpAccess, ToolInputError } from './bounds.js';
+import { boundedResult, checkDepth, checkedRemoteUrl, checkedSource, type McpAccess, ToolInputError } from './bounds.js';
 import type { MockLink } from './mock-link.js';
 
 export interface ToolContext {
@@ -241,8 +241,8 @@ async function runConformanceTool(
     maxFailures?: number | undefined;
   },
 ): Promise<unknown> {
-  const baseUrl = checkedUrl(input.baseUrl, context.access, 'baseUrl');
-  const source = input.spec === undefined ? undefined : checkedSource(input.spec, context.access, 'spec');
+  const baseUrl = await checkedRemoteUrl(input.baseUrl, context.access, 'baseUrl');
+  const source = input.spec === undefined ? undefined : await checkedSource(input.spec, context.access, 'spec');
   const { loadConformanceSpec } = await import('./documents.js');
   const spec = source === undefined ? undefined : await loadConformanceSpec(source);
   // The headers' values are this call's secrets, whatever their names: scrubbed from what it returns.
@@ -294,7 +294,7 @@ async function runConformanceTool(
 }
 
 async function runDiffTool(access: McpAccess, input: { old: string; new: string; format?: 'text' | 'json' | 'markdown' | undefined }) {
-  const sources = [checkedSource(input.old, access, 'old'), checkedSource(input.new, access, 'new')] as const;
+  const sources = [await checkedSource(input.old, access, 'old'), await checkedSource(input.new, access, 'new')] as const;
   const { loadDiffDocument } = await import('./documents.js');
   const { diffDocuments, DiffLimitError, renderReport } = await import('../evolution/index.js');
   const [before, after] = [await loadDiffDocument(sources[0], 'old'), await loadDiffDocument(sources[1], 'new')];

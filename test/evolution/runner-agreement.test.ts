@@ -174,5 +174,5 @@ it.each(pairs.map((pair, index) => [`${pair.rule} #${index + 1}`, pair] as const
       breaksServers: oldServer.length > 0,
     });
   },
-  60_000,
+  180_000,
 );
