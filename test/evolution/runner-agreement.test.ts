@@ -35,6 +35,8 @@ const example = (doc: Doc) => doc.paths['/v0/evaluations'].post.requestBody.cont
 
 interface RulePair {
   readonly rule: string;
+  /** The operation the runner checks (default createEvaluation). */
+  readonly operation?: string;
   readonly base?: (doc: Doc) => void;
   readonly edit: (doc: Doc) => void;
 }
@@ -120,6 +122,16 @@ const pairs: readonly RulePair[] = [
   },
   { rule: 'format-removed', edit: (doc) => delete doc.components.schemas.EvidenceReference.properties.uri.format },
   { rule: 'limit-loosened', edit: (doc) => (request(doc).properties.evidence.maxItems = 128) },
+  {
+    rule: 'limit-tightened',
+    operation: 'getJob',
+    edit: (doc) => (doc.paths['/v0/jobs/{jobId}'].get.parameters[0].schema.maxLength = 64),
+  },
+  {
+    rule: 'limit-loosened',
+    operation: 'getJob',
+    edit: (doc) => (doc.paths['/v0/jobs/{jobId}'].get.parameters[0].schema.maxLength = 256),
+  },
 ];
 
 let spec: Doc;
@@ -143,14 +155,14 @@ async function serverFor(document: Doc) {
 }
 
 /** The runner's failures of `conformance --spec NEW` against the engine built from `document`. */
-async function runnerFailures(options: { serverDocument: Doc; specFile: string }): Promise<string[]> {
+async function runnerFailures(options: { serverDocument: Doc; specFile: string; operation: string }): Promise<string[]> {
   const { engine } = await serverFor(options.serverDocument);
   const report = await runConformance({
     baseUrl: 'http://mock.test',
     spec: options.specFile,
     seed: 7,
     replayWaitMs: 0,
-    operations: { includeOperations: ['createEvaluation'] },
+    operations: { includeOperations: [options.operation] },
     fetch: (request) => engine.handle(request),
   });
   return report.checks.flatMap((check) => check.failures.map((failure) => `${check.name}: ${failure.input} → ${failure.received}`));
@@ -166,9 +178,9 @@ it.each(pairs.map((pair, index) => [`${pair.rule} #${index + 1}`, pair] as const
     const report = diffDocuments({ old: { document: before, source: 'old' }, new: { document: after, source: 'new' } });
     expect(report.changes.map((change) => change.rule)).toContain(pair.rule);
     const { file: newFile } = await serverFor(after);
-    const newServer = await runnerFailures({ serverDocument: after, specFile: newFile });
+    const newServer = await runnerFailures({ serverDocument: after, specFile: newFile, operation: pair.operation ?? 'createEvaluation' });
     expect(newServer, 'the engine built from NEW passes conformance --spec NEW').toEqual([]);
-    const oldServer = await runnerFailures({ serverDocument: before, specFile: newFile });
+    const oldServer = await runnerFailures({ serverDocument: before, specFile: newFile, operation: pair.operation ?? 'createEvaluation' });
     const breaksServers = report.changes.some((change) => change.breaks.servers);
     expect({ breaksServers, runnerFailsOld: oldServer.length > 0, failures: oldServer.slice(0, 3) }).toMatchObject({
       breaksServers: oldServer.length > 0,

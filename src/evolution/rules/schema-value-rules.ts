@@ -4,7 +4,7 @@
  * Each says whether NEW accepts more values (widens) or fewer (narrows); classify.ts turns that
  * into who it breaks by the direction the values travel.
  */
-import { probedNarrowing, runnerCanMutatePattern, runnerMutates } from '../classify.js';
+import { probedNarrowing, runnerBlindToWidening, runnerCanMutatePattern, runnerMutates, unseenWidening } from '../classify.js';
 import { compareRegexLanguages } from '../pattern-containment.js';
 import type { Finding, Rule, SiteContext } from '../rule.js';
 import { shown } from '../rule.js';
@@ -201,6 +201,7 @@ function limitFinding(context: SiteContext, moved: ReturnType<typeof movedLimits
   if (context.direction) {
     if (moved.tighter && runnerProbesLimit(context, moved.key))
       return { fact: `${fact}; the runner sends a value past NEW's limit`, ...probedNarrowing, segments: [moved.key] };
+    if (!moved.tighter && runnerBlindToWidening(context)) return { fact, ...unseenWidening, segments: [moved.key] };
     return { fact, effect, segments: [moved.key] };
   }
   const direction = /response/i.test(moved.key) ? 'response' : 'request';
