@@ -59,8 +59,9 @@ classified twice:
   breaks clients  a client written against OLD can get an answer it was not written for, or a
                   request it makes is refused (an operation removed, a response enum value or
                   status added, a request limit tightened, a new required field, ...)
-  breaks servers  a server implementing OLD no longer conforms to NEW (an operation added, a
-                  request limit loosened, a response field made required, ...)
+  breaks servers  a server implementing OLD fails 'conformance --spec NEW' (an operation added,
+                  a request limit loosened, or tightened where the runner sends a value past
+                  it, a response field made required, ...)
 Wording (descriptions, summaries, examples) is listed as compatible. $refs are compared by what
 they resolve to. The rules: docs/evolution.md.
 

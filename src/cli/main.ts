@@ -50,6 +50,11 @@ export const commands: readonly CommandEntry[] = [
     summary: 'list the changes between two OpenAPI documents and whom each breaks',
     load: async () => (await import('./diff-command.js')).diffCommand,
   },
+  {
+    name: 'mcp',
+    summary: 'an MCP server on stdio: the mock, the runner and the diff as tools for coding agents',
+    load: async () => (await import('./mcp-command.js')).mcpCommand,
+  },
 ];
 
 function overview(): string {

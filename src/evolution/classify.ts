@@ -46,3 +46,72 @@ export function adviceFor(breaks: Breaks, direction: Direction | undefined): str
   const text = parts.join('; and ');
   return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
 }
+
+/**
+ * Where the project's conformance runner sends single-constraint mutations of a request and
+ * requires a refusal (src/conformance/probes/data-probes.ts, A-46): JSON request bodies (every
+ * constraint kind of generators/mutations.ts) and header and path parameters (all but `type`,
+ * which text cannot carry); query and cookie parameters are not mutated.
+ */
+export type MutatedPart = 'body' | 'parameter';
+
+interface RunnerSite {
+  readonly direction?: Direction;
+  readonly where: string;
+  readonly new: { readonly pointer: string };
+  readonly operation?: { readonly method: string; readonly path: string };
+  readonly documents?: { readonly new: Record<string, any> };
+}
+
+/**
+ * Whether the runner requires 400 of a path value NEW refuses. For an operation that documents
+ * no 400 it takes any 4xx (A-23), and a server implementing OLD answers a value out of its own
+ * range, or an id it does not know, 404: the run cannot tell the two documents apart.
+ */
+function pathValuesJudged(context: RunnerSite): boolean {
+  const { operation, documents } = context;
+  const responses = operation && documents?.new.paths?.[operation.path]?.[operation.method.toLowerCase()]?.responses;
+  return Boolean(responses && typeof responses === 'object' && ('400' in responses || '413' in responses));
+}
+
+export function runnerMutates(context: RunnerSite): MutatedPart | undefined {
+  if (context.direction !== 'request') return undefined;
+  if (/ path parameter /.test(`${context.where} `)) return pathValuesJudged(context) ? 'parameter' : undefined;
+  if (/ header parameter /.test(`${context.where} `)) return 'parameter';
+  if (/ (query|cookie) parameter /.test(`${context.where} `)) return undefined;
+  const media = /\/requestBody\/content\/([^/]+)/.exec(context.new.pointer)?.[1];
+  if (media === undefined) return undefined;
+  const type = decodeURIComponent(media).replaceAll('~1', '/').replaceAll('~0', '~').toLowerCase();
+  return /^application\/(.+\+)?json$/.test(type) ? 'body' : undefined;
+}
+
+/**
+ * The patterns the runner can build a valid value for (generators/mutations.ts `validString`:
+ * one character class, a fixed count), and so send near misses of. Other patterns get none.
+ */
+export function runnerCanMutatePattern(pattern: unknown): boolean {
+  return typeof pattern === 'string' && /^\^\[([^\]]+)\]\{(\d+)\}\$$/.test(pattern);
+}
+
+/**
+ * A request narrowing the runner probes: it sends a value OLD accepts and NEW refuses, and
+ * requires 400 (or 413), so a server implementing OLD fails `conformance --spec NEW` as well as
+ * OLD clients being refused (A-46).
+ */
+export const probedNarrowing = {
+  breaks: breaksBoth,
+  advice:
+    'Clients written against OLD may send requests NEW refuses: update clients before the server changes; and servers implementing OLD accept what NEW refuses, which `conformance --spec NEW` sends, requiring a 400 (or 413): make servers refuse it.',
+} as const;
+
+/** A request value widened where the runner cannot tell OLD from NEW (a path value of an operation with no 400). */
+export function runnerBlindToWidening(context: RunnerSite): boolean {
+  return context.direction === 'request' && / path parameter /.test(`${context.where} `) && !pathValuesJudged(context);
+}
+
+/** What such a widening is: compatible for the run, with the reason in its advice (A-46). */
+export const unseenWidening = {
+  breaks: compatible,
+  advice:
+    'No client needs to change, and `conformance --spec NEW` cannot fail a server implementing OLD for it (the operation documents no 400, so the 404 OLD answers is accepted, A-23); servers should still accept the wider values before clients send them.',
+} as const;

@@ -4,7 +4,7 @@
  * body's required-ness and media types, a response's media types and headers, a response
  * header's required-ness. Their schemas are compared at the schema site.
  */
-import { breaksBoth, breaksClients, breaksServers, compatible } from '../classify.js';
+import { breaksBoth, breaksClients, breaksServers, compatible, probedNarrowing } from '../classify.js';
 import { deref } from '../deref.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { same } from '../same.js';
@@ -19,8 +19,17 @@ function becameRequired(context: SiteContext, became: 'required' | 'optional', w
 export const parameterBecameRequired: Rule = {
   name: 'parameter-became-required',
   sites: ['parameter'],
-  description: 'An optional parameter became required: OLD clients may leave it out; breaks clients.',
-  check: (context) => becameRequired(context, 'required', 'the parameter'),
+  description:
+    'An optional parameter became required: OLD clients may leave it out (breaks clients); for a header, the runner sends a request without it and requires a refusal (breaks servers too).',
+  check(context) {
+    const findings = becameRequired(context, 'required', 'the parameter');
+    // missingHeaderProbe: a valid request without each required header, which OLD servers accept.
+    if (findings.length > 0 && context.new.value.in === 'header')
+      return [
+        { ...findings[0]!, fact: `${findings[0]!.fact}; the runner sends a request without it`, effect: undefined, ...probedNarrowing },
+      ];
+    return findings;
+  },
 };
 
 export const parameterBecameOptional: Rule = {

@@ -5,7 +5,7 @@
  * statuses it documents. What the parameters, bodies and responses contain is compared at their
  * own sites.
  */
-import { breaksBoth, breaksClients, breaksServers, compatible } from '../classify.js';
+import { breaksBoth, breaksClients, breaksServers, compatible, runnerCanMutatePattern } from '../classify.js';
 import { deref } from '../deref.js';
 import { operationParameters, pathShape } from '../operations.js';
 import { type Finding, type Rule, record, type SiteContext, shown } from '../rule.js';
@@ -82,13 +82,40 @@ function parameterChanges(context: SiteContext, kind: 'required-added' | 'option
   const required = kind === 'required-added';
   return after
     .filter((parameter) => !beforeKeys.has(parameter.key) && (parameter.side.value.required === true) === required)
-    .map((parameter) => ({
-      fact: `takes a new ${required ? 'required' : 'optional'} ${parameter.label}`,
+    .map((parameter): Finding => {
       // OLD servers ignore a parameter they do not know; required, OLD clients do not send it.
-      breaks: required ? breaksBoth : breaksServers,
-      segments: pointerTailFrom(context.new.pointer, parameter.side.pointer),
-      subject: { kind: 'request' as const },
-    }));
+      // Servers break when the runner sends what an ignoring server gets wrong (A-46).
+      const seen = runnerSeesIgnoredParameter(parameter.side.value, required);
+      return {
+        fact: `takes a new ${required ? 'required' : 'optional'} ${parameter.label}${seen ? '' : '; the runner sends nothing an OLD server, which ignores it, would answer wrongly'}`,
+        breaks: { clients: required, servers: seen },
+        ...(seen
+          ? {}
+          : {
+              advice: `${required ? 'Clients written against OLD do not send it: update them; ' : ''}\`conformance --spec NEW\` cannot fail a server implementing OLD for it, but servers should act on it before clients rely on it.`,
+            }),
+        segments: pointerTailFrom(context.new.pointer, parameter.side.pointer),
+        subject: { kind: 'request' as const },
+      };
+    });
+}
+
+/**
+ * Whether the runner fails a server that ignores a new parameter: a required header is sent
+ * missing (missingHeaderProbe), an optional one with a value its constraints refuse (the
+ * negative probe); query and cookie parameters are never varied.
+ */
+function runnerSeesIgnoredParameter(parameter: Record<string, any>, required: boolean): boolean {
+  if (parameter.in !== 'header') return false;
+  if (required) return true;
+  const schema = record(parameter.schema) ?? {};
+  return (
+    typeof schema.maxLength === 'number' ||
+    (typeof schema.minLength === 'number' && schema.minLength > 0) ||
+    Array.isArray(schema.enum) ||
+    runnerCanMutatePattern(schema.pattern) ||
+    schema.format === 'uri'
+  );
 }
 
 /** Segments of `pointer` below `base` (both on one document), or none when it is elsewhere (a path item's parameter). */
@@ -104,14 +131,15 @@ export const requiredParameterAdded: Rule = {
   name: 'required-parameter-added',
   sites: ['operation'],
   description:
-    'A required parameter (path, query, header, cookie) was added: OLD clients do not send it, OLD servers ignore it; breaks both.',
+    'A required parameter was added: OLD clients do not send it (breaks clients); OLD servers ignore it, which breaks them for a header (the runner sends a request without it), not for a query or cookie parameter the runner never varies.',
   check: (context) => parameterChanges(context, 'required-added'),
 };
 
 export const optionalParameterAdded: Rule = {
   name: 'optional-parameter-added',
   sites: ['operation'],
-  description: 'An optional parameter was added: OLD servers ignore it; breaks servers.',
+  description:
+    'An optional parameter was added: OLD servers ignore it, which breaks them for a header the runner sends a refused value of (a length, enum, pattern or uri constraint); otherwise compatible, with a warning.',
   check: (context) => parameterChanges(context, 'optional-added'),
 };
 

@@ -6,7 +6,7 @@
  * refused it, so OLD servers refuse NEW clients; a closed response object makes strict OLD
  * clients refuse the new field.
  */
-import { breaksBoth, combine } from '../classify.js';
+import { breaksBoth, combine, compatible, probedNarrowing, runnerMutates } from '../classify.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { canonicalOf } from '../same.js';
 import type { Breaks } from '../types.js';
@@ -97,11 +97,13 @@ function requiredChange(context: SiteContext, became: 'required' | 'optional'): 
   const names = became === 'required' ? [...after].filter((name) => !before.has(name)) : [...before].filter((name) => !after.has(name));
   return names
     .filter((name) => Object.hasOwn(inOld, name) === Object.hasOwn(inNew, name))
-    .map((name) => ({
-      fact: `property ${nameOf(context, name)} became ${became}`,
-      effect: became === 'required' ? ('narrows' as const) : ('widens' as const),
-      segments: ['required'],
-    }));
+    .map((name): Finding => {
+      const fact = `property ${nameOf(context, name)} became ${became}`;
+      // The runner sends a JSON body without each required property and requires a refusal.
+      if (became === 'required' && runnerMutates(context) === 'body' && context.new.value.type === 'object')
+        return { fact: `${fact}; the runner sends a body without it`, ...probedNarrowing, segments: ['required'] };
+      return { fact, effect: became === 'required' ? 'narrows' : 'widens', segments: ['required'] };
+    });
 }
 
 export const propertyBecameRequired: Rule = {
@@ -125,36 +127,40 @@ export const additionalPropertiesClosed: Rule = {
   name: 'additional-properties-closed',
   sites: ['schema'],
   description: 'Properties an object does not name are now refused (additionalProperties: false) or constrained; narrows.',
-  check({ old, new: next }) {
-    const before = extrasOf(old.value);
-    const after = extrasOf(next.value);
+  check(context) {
+    const before = extrasOf(context.old.value);
+    const after = extrasOf(context.new.value);
     if (extrasRank[after] >= extrasRank[before]) return [];
-    return [
-      {
-        fact: `now ${after === 'closed' ? 'refuses' : 'constrains'} properties it does not name (additionalProperties)`,
-        effect: 'narrows',
-        segments: ['additionalProperties'],
-      },
-    ];
+    const fact = `now ${after === 'closed' ? 'refuses' : 'constrains'} properties it does not name (additionalProperties)`;
+    // The runner sends a JSON body object with an unknown property when NEW says additionalProperties: false.
+    if (context.new.value.additionalProperties === false && runnerMutates(context) === 'body' && context.new.value.type === 'object')
+      return [{ fact: `${fact}; the runner sends an unknown property`, ...probedNarrowing, segments: ['additionalProperties'] }];
+    return [{ fact, effect: 'narrows', segments: ['additionalProperties'] }];
   },
 };
 
 export const additionalPropertiesOpened: Rule = {
   name: 'additional-properties-opened',
   sites: ['schema'],
-  description: 'Properties an object does not name were refused and are now allowed (or less constrained); widens.',
-  check({ old, new: next }) {
-    const before = extrasOf(old.value);
-    const after = extrasOf(next.value);
+  description:
+    'Properties an object does not name were refused and are now allowed (or less constrained); widens. In a request the runner sends no property a document does not name, so OLD servers still pass `conformance --spec NEW` (compatible on both axes, with a warning).',
+  check(context) {
+    const before = extrasOf(context.old.value);
+    const after = extrasOf(context.new.value);
     if (extrasRank[after] <= extrasRank[before]) return [];
-    return [
-      {
-        fact: `now ${after === 'open' ? 'allows' : 'allows, within a schema,'} properties it does not name (additionalProperties)`,
-        effect: 'widens',
-        at: 'old',
-        segments: ['additionalProperties'],
-      },
-    ];
+    const fact = `now ${after === 'open' ? 'allows' : 'allows, within a schema,'} properties it does not name (additionalProperties)`;
+    if (context.direction === 'request')
+      return [
+        {
+          fact: `${fact}; the runner sends no property the document does not name, so servers implementing OLD still pass conformance`,
+          breaks: compatible,
+          advice:
+            'No client or server needs to change for conformance; but servers implementing OLD still refuse unknown properties, so clients should not send them until servers do.',
+          at: 'old',
+          segments: ['additionalProperties'],
+        },
+      ];
+    return [{ fact, effect: 'widens', at: 'old', segments: ['additionalProperties'] }];
   },
 };
 

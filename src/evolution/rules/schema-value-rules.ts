@@ -4,6 +4,8 @@
  * Each says whether NEW accepts more values (widens) or fewer (narrows); classify.ts turns that
  * into who it breaks by the direction the values travel.
  */
+import { probedNarrowing, runnerBlindToWidening, runnerCanMutatePattern, runnerMutates, unseenWidening } from '../classify.js';
+import { compareRegexLanguages } from '../pattern-containment.js';
 import type { Finding, Rule, SiteContext } from '../rule.js';
 import { shown } from '../rule.js';
 import { canonicalOf, same } from '../same.js';
@@ -22,9 +24,9 @@ export const typeChanged: Rule = {
   name: 'type-changed',
   sites: ['schema'],
   description: 'The JSON type(s) a schema accepts changed; fewer types narrows, more widens, a swap does both.',
-  check({ old, new: next }) {
-    const before = typesOf(old.value);
-    const after = typesOf(next.value);
+  check(context) {
+    const before = typesOf(context.old.value);
+    const after = typesOf(context.new.value);
     if (!before && !after) return [];
     let effect: Effect;
     if (!before) effect = 'narrows';
@@ -35,9 +37,24 @@ export const typeChanged: Rule = {
       if (newWithinOld && oldWithinNew) return [];
       effect = newWithinOld ? 'narrows' : oldWithinNew ? 'widens' : 'both';
     }
-    return [{ fact: `type changed from ${typeText(before)} to ${typeText(after)}`, effect, segments: ['type'] }];
+    const fact = `type changed from ${typeText(before)} to ${typeText(after)}`;
+    if (effect === 'narrows' && runnerSendsOldType(context, before))
+      return [{ fact: `${fact}; the runner sends a value of a type OLD accepts`, ...probedNarrowing, segments: ['type'] }];
+    return [{ fact, effect, segments: ['type'] }];
   },
 };
+
+/**
+ * The runner's type mutations of a JSON body value (generators/mutations.ts): null, and an array
+ * for an object, a string for an array, a number for a string. OLD servers fail when OLD accepts one.
+ */
+function runnerSendsOldType(context: SiteContext, before: Set<string> | undefined): boolean {
+  if (runnerMutates(context) !== 'body') return false;
+  const sent = ({ object: ['array', 'null'], array: ['string', 'null'], string: ['integer', 'null'] } as Record<string, string[]>)[
+    String(context.new.value.type)
+  ];
+  return sent !== undefined && (before === undefined || sent.some((type) => accepts(before, type)));
+}
 
 /** The values an `enum` (or a `const`, an enum of one) allows, by canonical text; undefined when any. */
 function enumOf(context: SiteContext, side: 'old' | 'new'): Map<string, unknown> | undefined {
@@ -101,7 +118,11 @@ export const enumAdded: Rule = {
   check(context) {
     const after = enumOf(context, 'new');
     if (enumOf(context, 'old') || !after) return [];
-    return [{ fact: `is now limited to ${listed([...after.values()])}`, effect: 'narrows', segments: [enumKeyword(context.new.value)] }];
+    const fact = `is now limited to ${listed([...after.values()])}`;
+    // The runner sends 'NOT_A_LISTED_VALUE' (and near neighbours) for a string enum; OLD took any value.
+    if (runnerMutates(context) && context.new.value.type === 'string' && Array.isArray(context.new.value.enum))
+      return [{ fact, ...probedNarrowing, segments: ['enum'] }];
+    return [{ fact, effect: 'narrows', segments: [enumKeyword(context.new.value)] }];
   },
 };
 
@@ -177,10 +198,26 @@ function movedLimits(context: SiteContext): { key: string; before: number; after
 function limitFinding(context: SiteContext, moved: ReturnType<typeof movedLimits>[number], effect: Effect): Finding {
   const verb = moved.tighter ? 'tightened' : 'loosened';
   const fact = `\`${moved.key}\` ${verb} from ${limitText(moved.before)} to ${limitText(moved.after)}`;
-  if (context.direction) return { fact, effect, segments: [moved.key] };
+  if (context.direction) {
+    if (moved.tighter && runnerProbesLimit(context, moved.key))
+      return { fact: `${fact}; the runner sends a value past NEW's limit`, ...probedNarrowing, segments: [moved.key] };
+    if (!moved.tighter && runnerBlindToWidening(context)) return { fact, ...unseenWidening, segments: [moved.key] };
+    return { fact, effect, segments: [moved.key] };
+  }
   const direction = /response/i.test(moved.key) ? 'response' : 'request';
   const clients = direction === 'request' ? effect === 'narrows' : effect === 'widens';
   return { fact: `${fact} (a ${direction} limit)`, breaks: { clients, servers: !clients }, segments: [moved.key] };
+}
+
+/** The limits the runner sends a value just past (generators/mutations.ts): lengths, and item counts in a body. */
+function runnerProbesLimit(context: SiteContext, key: string): boolean {
+  const part = runnerMutates(context);
+  if (!part || context.site !== 'schema') return false;
+  // An enum's value is never mutated for its length, and padding a patterned string breaks its pattern too.
+  if (key === 'maxLength' || key === 'minLength')
+    return context.new.value.type === 'string' && !Array.isArray(context.new.value.enum) && context.new.value.pattern === undefined;
+  if (key === 'maxItems' || key === 'minItems') return part === 'body' && context.new.value.type === 'array';
+  return false;
 }
 
 export const limitTightened: Rule = {
@@ -203,23 +240,65 @@ export const limitLoosened: Rule = {
       .map((moved) => limitFinding(context, moved, 'widens')),
 };
 
+/** The runner sends near misses of a pattern it can build values for, and of `format: uri` (generators/near-misses.ts). */
+function runnerProbesKeyword(context: SiteContext, key: 'pattern' | 'format', value: string): boolean {
+  if (!runnerMutates(context) || context.new.value.type !== 'string' || Array.isArray(context.new.value.enum)) return false;
+  return key === 'pattern' ? runnerCanMutatePattern(value) : value === 'uri';
+}
+
+/** A changed pattern: containment decided where it can be (A-47), else both, saying why. */
+function patternChangedFinding(context: SiteContext, before: string, after: string): Finding | undefined {
+  const comparison = compareRegexLanguages(before, after);
+  const what = `pattern changed from ${shown(before)} to ${shown(after)}`;
+  if ('undecided' in comparison)
+    return {
+      fact: `${what} (whether one contains the other cannot be decided: ${comparison.undecided}; classified as breaking both)`,
+      effect: 'both',
+      segments: ['pattern'],
+    };
+  const { relation } = comparison;
+  if (relation === 'equal') return { fact: `${what}, which accepts the same strings`, effect: 'none', segments: ['pattern'] };
+  if (relation === 'narrows' && runnerProbesKeyword(context, 'pattern', after))
+    return {
+      fact: `${what}, which accepts fewer strings; the runner sends near misses OLD accepts`,
+      ...probedNarrowing,
+      segments: ['pattern'],
+    };
+  const how = { narrows: 'fewer strings', widens: 'more strings', both: 'strings OLD refused, and refuses some OLD accepted' }[relation];
+  return { fact: `${what}, which accepts ${how}`, effect: relation, segments: ['pattern'] };
+}
+
 function stringKeyword(key: 'pattern' | 'format', kind: 'added' | 'removed' | 'changed'): Rule {
   const effects = { added: 'narrows', removed: 'widens', changed: 'both' } as const;
   const descriptions = {
     added: `A ${key} now constrains a string that had none; narrows.`,
     removed: `A ${key} no longer constrains a string; widens.`,
-    changed: `A ${key} was replaced by another; whether one contains the other is not decided, so it is classified as breaking both.`,
+    changed:
+      key === 'pattern'
+        ? 'A pattern was replaced by another: narrows, widens or both as the strings each accepts are contained (decided for classes, literals, counted repeats and alternations; otherwise classified as breaking both, saying why).'
+        : `A ${key} was replaced by another; whether one contains the other is not decided, so it is classified as breaking both.`,
   };
   return {
     name: `${key}-${kind}`,
     sites: ['schema'],
     description: descriptions[kind],
-    check({ old, new: next }) {
+    check(context) {
+      const { old, new: next } = context;
       const before = typeof old.value[key] === 'string' ? (old.value[key] as string) : undefined;
       const after = typeof next.value[key] === 'string' ? (next.value[key] as string) : undefined;
       if (before === after) return [];
       const found = before === undefined ? 'added' : after === undefined ? 'removed' : 'changed';
       if (found !== kind) return [];
+      if (kind === 'changed' && key === 'pattern')
+        return [patternChangedFinding(context, before!, after!)].filter((finding) => finding !== undefined);
+      if (kind === 'added' && runnerProbesKeyword(context, key, after!))
+        return [
+          {
+            fact: `now must match the ${key} ${shown(after)}; the runner sends near misses OLD accepts`,
+            ...probedNarrowing,
+            segments: [key],
+          },
+        ];
       const fact =
         kind === 'added'
           ? `now must match the ${key} ${shown(after)}`

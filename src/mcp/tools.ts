@@ -1,0 +1,320 @@
+/**
+ * @module mcp/tools
+ * The MCP server's tools: the mock's control surface (scenarios, reset, jobs, journal, coverage
+ * and client findings) through its HTTP control API, and two commands, `conformance` against a
+ * URL and `diff` of two documents, through the same public functions the CLI calls (so the one
+ * document loader's rules apply). Every tool has a zod input schema with bounds, and every
+ * result goes through `boundedResult`: scrubbed, cut to a size an agent can read.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { Scrubber } from '../contract/secrets.js';
+import { boundedResult, checkDepth, checkedRemoteUrl, checkedSource, type McpAccess, ToolInputError } from './bounds.js';
+import type { MockLink } from './mock-link.js';
+
+export interface ToolContext {
+  readonly server: McpServer;
+  readonly link: MockLink;
+  readonly access: McpAccess;
+  /** Knows the control token: every result goes through it. */
+  readonly scrubber: Scrubber;
+  /** The secrets the scrubber was made with, for a call that adds its own. */
+  readonly secrets: readonly string[];
+}
+
+const jobId = z.string().min(1).max(256).describe('the job id, as createEvaluation answered it');
+const pageLimit = z.number().int().min(1).max(100).optional().describe('entries per page (1-100, default the mock’s)');
+const cursor = z.string().max(1024).optional().describe('the nextCursor of the previous page');
+const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+type Result = ReturnType<typeof boundedResult>;
+
+/** Runs a tool's body; a refusal of ours or a thrown error becomes a tool error with a plain message. */
+async function answered(context: ToolContext, work: () => Promise<unknown>): Promise<Result> {
+  try {
+    return boundedResult(await work(), context.scrubber);
+  } catch (error) {
+    const message = error instanceof ToolInputError ? error.message : `failed: ${(error as Error).message ?? String(error)}`;
+    return { ...boundedResult(context.scrubber.scrub(message.slice(0, 2000)), context.scrubber), isError: true } as Result;
+  }
+}
+
+function registerScenarioTools(context: ToolContext): void {
+  const { server, link } = context;
+  server.registerTool(
+    'list_scenarios',
+    {
+      title: 'List scenarios',
+      description: 'The scenario in force and every scenario the mock knows (name and description), with the document in force.',
+      annotations: readOnly,
+    },
+    () =>
+      answered(context, async () => ({
+        ...((await link.call({ method: 'GET', path: '/scenarios' })) as Record<string, unknown>),
+        inForce: await link.call({ method: 'GET', path: '/scenario' }),
+      })),
+  );
+  server.registerTool(
+    'put_scenario',
+    {
+      title: 'Put a scenario in force',
+      description:
+        'Puts a scenario in force: a known one by name, or a whole scenario document (scenarios/scenario.schema.json). Counted faults start again.',
+      inputSchema: {
+        name: z.string().min(1).max(200).optional().describe('a scenario the mock knows (list_scenarios)'),
+        scenario: z.record(z.string(), z.unknown()).optional().describe('a whole scenario document, validated by the mock'),
+      },
+      annotations: { destructiveHint: true, openWorldHint: false },
+    },
+    ({ name, scenario }) =>
+      answered(context, async () => {
+        if ((name === undefined) === (scenario === undefined)) throw new ToolInputError('give exactly one of name and scenario');
+        if (scenario !== undefined) checkDepth(scenario, 'scenario');
+        return link.call({ method: 'PUT', path: '/scenario', body: name !== undefined ? { name } : { scenario } });
+      }),
+  );
+  server.registerTool(
+    'reset',
+    {
+      title: 'Reset the mock',
+      description: 'Forgets every job, idempotency key and journal entry, and puts the starting scenario back in force.',
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    () => answered(context, () => link.call({ method: 'POST', path: '/reset' })),
+  );
+}
+
+function registerJobTools(context: ToolContext): void {
+  const { server, link } = context;
+  const jobPath = (id: string, rest = '') => `/jobs/${encodeURIComponent(id)}${rest}`;
+  server.registerTool(
+    'list_jobs',
+    {
+      title: 'List jobs',
+      description: 'One page of the jobs the mock holds, with their status; pass nextCursor back for the next page.',
+      inputSchema: { limit: pageLimit, cursor },
+      annotations: readOnly,
+    },
+    ({ limit, cursor: after }) => answered(context, () => link.call({ method: 'GET', path: '/jobs', query: { limit, cursor: after } })),
+  );
+  server.registerTool(
+    'inspect_job',
+    {
+      title: 'Inspect a job',
+      description: 'One job as the mock holds it: its status, its timeline, reads so far and what comes next.',
+      inputSchema: { jobId },
+      annotations: readOnly,
+    },
+    ({ jobId: id }) => answered(context, () => link.call({ method: 'GET', path: jobPath(id) })),
+  );
+  server.registerTool(
+    'advance_job',
+    {
+      title: 'Advance a job',
+      description: 'Moves a job to the next state of its timeline now (QUEUED → RUNNING → COMPLETE or FAILED).',
+      inputSchema: { jobId },
+      annotations: { openWorldHint: false },
+    },
+    ({ jobId: id }) => answered(context, () => link.call({ method: 'POST', path: jobPath(id, '/advance') })),
+  );
+  server.registerTool(
+    'set_job_state',
+    {
+      title: 'Set a job’s state',
+      description:
+        'Puts a job in a state the contract allows (docs/assumptions.md A-3, A-4): a status, and for COMPLETE an evaluation and limitations. A final state cannot move on.',
+      inputSchema: {
+        jobId,
+        status: z.string().min(1).max(64).describe('QUEUED, RUNNING, COMPLETE or FAILED (or a state the served document adds)'),
+        evaluation: z.record(z.string(), z.unknown()).optional().describe('the Evaluation of a COMPLETE job'),
+        limitations: z.array(z.string().max(1024)).max(64).optional(),
+      },
+      annotations: { openWorldHint: false },
+    },
+    ({ jobId: id, ...state }) =>
+      answered(context, async () => {
+        checkDepth(state, 'state');
+        return link.call({ method: 'PUT', path: jobPath(id, '/state'), body: state });
+      }),
+  );
+}
+
+function registerObservationTools(context: ToolContext): void {
+  const { server, link } = context;
+  server.registerTool(
+    'query_journal',
+    {
+      title: 'Query the journal',
+      description: 'One page of the calls the mock answered, newest last: method, path, status, operation, caller fingerprint.',
+      inputSchema: { limit: pageLimit, cursor },
+      annotations: readOnly,
+    },
+    ({ limit, cursor: after }) => answered(context, () => link.call({ method: 'GET', path: '/journal', query: { limit, cursor: after } })),
+  );
+  server.registerTool(
+    'coverage',
+    {
+      title: 'Consumer coverage',
+      description:
+        'Which behaviours of the contract the client under test has met (docs/coverage.md); covered=false lists only what it has not.',
+      inputSchema: { covered: z.boolean().optional().describe('only the covered (true) or only the missing (false) behaviours') },
+      annotations: readOnly,
+    },
+    ({ covered }) =>
+      answered(context, async () => {
+        const report = (await link.call({ method: 'GET', path: '/coverage', query: { covered } })) as Record<string, unknown>;
+        const { clientFindings: _findings, ...coverage } = report;
+        return coverage;
+      }),
+  );
+  server.registerTool(
+    'client_findings',
+    {
+      title: 'Client findings',
+      description:
+        'What the client judge saw the client do that would hurt against the real service (a poll loop with no back-off, a retry without its Idempotency-Key, …; docs/client-findings.md).',
+      annotations: readOnly,
+    },
+    () =>
+      answered(context, async () => {
+        const report = (await link.call({ method: 'GET', path: '/coverage' })) as { clientFindings?: unknown };
+        return { clientFindings: report.clientFindings ?? [] };
+      }),
+  );
+}
+
+function registerCommandTools(context: ToolContext): void {
+  const { server, access } = context;
+  server.registerTool(
+    'conformance',
+    {
+      title: 'Run the conformance runner',
+      description:
+        'Checks a live implementation against the OpenAPI document (default the bundled spec/openapi.yaml): the verdict, counts and the first failures, each with its reproduction. URLs to this machine need the server’s --allow-loopback.',
+      inputSchema: {
+        baseUrl: z.string().min(1).max(2048).describe('the server under test, http(s)'),
+        spec: z.string().min(1).max(2048).optional().describe('a path inside the project or an http(s) URL of an OpenAPI 3.1 document'),
+        operations: z.array(z.string().min(1).max(200)).max(50).optional().describe('operationIds to check (default all)'),
+        headers: z
+          .record(z.string().max(200), z.string().max(8192))
+          .optional()
+          .describe('headers every request carries (Authorization…); scrubbed from the result'),
+        maxRequests: z.number().int().min(1).max(5000).optional().describe('requests at most (default 1000)'),
+        seed: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 31 - 1)
+          .optional(),
+        maxFailures: z.number().int().min(1).max(50).optional().describe('failures listed at most (default 20)'),
+      },
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    (input) => answered(context, () => runConformanceTool(context, input)),
+  );
+  server.registerTool(
+    'diff',
+    {
+      title: 'Diff two contract versions',
+      description:
+        'Every change between two OpenAPI 3.1 documents (paths inside the project or http(s) URLs), each classified by whom it breaks: clients written against OLD, and servers implementing OLD as `conformance --spec NEW` judges them (docs/evolution.md).',
+      inputSchema: {
+        old: z.string().min(1).max(2048).describe('OLD: a path or an http(s) URL'),
+        new: z.string().min(1).max(2048).describe('NEW: a path or an http(s) URL'),
+        format: z.enum(['text', 'json', 'markdown']).optional().describe('default text'),
+      },
+      annotations: readOnly,
+    },
+    (input) => answered(context, () => runDiffTool(access, input)),
+  );
+}
+
+async function runConformanceTool(
+  context: ToolContext,
+  input: {
+    baseUrl: string;
+    spec?: string | undefined;
+    operations?: string[] | undefined;
+    headers?: Record<string, string> | undefined;
+    maxRequests?: number | undefined;
+    seed?: number | undefined;
+    maxFailures?: number | undefined;
+  },
+): Promise<unknown> {
+  const baseUrl = await checkedRemoteUrl(input.baseUrl, context.access, 'baseUrl');
+  const source = input.spec === undefined ? undefined : await checkedSource(input.spec, context.access, 'spec');
+  const { loadConformanceSpec } = await import('./documents.js');
+  const spec = source === undefined ? undefined : await loadConformanceSpec(source);
+  // The headers' values are this call's secrets, whatever their names: scrubbed from what it returns.
+  const callScrubber = new Scrubber({
+    secrets: [...context.secrets, ...Object.values(input.headers ?? {})],
+    credentialHeaders: ['x-mock-token'],
+  });
+  const { runConformance, UnreachableTargetError, UnknownOperationError, verdictLine } = await import('../conformance/index.js');
+  const { reportedFailures } = await import('../conformance/report/report.js');
+  const { InvalidSpecError } = await import('../openapi/document.js');
+  try {
+    const report = await runConformance({
+      baseUrl,
+      ...(spec === undefined ? {} : { spec }),
+      ...(input.headers ? { headers: input.headers, secrets: Object.values(input.headers) } : {}),
+      ...(input.operations ? { operations: { includeOperations: input.operations } } : {}),
+      maxRequests: input.maxRequests ?? 1000,
+      timeBudgetMs: 120_000,
+      ...(input.seed === undefined ? {} : { seed: input.seed }),
+    });
+    const failures = reportedFailures(report);
+    const shown = failures.slice(0, input.maxFailures ?? 20);
+    return callScrubber.scrubDeep({
+      verdict: verdictLine(report),
+      target: report.target,
+      spec: report.spec,
+      seed: report.seed,
+      requests: report.requests,
+      checks: report.checks.map((check) => ({ name: check.name, severity: check.severity, status: check.status })),
+      failures: shown.map(({ check, severity, operation, title, expected, received, input: why, curl }) => ({
+        check,
+        severity,
+        operation,
+        title,
+        expected,
+        received,
+        input: why,
+        curl,
+      })),
+      ...(failures.length > shown.length ? { moreFailures: failures.length - shown.length } : {}),
+      incomplete: report.incomplete,
+      notes: report.notes.slice(0, 20),
+    });
+  } catch (error) {
+    if (error instanceof UnreachableTargetError || error instanceof UnknownOperationError || error instanceof InvalidSpecError)
+      throw new ToolInputError(error.message);
+    throw error;
+  }
+}
+
+async function runDiffTool(access: McpAccess, input: { old: string; new: string; format?: 'text' | 'json' | 'markdown' | undefined }) {
+  const sources = [await checkedSource(input.old, access, 'old'), await checkedSource(input.new, access, 'new')] as const;
+  const { loadDiffDocument } = await import('./documents.js');
+  const { diffDocuments, DiffLimitError, renderReport } = await import('../evolution/index.js');
+  const [before, after] = [await loadDiffDocument(sources[0], 'old'), await loadDiffDocument(sources[1], 'new')];
+  try {
+    const report = diffDocuments({
+      old: { document: before, source: input.old.slice(0, 200) },
+      new: { document: after, source: input.new.slice(0, 200) },
+    });
+    return renderReport(report, { format: input.format ?? 'text' });
+  } catch (error) {
+    if (error instanceof DiffLimitError) throw new ToolInputError(`the documents cannot be compared: ${error.message}`);
+    if (error instanceof RangeError) throw new ToolInputError('the documents cannot be compared: they nest too deeply');
+    throw error;
+  }
+}
+
+/** Registers every tool on `context.server`. */
+export function registerTools(context: ToolContext): void {
+  registerScenarioTools(context);
+  registerJobTools(context);
+  registerObservationTools(context);
+  registerCommandTools(context);
+}
