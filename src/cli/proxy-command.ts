@@ -250,7 +250,7 @@ function checkOutput(options: { path: string; label: string }): void {
 }
 
 function writeProblem(error: unknown): string {
-  if (error instanceof OutputFileError) return error.message;
+  if (error instanceof OutputFileError) return error.reason;
   const code = (error as NodeJS.ErrnoException).code;
   return code ? (fileProblems[code] ?? code) : String((error as Error).message ?? error).slice(0, 200);
 }

@@ -21,6 +21,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 /** A target refused or a write that failed or took too long; `message` is one line naming the file. */
 export class OutputFileError extends Error {
   override readonly name = 'OutputFileError';
+  /** The reason alone ("permission denied"), for a caller that names the file its own way. */
+  readonly reason: string;
+  constructor(options: { readonly shown: string; readonly reason: string }) {
+    super(`${options.shown}: ${options.reason}`);
+    this.reason = options.reason;
+  }
 }
 
 /** How long one write may take before its caller stops waiting (a report of a few MB takes milliseconds). */
@@ -41,11 +47,9 @@ export function outputTargetProblem(path: string): string | undefined {
   let stats: Stats;
   try {
     stats = lstatSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    // ENOTDIR (a file where a folder should be), EACCES: said now rather than after the run.
-    return code === 'ENOTDIR' ? 'a part of its folder path is a file' : `it cannot be looked at (${code ?? 'error'})`;
+  } catch {
+    // Nothing there (or a folder on its path that cannot be looked at or made): the write says why, if it fails.
+    return undefined;
   }
   const kind = kindOf(stats);
   return kind === undefined ? undefined : `${kind} is there`;
@@ -58,9 +62,10 @@ export function outputTargetProblem(path: string): string | undefined {
 export function checkOutputTarget(options: { readonly path: string; readonly label: string }): void {
   const problem = outputTargetProblem(resolve(options.path));
   if (problem)
-    throw new OutputFileError(
-      `${named(options.label, options.path)}: ${problem}; only a regular file or a new one is written (never through a link or into a pipe or device); remove it or name another file`,
-    );
+    throw new OutputFileError({
+      shown: named(options.label, options.path),
+      reason: `${problem}; only a regular file or a new one is written (never through a link or into a pipe or device); remove it or name another file`,
+    });
 }
 
 /** `--pact-out out.json`, `--report json=out.json`, or the path alone. */
@@ -100,7 +105,7 @@ export async function writeOutputFile(options: WriteOutputOptions): Promise<stri
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort();
-      reject(new OutputFileError(`${shown}: not written within ${timeoutMs / 1000} s; gave up`));
+      reject(new OutputFileError({ shown, reason: `not written within ${timeoutMs / 1000} s; gave up` }));
     }, timeoutMs);
     timer.unref();
   });
@@ -140,7 +145,7 @@ async function writeByRename(options: {
     await unlink(temporary).catch(() => undefined);
     if (error instanceof OutputFileError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
-    throw new OutputFileError(`${options.shown}: cannot write it (${writeProblems[code] ?? code})`);
+    throw new OutputFileError({ shown: options.shown, reason: `cannot write it (${writeProblems[code] ?? code})` });
   }
 }
 
@@ -149,10 +154,11 @@ const writeProblems: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EISDIR: 'a folder is there',
-  ENOTDIR: 'a part of its folder path is a file',
+  ENOTDIR: 'a file is in the way of a folder on its path',
   ENOSPC: 'no space left on the device',
   EROFS: 'the file system is read-only',
-  EEXIST: 'a temporary file of the same name exists',
+  // mkdir's answer when a file stands where a folder should (a clash of temporary names is all but impossible).
+  EEXIST: 'a file is in the way of a folder on its path',
   AbortError: 'stopped: it took too long',
 };
 
@@ -186,6 +192,6 @@ export function writeOutputFileSync(options: {
       // nothing was created
     }
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new OutputFileError(`${shown}: cannot write it (${writeProblems[code] ?? code})`);
+    throw new OutputFileError({ shown, reason: `cannot write it (${writeProblems[code] ?? code})` });
   }
 }
