@@ -109,3 +109,28 @@ it('still sends a request that names an input many times within the budget', asy
   const report = await runConformance({ baseUrl: mock.url, seed: 1, workflows: { file: document, inputs: { key: 'abc' } } });
   expect(report.exitCode).toBe(0);
 });
+
+it('takes the request budget as an option (workflows.maxRequestBytes) and refuses a bad one', async () => {
+  const document = parseWorkflowDocument(
+    `${header}workflows:
+  - workflowId: small
+    inputs: { type: object, properties: { note: { type: string } } }
+    steps:
+      - stepId: ping
+        operationId: health
+        parameters: [{ name: X-Note, in: header, value: $inputs.note }]
+        successCriteria: [{ condition: $statusCode == 200 }]
+`,
+    'small.arazzo.yaml',
+  );
+  const inputs = { note: 'n'.repeat(2000) };
+  const refused = await runConformance({ baseUrl: mock.url, seed: 1, workflows: { file: document, inputs, maxRequestBytes: 1000 } });
+  expect(JSON.stringify(refused.checks.flatMap((check) => check.failures))).toMatch(
+    /small › ping: cannot be built.*larger than 1000 bytes/,
+  );
+  const sent = await runConformance({ baseUrl: mock.url, seed: 1, workflows: { file: document, inputs, maxRequestBytes: 4000 } });
+  expect(sent.exitCode).toBe(0);
+  await expect(runConformance({ baseUrl: mock.url, workflows: { file: document, maxRequestBytes: 0 } })).rejects.toThrow(
+    /maxRequestBytes must be a positive integer/,
+  );
+});
