@@ -91,8 +91,8 @@ export interface WriteOutputOptions {
 
 /**
  * Writes `data` to `path` through a temporary file renamed over it; makes the folder if
- * missing. Returns the absolute path. Throws OutputFileError when the target is refused, the
- * write fails, or it takes longer than `timeoutMs` (the temporary file is then removed).
+ * missing. Returns the absolute path. Throws OutputFileError when the write fails or takes
+ * longer than `timeoutMs` (the temporary file is then removed and the target left as it was).
  */
 export async function writeOutputFile(options: WriteOutputOptions): Promise<string> {
   const path = resolve(options.path);

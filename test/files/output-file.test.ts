@@ -8,7 +8,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it, vi } from 'vitest';
 import { checkOutputTarget, OutputFileError, writeOutputFile, writeOutputFileSync } from '../../src/files/output-file.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
 import { runMain } from '../support/run-main.js';
@@ -76,6 +76,18 @@ it('makes the folder, writes whole files, and says in one line why a write faile
   await expect(failed).rejects.toThrow(OutputFileError);
   await expect(failed).rejects.toThrow(/^--output .*taken: cannot write it \(/);
   expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+});
+
+it('gives up a write that outlasts its bound, leaving the target as it was and no temporary file', async () => {
+  const path = join(folder, 'slow.har');
+  writeFileSync(path, 'old\n');
+  // 200,000 pieces, each its own write(2) through the thread pool: far more than 1 ms of work.
+  const pieces = Array.from({ length: 200_000 }, () => '0123456789');
+  await expect(writeOutputFile({ path, data: pieces, label: '--record', timeoutMs: 1 })).rejects.toThrow(
+    /^--record .*slow\.har: not written within 0\.001 s; gave up$/,
+  );
+  await vi.waitFor(() => expect(readdirSync(folder).filter((name) => name.endsWith('.tmp'))).toEqual([]));
+  expect(readFileSync(path, 'utf8')).toBe('old\n');
 });
 
 /** Every option that writes a file the user names, as a command line with FILE in it. */
