@@ -4,10 +4,9 @@
  * to write the suite's pact to a file. The one module of mocks/ that runs in Node only, so the
  * one that may use Node's file system (test/architecture.test.ts).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { type SetupServer, setupServer } from 'msw/node';
 import type { PactParties, PactV4 } from '../src/engine/index.js';
+import { checkOutputTarget, writeOutputFile } from '../src/files/output-file.js';
 import { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
 import { type PactSource, pactFrom } from './pact.js';
 
@@ -44,9 +43,10 @@ export async function writePact(
   if (typeof file !== 'string' || file === '')
     throw new TypeError("writePact: give the file to write, e.g. { file: 'pacts/consumer.json' }.");
   const pact = pactFrom(source, parties);
-  const path = resolve(file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(pact, null, 2)}\n`);
+  // A symlink, FIFO, device or folder at `file` is refused (OutputFileError), as the CLI's --pact-out
+  // refuses it; the pact then goes to a temporary file renamed over `file` (A-37).
+  checkOutputTarget({ path: file, label: 'writePact' });
+  const path = await writeOutputFile({ path: file, data: `${JSON.stringify(pact, null, 2)}\n`, label: 'writePact' });
   return { pact, path };
 }
 

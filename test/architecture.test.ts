@@ -25,7 +25,13 @@ const layers = [
   { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
   // The MSW handlers hold no rules: they reach only the engine's public entry point. Of them,
   // mocks/node.ts runs in Node only (msw/node): it alone may write a file (writePact).
-  { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw', 'zod'], nodeFiles: ['mocks/node.ts'] },
+  // Its pact goes through the project's one writer of named files (src/files/output-file.ts).
+  {
+    folder: 'mocks',
+    mayImport: ['mocks', 'src/engine/index.ts', 'src/files/output-file.ts'],
+    packages: ['msw', 'zod'],
+    nodeFiles: ['mocks/node.ts'],
+  },
   // The typed client runs in browsers and depends on openapi-fetch only. Of the contract it
   // shares the one Retry-After reading, a file that imports nothing (checked below).
   { folder: 'src/client', mayImport: ['src/client', ...clientSharedFiles], packages: ['openapi-fetch'] },
@@ -35,7 +41,7 @@ const layers = [
   // files the runner is given (a workflow file, a pact), as the contract reads requests.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/documents', 'src/engine/patterns.ts'],
+    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/documents', 'src/engine/patterns.ts', 'src/files'],
     packages: ['fast-check', 'ajv', '@apidevtools', 'yaml', 'zod'],
     node: true,
   },

@@ -7,7 +7,7 @@
  * summary and reports of what ran (exit 130/143).
  */
 import { constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
@@ -43,6 +43,7 @@ import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
+import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
@@ -514,13 +515,22 @@ async function prepareFolder(folder: string): Promise<void> {
   await access(folder, constants.W_OK);
 }
 
+/** A target refused at start (a symlink, a FIFO, a folder, a device): a usage error before the run. */
+function checkOutput(options: { path: string; label: string }): void {
+  try {
+    checkOutputTarget(options);
+  } catch (error) {
+    if (error instanceof OutputFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Checks before the run that every report (and the body folder) can be written: a run is not thrown away at its end. */
 async function prepareOutputs(options: { reports: readonly ReportTarget[]; record?: string | undefined }): Promise<void> {
   const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
   if (options.record !== undefined) {
     if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
-    if (existsSync(options.record) && !statSync(options.record).isFile())
-      throw new UsageError(`--record ${options.record}: it is a folder`);
+    checkOutput({ path: options.record, label: '--record' });
     paths.push({ folder: dirname(options.record), name: `--record ${options.record}` });
   }
   for (const { folder, name } of paths) {
@@ -531,10 +541,7 @@ async function prepareOutputs(options: { reports: readonly ReportTarget[]; recor
       throw new UsageError(`${name}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`);
     }
   }
-  for (const target of options.reports) {
-    if (existsSync(target.file) && !statSync(target.file).isFile())
-      throw new UsageError(`--report ${target.format}=${target.file}: it is a folder`);
-  }
+  for (const target of options.reports) checkOutput({ path: target.file, label: `--report ${target.format}=` });
 }
 
 export const conformanceCommand: Command = {
@@ -659,7 +666,8 @@ export const conformanceCommand: Command = {
       await writeReports(report, reports, { scrub: (text) => scrubber.scrub(text) });
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
       if (cassette && values.record) {
-        await writeFile(values.record, scrubber.scrub(cassette.toHar({ name: 'evidence-harness conformance', version: packageVersion() })));
+        const har = scrubber.scrub(cassette.toHar({ name: 'evidence-harness conformance', version: packageVersion() }));
+        await writeOutputFile({ path: values.record, data: har, label: '--record' });
         io.stderr(diagnostic(`conformance: wrote ${cassette.size} exchange(s) to ${values.record} (HAR 1.2)`));
       }
       return report.exitCode;

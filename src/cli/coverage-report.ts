@@ -5,10 +5,10 @@
  * one screen of text. Every value in the HTML is escaped: paths and keys in findings came from
  * clients.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { escapeMarkup } from '../contract/markup.js';
 import type { BehaviourCoverage, ConsumerReport } from '../engine/index.js';
+import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
 
 export type CoverageReportFormat = 'json' | 'html';
@@ -26,7 +26,14 @@ export function parseCoverageReportOption(value: string): CoverageReportTarget {
       `--coverage-report takes json=FILE or html=FILE (repeatable), got '${value.slice(0, 200)}'. Example: --coverage-report json=coverage.json --coverage-report html=coverage.html.`,
     );
   }
-  return { format: match[1] as CoverageReportFormat, file: match[2]! };
+  const target = { format: match[1] as CoverageReportFormat, file: match[2]! };
+  try {
+    checkOutputTarget({ path: target.file, label: `--coverage-report ${target.format}=` });
+  } catch (error) {
+    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
+  }
+  return target;
 }
 
 /** Writes each report; returns the absolute paths written. */
@@ -37,10 +44,8 @@ export async function writeCoverageReports(options: {
 }): Promise<string[]> {
   const written: string[] = [];
   for (const target of options.targets) {
-    const path = resolve(options.cwd, target.file);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, target.format === 'json' ? `${JSON.stringify(options.report, null, 2)}\n` : coverageHtml(options.report));
-    written.push(path);
+    const data = target.format === 'json' ? `${JSON.stringify(options.report, null, 2)}\n` : coverageHtml(options.report);
+    written.push(await writeOutputFile({ path: resolve(options.cwd, target.file), data, label: `--coverage-report ${target.format}=` }));
   }
   return written;
 }

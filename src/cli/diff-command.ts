@@ -26,6 +26,7 @@ import {
   withImpact,
 } from '../evolution/index.js';
 import { headline } from '../evolution/render/groups.js';
+import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
@@ -131,16 +132,14 @@ function compare(before: BundledDocument, after: BundledDocument): DiffReport {
   }
 }
 
-async function writeOutput(file: string, text: string): Promise<string> {
-  const path = resolve(file);
+/** An OutputFileError (a refused target, a failed write) as the usage error it is. */
+async function asUsageError<T>(action: () => T | Promise<T>): Promise<T> {
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text);
+    return await action();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--output ${file}: cannot write it (${fileProblems[code] ?? code}).`);
+    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
   }
-  return path;
 }
 
 export const diffCommand: Command = {
@@ -156,6 +155,8 @@ export const diffCommand: Command = {
     const format: DiffFormat = oneOf(values.format, diffFormats, 'format') ?? 'text';
     const failOn: FailOn | undefined = oneOf(values['fail-on'], failOnValues, 'fail-on');
     const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
+    const output = values.output;
+    if (output !== undefined) await asUsageError(() => checkOutputTarget({ path: output, label: '--output' }));
     for (const [label, source] of [
       ['OLD', oldSource],
       ['NEW', newSource],
@@ -184,8 +185,11 @@ export const diffCommand: Command = {
     let report = compare(documents[0]!, documents[1]!);
     if (coverage) report = withImpact({ report, coverage, source: shownSource(values.coverage!) });
     const text = renderReport(report, { format, ...(failOn ? { failOn } : {}) });
-    if (values.output === undefined) io.stdout(text);
-    else io.stdout(`wrote ${await writeOutput(values.output, text)}: ${headline(report)}\n`);
+    if (output === undefined) io.stdout(text);
+    else
+      io.stdout(
+        `wrote ${await asUsageError(() => writeOutputFile({ path: output, data: text, label: '--output' }))}: ${headline(report)}\n`,
+      );
     return failOn && report.changes.some((change) => failsOn(change, failOn)) ? exitCodes.failed : exitCodes.ok;
   },
 };

@@ -254,14 +254,14 @@ async function writeStopReports(options: {
     for (const path of await writeCoverageReports({ report, targets: options.coverageTargets, cwd: process.cwd() }))
       io.stdout(`coverage report written: ${path}\n`);
   } catch (error) {
-    io.stderr(diagnostic(`mock: --coverage-report: cannot write: ${(error as Error).message}`));
+    io.stderr(diagnostic(`mock: ${(error as Error).message}`));
     return exitCodes.failed;
   }
   if (pactTarget) {
     try {
       io.stdout(`pact written: ${await writePactFile({ control, target: pactTarget, cwd: process.cwd() })}\n`);
     } catch (error) {
-      io.stderr(diagnostic(`mock: --pact-out: cannot write: ${(error as Error).message}`));
+      io.stderr(diagnostic(`mock: ${(error as Error).message}`));
       return exitCodes.failed;
     }
   }

@@ -3,9 +3,9 @@
  * `mock --pact-out FILE`: the pact of the client's traffic (control.pact(), docs/pact.md),
  * written when the mock stops, beside --coverage-report's files.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type MockControl, type PactParties, pactParties } from '../engine/index.js';
+import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
 
 export interface PactOutTarget {
@@ -30,6 +30,12 @@ export function pactOutOption(values: {
     return undefined;
   }
   try {
+    checkOutputTarget({ path: values['pact-out'], label: '--pact-out' });
+  } catch (error) {
+    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
+  }
+  try {
     return {
       file: values['pact-out'],
       parties: pactParties({ ...(consumer === undefined ? {} : { consumer }), ...(provider === undefined ? {} : { provider }) }),
@@ -41,8 +47,6 @@ export function pactOutOption(values: {
 
 /** Writes the pact; returns the absolute path written. */
 export async function writePactFile(options: { control: MockControl; target: PactOutTarget; cwd: string }): Promise<string> {
-  const path = resolve(options.cwd, options.target.file);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify(options.control.pact(options.target.parties), null, 2)}\n`);
-  return path;
+  const data = `${JSON.stringify(options.control.pact(options.target.parties), null, 2)}\n`;
+  return writeOutputFile({ path: resolve(options.cwd, options.target.file), data, label: '--pact-out' });
 }

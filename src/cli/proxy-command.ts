@@ -4,12 +4,11 @@
  * (src/proxy). It logs one line per exchange naming its violations, and writes its JSON report
  * when stopped (SIGINT/SIGTERM) and on `GET /__proxy/report` at any time.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
+import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
@@ -122,6 +121,8 @@ export const proxyCommand: Command = {
       if (!match) throw new UsageError(`--report takes json=FILE, junit=FILE or html=FILE, got '${value}'.`);
       return { format: match[1] as 'json' | 'junit' | 'html', file: match[2]! };
     });
+    for (const { format, file } of reports) checkOutput({ path: file, label: `--report ${format}=` });
+    if (values.record !== undefined) checkOutput({ path: values.record, label: '--record' });
     if (values.spec !== undefined) {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
@@ -205,7 +206,6 @@ export const proxyCommand: Command = {
     const report = proxy.report();
     for (const { format, file } of reports) {
       try {
-        await mkdir(dirname(file), { recursive: true });
         // JUnit and HTML are the runner's formats, rendered by its own reporters.
         const text =
           format === 'json'
@@ -213,7 +213,7 @@ export const proxyCommand: Command = {
             : format === 'junit'
               ? renderJunit(proxy.conformanceReport())
               : renderHtml(proxy.conformanceReport());
-        await writeFile(file, text);
+        await writeOutputFile({ path: file, data: text, label: `--report ${format}=` });
         io.stderr(diagnostic(`proxy: wrote the ${format} report to ${file}`));
       } catch (error) {
         written = false;
@@ -222,7 +222,6 @@ export const proxyCommand: Command = {
     }
     if (values.record !== undefined) {
       try {
-        await mkdir(dirname(values.record), { recursive: true });
         await proxy.writeCassette(values.record);
         io.stderr(diagnostic(`proxy: wrote the HAR cassette to ${values.record}`));
       } catch (error) {
@@ -240,7 +239,18 @@ export const proxyCommand: Command = {
   },
 };
 
+/** A report or cassette target refused at start (a symlink, a FIFO, a folder): a usage error, before traffic flows. */
+function checkOutput(options: { path: string; label: string }): void {
+  try {
+    checkOutputTarget(options);
+  } catch (error) {
+    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
+  }
+}
+
 function writeProblem(error: unknown): string {
+  if (error instanceof OutputFileError) return error.reason;
   const code = (error as NodeJS.ErrnoException).code;
   return code ? (fileProblems[code] ?? code) : String((error as Error).message ?? error).slice(0, 200);
 }

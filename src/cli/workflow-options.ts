@@ -40,12 +40,15 @@ export function workflowRunOptions(values: {
     if (given.length > 0 || only.length > 0) throw new UsageError('--input and --workflow need --workflows FILE.');
     return {};
   }
-  const inputs: Record<string, string> = {};
+  const entries: [string, string][] = [];
   for (const line of given) {
     const equals = line.indexOf('=');
     if (equals < 1) throw new UsageError(`--input takes NAME=VALUE, got '${line.slice(0, 40)}'.`);
-    inputs[line.slice(0, equals).trim()] = line.slice(equals + 1);
+    entries.push([line.slice(0, equals).trim(), line.slice(equals + 1)]);
   }
+  // Own properties, whatever the name: `inputs.__proto__ = …` would set the prototype instead, and
+  // `--input __proto__=…` would then pass the check that refuses every undeclared name.
+  const inputs: Record<string, string> = Object.fromEntries(entries);
   return { workflows: { file: values.workflows, inputs, ...(only.length > 0 ? { only } : {}) } };
 }
 

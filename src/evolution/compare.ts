@@ -70,6 +70,8 @@ class Comparison {
   constructor(private readonly options: { old: Record<string, any>; new: Record<string, any>; limits: DiffLimits }) {
     this.budget = new StepBudget(options.limits);
     this.documents = { old: options.old, new: options.new };
+    this.budget.payForValues(options.old, 'OLD');
+    this.budget.payForValues(options.new, 'NEW');
   }
 
   walkDocument(): void {

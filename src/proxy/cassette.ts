@@ -6,9 +6,10 @@
  * per-entry bound are left out, saying how many. The file is written entry by entry, so a large
  * cassette never has to be one string.
  */
-import { open } from 'node:fs/promises';
+
 import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
 import type { Scrubber } from '../conformance/secrets.js';
+import { writeOutputFile } from '../files/output-file.js';
 
 export interface CassetteLimits {
   /** Bytes of serialised entries kept in all. Default 64 MiB. */
@@ -107,16 +108,15 @@ export class ProxyCassette {
     return { log: { ...empty.log, entries: this.entries.map((text) => JSON.parse(text)) } };
   }
 
-  /** Writes the HAR file entry by entry; rejects with the file system's error. */
+  /** Writes the HAR file entry by entry, through the one writer (src/files); rejects with an OutputFileError. */
   async write(file: string): Promise<void> {
-    const handle = await open(file, 'w');
-    try {
-      const head = JSON.stringify({ log: { version: '1.2', creator: this.options.creator } }).slice(0, -2);
-      await handle.write(`${head},"entries":[\n`);
-      for (let index = 0; index < this.entries.length; index += 1) await handle.write(`${index === 0 ? '' : ',\n'}${this.entries[index]}`);
-      await handle.write('\n]}}\n');
-    } finally {
-      await handle.close();
-    }
+    await writeOutputFile({ path: file, data: this.pieces(), label: '--record' });
+  }
+
+  private *pieces(): Iterable<string> {
+    const head = JSON.stringify({ log: { version: '1.2', creator: this.options.creator } }).slice(0, -2);
+    yield `${head},"entries":[\n`;
+    for (let index = 0; index < this.entries.length; index += 1) yield `${index === 0 ? '' : ',\n'}${this.entries[index]}`;
+    yield '\n]}}\n';
   }
 }

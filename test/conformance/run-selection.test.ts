@@ -291,7 +291,7 @@ it('--record writes every exchange as a HAR 1.2 cassette, in the order sent, wit
 it('--record refuses a folder before the run starts', async () => {
   const result = await run('conformance', '--base-url', clean.url, '--quiet', '--record', folder);
   expect(result.code).toBe(2);
-  expect(result.stderr).toContain(`--record ${folder}: it is a folder`);
+  expect(result.stderr).toContain(`--record ${folder}: a folder is there`);
 });
 
 it('a cassette keeps bodies within its budget and says which it left out', () => {

@@ -3,7 +3,7 @@
  * suite uses them: the suite's requests, answered by the engine inside MSW, become the same
  * Pact V4 file the mock server writes, without a credential.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -58,4 +58,13 @@ it('refuses what is not a control, a party name it cannot use, and a missing fil
   expect(() => pactFrom({} as never)).toThrow(/mock\.control/);
   expect(() => pactFrom(mock.control, { consumer: ' padded ' })).toThrow(/pact consumer must be a name/);
   await expect(writePact(mock.control, { file: '' })).rejects.toThrow(/give the file/);
+});
+
+it('refuses a symlink at the file, leaving the file it points to as it was (A-37)', async () => {
+  const elsewhere = join(folder, 'elsewhere.json');
+  await writeFile(elsewhere, 'keep me\n');
+  const link = join(folder, 'linked-pact.json');
+  await symlink(elsewhere, link);
+  await expect(writePact(mock.control, { file: link })).rejects.toThrow(/^writePact .*linked-pact\.json: a symbolic link is there/);
+  expect(await readFile(elsewhere, 'utf8')).toBe('keep me\n');
 });

@@ -2,8 +2,7 @@
  * @module conformance/report/write-reports
  * Writes the report files asked for with --report FORMAT=FILE.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { writeOutputFile } from '../../files/output-file.js';
 import { renderHtml } from './html-report.js';
 import { renderJson } from './json-report.js';
 import { renderJunit } from './junit-report.js';
@@ -40,8 +39,7 @@ export async function writeReports(
   options: { scrub?: (text: string) => string } = {},
 ): Promise<void> {
   for (const target of targets) {
-    await mkdir(dirname(target.file), { recursive: true });
     const text = reportFormats[target.format](report);
-    await writeFile(target.file, options.scrub ? options.scrub(text) : text);
+    await writeOutputFile({ path: target.file, data: options.scrub ? options.scrub(text) : text, label: `--report ${target.format}=` });
   }
 }

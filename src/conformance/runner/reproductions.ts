@@ -4,8 +4,9 @@
  * inline is written beside the reports, --body-directory, and the command reads it from there)
  * and the request `conformance replay` sends again, which reads the same body file.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { OutputFileError, writeOutputFileSync } from '../../files/output-file.js';
 import type { Exchange } from '../exchange.js';
 import type { ReplayableRequest } from '../failures.js';
 import { inlineBodyLimit, toCurl } from '../http/curl.js';
@@ -59,14 +60,14 @@ export class Reproductions {
       if (!this.directoryMade) mkdirSync(directory, { recursive: true });
       this.directoryMade = true;
       const bodyFile = join(directory, `exchange-${exchange.id}.json`);
-      writeFileSync(bodyFile, body);
+      writeOutputFileSync({ path: bodyFile, data: body });
       this.bodyFiles.set(exchange.id, bodyFile);
       return bodyFile;
     } catch (error) {
       // A folder we cannot write must not abort the run: the reproduction says where the body is missing.
       this.filesFailed = true;
       this.options.note(
-        `Long request bodies could not be written to ${directory} (${(error as NodeJS.ErrnoException).code ?? 'error'}); their curl lines leave the body out.`,
+        `Long request bodies could not be written to ${directory} (${error instanceof OutputFileError ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error')}); their curl lines leave the body out.`,
       );
       return undefined;
     }

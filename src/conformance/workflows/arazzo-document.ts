@@ -10,6 +10,7 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { DocumentFileError, readDocumentFile } from '../../documents/index.js';
+import { nestingProblem } from '../../documents/nesting-scan.js';
 
 /** Thrown for a workflow file that cannot be run; `message` says where and why. */
 export class WorkflowDocumentError extends Error {
@@ -182,6 +183,11 @@ function issuePath(path: readonly PropertyKey[]): string {
 export function parseWorkflowDocument(text: string, source: string): WorkflowDocument {
   if (Buffer.byteLength(text) > maxWorkflowFileBytes)
     throw new WorkflowDocumentError(`${source}: larger than ${maxWorkflowFileBytes} bytes; a workflow file is at most that`);
+  // Before the parser: 100,000 '[' (or a thousand '- ' on one line) exhaust the yaml package's
+  // stack, and V8 then aborts the whole process compiling a RegExp ("RegExpCompiler Allocation
+  // failed"), which no catch sees. The scan is the one loader's (src/documents), in one pass.
+  const nesting = nestingProblem(text);
+  if (nesting) throw new WorkflowDocumentError(`${source}: ${nesting}; it is not read (a parser would exhaust its stack)`);
   let parsed: unknown;
   try {
     parsed = parse(text, { maxAliasCount: maxAliases, uniqueKeys: true, prettyErrors: false });

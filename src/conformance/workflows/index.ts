@@ -22,6 +22,8 @@ export interface WorkflowOptions {
   readonly inputs?: Readonly<Record<string, unknown>>;
   /** Only these workflowIds (--workflow); default: all. */
   readonly only?: readonly string[];
+  /** Most bytes one step's request is built from (docs/assumptions.md A-38); default 16 MiB. */
+  readonly maxRequestBytes?: number;
 }
 
 /** The workflows of a run, read and checked. */
@@ -30,6 +32,7 @@ export interface PreparedWorkflows {
   readonly criteria: PreparedCriteria;
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly only: readonly string[];
+  readonly maxRequestBytes?: number;
   /** Values of inputs marked secret (format: password, writeOnly), to scrub from every report. */
   readonly secrets: readonly string[];
 }
@@ -91,7 +94,10 @@ export async function prepareWorkflows(
       throw new WorkflowDocumentError(
         `${document.source}: no workflow has an input '${name}'; the inputs are: ${[...declared].join(', ') || '(none)'}`,
       );
-  return { document, criteria, inputs, only, secrets: [...secrets] };
+  const maxRequestBytes = options.maxRequestBytes;
+  if (maxRequestBytes !== undefined && !(Number.isSafeInteger(maxRequestBytes) && maxRequestBytes > 0))
+    throw new RangeError(`workflows.maxRequestBytes must be a positive integer, got ${String(maxRequestBytes)}`);
+  return { document, criteria, inputs, only, secrets: [...secrets], ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }) };
 }
 
 /**

@@ -186,31 +186,105 @@ function named(record: Readonly<Record<string, unknown>>, text: string, label: s
 /** `{$…}` inside a string: each replaced by its value as text. */
 const embedded = /\{(\$[^{}]+)\}/g;
 
+/** Sets an own property, even one named `__proto__` (an assignment would set the prototype instead). */
+export function setOwn(record: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(record, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * Bytes a request may be built from (docs/assumptions.md A-38). An expression is a reference: a
+ * 0.4 MB file that names a 400 kB input 400 times would build a 160 MB body. Every value
+ * resolved for one request is paid for here, as the JSON text it becomes, before it is built.
+ */
+export class ByteBudget {
+  private remaining: number;
+  constructor(readonly maxBytes: number) {
+    this.remaining = maxBytes;
+  }
+
+  /** Pays `bytes`; false (and nothing paid) once the budget is spent. */
+  pay(bytes: number): boolean {
+    if (bytes > this.remaining) {
+      this.remaining = -1;
+      return false;
+    }
+    this.remaining -= bytes;
+    return true;
+  }
+
+  /** Pays for `value` as JSON text, walking it no further than the budget: false past it. */
+  payFor(value: unknown): boolean {
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const next = stack.pop();
+      let bytes = 4;
+      if (typeof next === 'string') bytes = next.length + 2;
+      else if (Array.isArray(next)) {
+        bytes = 2 + next.length;
+        for (const item of next) stack.push(item);
+      } else if (next && typeof next === 'object')
+        for (const [key, item] of Object.entries(next)) {
+          bytes += key.length + 4;
+          stack.push(item);
+        }
+      else bytes = String(next).length;
+      if (!this.pay(bytes)) return false;
+    }
+    return true;
+  }
+}
+
+/** The most bytes one step's request is built from, by default: the contract's largest request body (16 MiB). */
+export const defaultMaxRequestBytes = 16 * 1024 * 1024;
+
+function overBudgetReason(budget: ByteBudget): string {
+  return `the request it builds from inputs and expressions is larger than ${budget.maxBytes} bytes; it is not sent`;
+}
+
+function overBudget(budget: ByteBudget): Evaluated {
+  return missing(overBudgetReason(budget));
+}
+
 /**
  * A value of a workflow (a parameter's value, a payload, a replacement): a whole-string runtime
  * expression gives its value, a string with `{$…}` gives the text with each filled in, objects
  * and arrays are resolved member by member, anything else is itself.
  */
-export function resolveValue(value: unknown, scope: ExpressionScope, depth = 0): Evaluated {
+export function resolveValue(
+  value: unknown,
+  scope: ExpressionScope,
+  context: { readonly depth?: number; readonly budget?: ByteBudget } = {},
+): Evaluated {
+  const { depth = 0, budget = new ByteBudget(defaultMaxRequestBytes) } = context;
   if (depth > 64) return missing('the value is nested more than 64 levels deep');
   if (typeof value === 'string') {
-    if (isRuntimeExpression(value)) return evaluateExpression(value, scope);
-    if (!value.includes('{$')) return found(value);
+    if (isRuntimeExpression(value)) {
+      const result = evaluateExpression(value, scope);
+      return result.found && !budget.payFor(result.value) ? overBudget(budget) : result;
+    }
+    if (!value.includes('{$')) return budget.pay(value.length + 2) ? found(value) : overBudget(budget);
     let problem: string | undefined;
     const text = value.replace(embedded, (_, inner: string) => {
+      if (problem !== undefined) return '';
       const result = evaluateExpression(inner, scope);
       if (!result.found) {
-        problem ??= `${inner}: ${result.reason}`;
+        problem = `${inner}: ${result.reason}`;
+        return '';
+      }
+      // Paid before the text is made: a JSON.stringify of a large value is what the budget prevents.
+      if (!budget.payFor(result.value)) {
+        problem = overBudgetReason(budget);
         return '';
       }
       return typeof result.value === 'string' ? result.value : JSON.stringify(result.value);
     });
+    if (problem === undefined && !budget.pay(value.length)) problem = overBudgetReason(budget);
     return problem ? missing(problem) : found(text);
   }
   if (Array.isArray(value)) {
     const items: unknown[] = [];
     for (const item of value) {
-      const result = resolveValue(item, scope, depth + 1);
+      const result = resolveValue(item, scope, { depth: depth + 1, budget });
       if (!result.found) return result;
       items.push(result.value);
     }
@@ -219,13 +293,14 @@ export function resolveValue(value: unknown, scope: ExpressionScope, depth = 0):
   if (value && typeof value === 'object') {
     const members: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const result = resolveValue(item, scope, depth + 1);
+      if (!budget.pay(key.length + 4)) return overBudget(budget);
+      const result = resolveValue(item, scope, { depth: depth + 1, budget });
       if (!result.found) return result;
-      members[key] = result.value;
+      setOwn(members, key, result.value);
     }
     return found(members);
   }
-  return found(value);
+  return budget.pay(String(value).length) ? found(value) : overBudget(budget);
 }
 
 /**

@@ -9,7 +9,15 @@ import type { ContractDocument, OperationDescription } from '../../openapi/docum
 import { isCredentialHeader } from '../http/curl.js';
 import type { ProbeRequest } from '../probes/probe-context.js';
 import { type ArazzoDocument, componentName, type ParameterObject, type Step, type Workflow } from './arazzo-document.js';
-import { type ExchangeView, type ExpressionScope, followPointer, resolveValue } from './runtime-expressions.js';
+import {
+  ByteBudget,
+  defaultMaxRequestBytes,
+  type ExchangeView,
+  type ExpressionScope,
+  followPointer,
+  resolveValue,
+  setOwn,
+} from './runtime-expressions.js';
 
 /** A parameter as a step sends it (a reference replaced by its component). */
 export interface StepParameter {
@@ -66,6 +74,8 @@ export function buildStepRequest(options: {
   readonly credentialHeaders: readonly string[];
   /** Where the run's spec was read from, for the message when an operation is missing. */
   readonly specSource: string;
+  /** Most bytes the request is built from (parameters and body); default `defaultMaxRequestBytes`. */
+  readonly maxRequestBytes?: number;
 }): { request: ProbeRequest; view: Omit<ExchangeView, 'statusCode' | 'response'> } | { problem: string } {
   const { step, operation, scope } = options;
   if (!operation)
@@ -76,8 +86,10 @@ export function buildStepRequest(options: {
   const query: Record<string, string> = {};
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
+  // One budget for the whole request: parameters, payload and replacements together.
+  const budget = new ByteBudget(options.maxRequestBytes ?? defaultMaxRequestBytes);
   for (const parameter of stepParameters(step, options.workflow, options.document)) {
-    const value = resolveValue(parameter.value, scope);
+    const value = resolveValue(parameter.value, scope, { budget });
     if (!value.found) return { problem: `parameter ${parameter.name}: ${value.reason}` };
     const text = typeof value.value === 'string' ? value.value : JSON.stringify(value.value);
     if (parameter.in === 'path') path[parameter.name] = text;
@@ -90,11 +102,11 @@ export function buildStepRequest(options: {
   let bodyText: string | undefined;
   const requestBody = step.requestBody;
   if (requestBody && requestBody.payload !== undefined) {
-    const payload = resolveValue(requestBody.payload, scope);
+    const payload = resolveValue(requestBody.payload, scope, { budget });
     if (!payload.found) return { problem: `requestBody: ${payload.reason}` };
     body = structuredClone(payload.value);
     for (const replacement of requestBody.replacements ?? []) {
-      const value = resolveValue(replacement.value, scope);
+      const value = resolveValue(replacement.value, scope, { budget });
       if (!value.found) return { problem: `replacement ${replacement.target}: ${value.reason}` };
       const replaced = replaceAt(body, replacement.target, value.value);
       if (typeof replaced === 'string') return { problem: `replacement ${replacement.target}: ${replaced}` };
@@ -137,6 +149,6 @@ export function replaceAt(body: unknown, target: string, value: unknown): { valu
   if (Array.isArray(parent.value)) {
     if (!/^\d+$/.test(last) || Number(last) > parent.value.length) return `no item ${last} at ${parentPointer || '/'}`;
     parent.value[Number(last)] = value;
-  } else (parent.value as Record<string, unknown>)[last] = value;
+  } else setOwn(parent.value as Record<string, unknown>, last, value);
   return { value: body };
 }

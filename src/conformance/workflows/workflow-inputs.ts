@@ -6,7 +6,7 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ArazzoDocument } from './arazzo-document.js';
-import { followPointer } from './runtime-expressions.js';
+import { followPointer, setOwn } from './runtime-expressions.js';
 
 type Schema = Record<string, unknown>;
 
@@ -61,8 +61,8 @@ export function workflowInputs(schema: unknown, given: Readonly<Record<string, s
   for (const [name, property] of Object.entries(properties)) {
     if (Object.hasOwn(given, name)) {
       const value = given[name];
-      inputs[name] = typeof value === 'string' ? coerceInput(value, property) : value;
-    } else if (property && Object.hasOwn(property, 'default')) inputs[name] = structuredClone(property.default);
+      setOwn(inputs, name, typeof value === 'string' ? coerceInput(value, property) : value);
+    } else if (property && Object.hasOwn(property, 'default')) setOwn(inputs, name, structuredClone(property.default));
   }
   return inputs;
 }

@@ -25,6 +25,8 @@ export interface WorkflowPhaseOptions {
   readonly inputs: Readonly<Record<string, unknown>>;
   /** Only these workflowIds (and what they depend on); default: all. */
   readonly only?: readonly string[];
+  /** Most bytes one step's request is built from; default `defaultMaxRequestBytes`. */
+  readonly maxRequestBytes?: number;
 }
 
 interface WorkflowResult {
@@ -129,6 +131,10 @@ class WorkflowRunner {
   get probe(): ProbeContext {
     return this.context;
   }
+  get maxRequestBytes(): number | undefined {
+    return this.options.maxRequestBytes;
+  }
+
   get arazzo(): ArazzoDocument {
     return this.document;
   }
@@ -223,6 +229,7 @@ class WorkflowRun {
         scope: this.scope(),
         credentialHeaders: this.context.credentialHeaders,
         specSource: this.context.contract.source,
+        ...(this.runner.maxRequestBytes === undefined ? {} : { maxRequestBytes: this.runner.maxRequestBytes }),
       });
       if ('problem' in built) return this.failWithoutExchange(step, attempt, built.problem);
       const exchange = await this.context.send(built.request, this.intent(step, attempt), { record: false });

@@ -5,6 +5,7 @@
  * exist: added, removed, or moved to another method or path under the same operationId.
  */
 import { breaksBoth, breaksClients, breaksServers, compatible } from '../classify.js';
+import { valueCount } from '../limits.js';
 import { indexOperations, matchOperations } from '../operations.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { canonicalOf, same } from '../same.js';
@@ -107,22 +108,55 @@ export const securitySchemeChanged: Rule = {
 
 const componentKinds = ['schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'examples', 'links', 'callbacks', 'pathItems'];
 
-function componentChanges(context: SiteContext, kind: 'renamed' | 'added' | 'removed'): Finding[] {
-  const findings: Finding[] = [];
+/** One group's components only OLD or only NEW has, and which of them are the same under another name. */
+interface GroupChanges {
+  readonly group: string;
+  readonly gone: readonly string[];
+  readonly fresh: readonly string[];
+  readonly renamed: ReadonlyMap<string, string>;
+}
+
+/**
+ * The three component rules share one matching per comparison: it writes the canonical form of
+ * every component only one side has, which for two unrelated documents is all of them, and
+ * doing it once per rule tripled the steps a refusal took (issue 32).
+ */
+const matchedComponents = new WeakMap<object, readonly GroupChanges[]>();
+
+function componentMatching(context: SiteContext): readonly GroupChanges[] {
+  const known = matchedComponents.get(context.documents);
+  if (known) return known;
+  const groups: GroupChanges[] = [];
   for (const group of componentKinds) {
     const before = record(record(context.old.value.components)?.[group]) ?? {};
     const after = record(record(context.new.value.components)?.[group]) ?? {};
     const gone = Object.keys(before).filter((name) => !Object.hasOwn(after, name));
     const fresh = Object.keys(after).filter((name) => !Object.hasOwn(before, name));
-    const freshByForm = new Map(fresh.map((name) => [canonicalOf(context, 'new', after[name]), name]));
     const renamed = new Map<string, string>();
-    for (const name of gone) {
-      const partner = freshByForm.get(canonicalOf(context, 'old', before[name]));
-      if (partner !== undefined) {
-        renamed.set(name, partner);
-        freshByForm.delete(canonicalOf(context, 'old', before[name]));
+    if (gone.length > 0 && fresh.length > 0) {
+      // Every one of them is written out below: two unrelated documents are refused here, not after.
+      const { budget } = context;
+      const values = [...gone.map((name) => before[name]), ...fresh.map((name) => after[name])];
+      budget.ahead(valueCount(values, budget.left + 1), `the components.${group} only one of them has`);
+      const freshByForm = new Map(fresh.map((name) => [canonicalOf(context, 'new', after[name]), name]));
+      for (const name of gone) {
+        const form = canonicalOf(context, 'old', before[name]);
+        const partner = freshByForm.get(form);
+        if (partner !== undefined) {
+          renamed.set(name, partner);
+          freshByForm.delete(form);
+        }
       }
     }
+    groups.push({ group, gone, fresh, renamed });
+  }
+  matchedComponents.set(context.documents, groups);
+  return groups;
+}
+
+function componentChanges(context: SiteContext, kind: 'renamed' | 'added' | 'removed'): Finding[] {
+  const findings: Finding[] = [];
+  for (const { group, gone, fresh, renamed } of componentMatching(context)) {
     const renamedTo = new Set(renamed.values());
     const advice = 'No request or answer changes; code generated from the document (type names) may.';
     if (kind === 'renamed')
