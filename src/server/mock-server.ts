@@ -139,7 +139,7 @@ const corsHeaders = {
 const preflightHeaders = {
   ...corsHeaders,
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
-  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer, X-Mock-Session',
   'access-control-max-age': '600',
 } as const;
 
@@ -348,7 +348,7 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
       ? await handleControl(request, {
           engine,
           ...(controlToken === undefined ? {} : { token: controlToken }),
-          ...(shared ? { journal: shared.journal } : {}),
+          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal } : {}),
         })
       : await engine.handle(request);
     if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
@@ -379,7 +379,13 @@ async function serve(context: {
 }): Promise<RunningMockServer> {
   const { options, shared, spec } = context;
   const engine =
-    options.engine ?? createMockEngine({ ...options.engineOptions, ...(spec === undefined ? {} : { spec }), ...shared?.engineOptions });
+    options.engine ??
+    createMockEngine({
+      ...(options.log ? { log: options.log } : {}),
+      ...options.engineOptions,
+      ...(spec === undefined ? {} : { spec }),
+      ...shared?.engineOptions,
+    });
   // Adopt the scenario state the other replicas share before answering anyone.
   if (shared && !options.sharedState) await engine.control.synced();
   const closeEngine = options.closeEngine ?? options.engine === undefined;
