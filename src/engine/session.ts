@@ -154,10 +154,26 @@ export function createSession(options: {
   const sync = new ReplicaSync({ link, scenarios, resetLocal });
   // A session new to this replica first adopts what the others share of it; until then its
   // first answers wait (a lone mock has nothing to wait for).
-  let adopting: Promise<void> | undefined = link ? sync.synced().catch(() => undefined) : undefined;
+  // A first read that failed is told to the first `synced()` (the server's start), as before sessions.
+  let loadFailure: unknown;
+  let adopting: Promise<void> | undefined = link
+    ? sync.synced().then(
+        () => undefined,
+        (error: unknown) => {
+          loadFailure = error;
+        },
+      )
+    : undefined;
   adopting?.then(() => {
     adopting = undefined;
   });
+  const adopted = async () => {
+    if (adopting) await adopting;
+    if (loadFailure === undefined) return;
+    const failure = loadFailure;
+    loadFailure = undefined;
+    throw failure;
+  };
   const answer = async (call: EngineCall): Promise<EngineAnswer> => {
     if (adopting) await adopting;
     return pipeline.answer(call);
@@ -169,7 +185,7 @@ export function createSession(options: {
     handle: async (request) => answerToResponse(await answer(callFromRequest(request))),
     scenarios,
     sync,
-    adopted: () => adopting ?? Promise.resolve(),
+    adopted,
     jobControl: new JobControl({ jobs, clock, contract }),
     jobs,
     idempotencyKeys,
