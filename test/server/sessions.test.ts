@@ -63,6 +63,9 @@ it("keeps one session's scenario and reset away from another's jobs", async () =
   const jobOfA = await create('a', 'key-a');
   const jobOfB = await create('b', 'key-b');
   expect((await controlCall('b', '/scenarios')).body.current).toBe('default');
+  // The log line names the session and the scenario in force in it.
+  expect(logged).toContainEqual(expect.stringMatching(/ POST \/v0\/evaluations 202 [\d.]+ms scenario=job-failed session=a$/));
+  expect(logged).toContainEqual(expect.stringMatching(/ POST \/v0\/evaluations 202 [\d.]+ms scenario=default session=b$/));
   expect((await settle('a', jobOfA.jobId)).body.status).toBe('FAILED');
   expect((await controlCall('a', '/reset', { method: 'POST' })).status).toBe(200);
   expect((await controlCall('a', '/scenarios')).body.current).toBe('default');
