@@ -161,6 +161,8 @@ export const mockCommand: Command = {
         ...(basePath ? { basePath } : {}),
         ...(spec ? { spec: spec.contract } : {}),
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
+        // A session evicted or expired (A-60) is worth a line even with --quiet.
+        log: (line) => say(`${line}\n`),
         ...shared?.engineOptions,
       });
       // A replica adopts the scenario the others have in force before it answers anyone.

@@ -7,6 +7,14 @@
 // The one Retry-After reading, shared with the runner: the only file of the contract the client
 // imports, and it imports nothing (ARCHITECTURE.md).
 export { parseRetryAfter } from '../contract/retry-after.js';
+export {
+  type CreateAttemptEvent,
+  type CreatedEvaluation,
+  CreateEvaluationError,
+  type CreateEvaluationErrorKind,
+  type CreateEvaluationOptions,
+  createEvaluation,
+} from './create-evaluation.js';
 export { type ClientPaths, createEvidenceClient, type EvidenceClient, type EvidenceClientOptions } from './evidence-client.js';
 export { type PollClock, realClock } from './poll-clock.js';
 export type { DeepReadonly, ReadonlyRequestBodies } from './readonly-requests.js';

@@ -7,10 +7,8 @@
 import { parseRetryAfter } from '../contract/retry-after.js';
 import type { EvidenceClient } from './evidence-client.js';
 import { type PollClock, realClock } from './poll-clock.js';
+import { retryableStatuses } from './retryable.js';
 import { type ApiError, isFinalStatus, type Job } from './types.js';
-
-/** Answers worth polling again after: rate limited or temporarily unavailable (docs/assumptions.md ). */
-const retryableStatuses: readonly number[] = [429, 502, 503, 504];
 
 /** The shortest last wait: a poll sooner than this after the one before is not made. */
 const finalPollMinimumMs = 100;

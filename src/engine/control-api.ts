@@ -7,11 +7,14 @@
  */
 import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
+import type { JournalRequest, MockControl } from './control-surface.js';
 import { ControlError, type MockEngine } from './engine.js';
 import { inspectorFile } from './inspector/index.js';
+import type { JournalFilter } from './journal.js';
 import { type ProviderStateChange, pactParties } from './pact/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
 import { checkScenario, parseScenario, ScenarioError } from './scenario.js';
+import { sessionHeader } from './session-book.js';
 import { StoreUnavailableError } from './store.js';
 
 export const controlPrefix = '/__mock';
@@ -36,6 +39,53 @@ function pageQuery(url: URL): { limit?: number; cursor?: string } {
     throw new ControlError(`limit must be a whole number from 1 to 1000, got ${quote(limit, 20)}`, 'invalid');
   }
   return { ...(limit === null ? {} : { limit: Number(limit) }), ...(cursor === null ? {} : { cursor }) };
+}
+
+/**
+ * The journal query of `GET /__mock/journal` (A-61): the page, the filter and the order, each
+ * checked, so a bad value is a 400 naming it rather than an empty page.
+ */
+export function journalQuery(url: URL): JournalRequest {
+  const params = url.searchParams;
+  const filter: { -readonly [Key in keyof JournalFilter]: JournalFilter[Key] } = {};
+  const text = (name: string, max: number): string | undefined => {
+    const value = params.get(name);
+    if (value === null) return undefined;
+    if (value === '' || value.length > max)
+      throw new ControlError(`${name} must be 1 to ${max} characters, got ${quote(value, 40)}`, 'invalid');
+    return value;
+  };
+  const operation = text('operation', 128);
+  if (operation !== undefined) filter.operation = operation;
+  const key = text('idempotencyKey', 255);
+  if (key !== undefined) filter.idempotencyKey = key;
+  const jobId = text('jobId', 256);
+  if (jobId !== undefined) filter.jobId = jobId;
+  const status = params.get('status');
+  if (status !== null) {
+    if (!/^[1-5][0-9]{2}$/.test(status))
+      throw new ControlError(`status must be an HTTP status from 100 to 599, got ${quote(status, 20)}`, 'invalid');
+    filter.status = Number(status);
+  }
+  const since = params.get('since');
+  if (since !== null) {
+    if (!/^[0-9]{1,16}$/.test(since)) {
+      throw new ControlError(
+        `since must be engine-clock milliseconds (a whole number ≥ 0, as an entry's time), got ${quote(since, 30)}`,
+        'invalid',
+      );
+    }
+    filter.since = Number(since);
+  }
+  const order = params.get('order');
+  if (order !== null && order !== 'oldest' && order !== 'newest') {
+    throw new ControlError(`order must be oldest or newest, got ${quote(order, 20)}`, 'invalid');
+  }
+  return {
+    ...pageQuery(url),
+    ...(Object.keys(filter).length > 0 ? { filter } : {}),
+    ...(order === null ? {} : { order }),
+  };
 }
 
 /** True when `pathname` is under the control API's prefix. */
@@ -106,15 +156,32 @@ export interface ControlApiOptions {
    * Where `/__mock/journal` reads and clears, when not the engine's own journal: replicas on a
    * shared store read the journal they all write (src/server/redis). Default: the engine's.
    */
-  readonly journal?: {
-    page(options: { limit?: number; cursor?: string }): Promise<{ entries: readonly unknown[]; nextCursor?: string }>;
-    clear(): Promise<void>;
-  };
+  readonly journal?: ControlJournal;
+  /** The same, for a named session (A-60): each session's journal is its own. */
+  readonly sessionJournal?: (session: string) => ControlJournal;
+}
+
+/** A journal the control API reads and clears in place of the engine's own (replicas on a shared store). */
+export interface ControlJournal {
+  page(options: JournalRequest): Promise<{ entries: readonly unknown[]; nextCursor?: string }>;
+  clear(): Promise<void>;
+}
+
+/** The session a control call acts on (`X-Mock-Session`, A-60), and the journal it reads. */
+async function sessionOf(request: Request, options: ControlApiOptions): Promise<{ control: MockControl; journal?: ControlJournal }> {
+  const name = request.headers.get(sessionHeader);
+  const { control } = options.engine;
+  if (name === null) return { control, ...(options.journal ? { journal: options.journal } : {}) };
+  const session = control.session(name);
+  // A session new to this replica adopts what the others share of it before it is acted on.
+  await session.synced();
+  const journal =
+    options.sessionJournal && session.sessionName !== 'default' ? options.sessionJournal(session.sessionName) : options.journal;
+  return { control: session, ...(journal ? { journal } : {}) };
 }
 
 /** Answers a /__mock/ request. */
 export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
-  const { control } = options.engine;
   const url = new URL(request.url);
   const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();
@@ -127,6 +194,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
   }
   const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
   try {
+    const { control, journal } = await sessionOf(request, options);
+    if (path === '/sessions' && method === 'GET') return json(200, { current: control.sessionName, sessions: control.sessions() });
     if (path === '/scenarios' && method === 'GET') {
       return json(200, {
         current: control.scenario,
@@ -158,7 +227,7 @@ export async function handleControl(request: Request, options: ControlApiOptions
     if (path === '/reset' && method === 'POST') {
       await control.reset();
       // A reset forgets the journal; replicas on a shared store forget the one they share.
-      await options.journal?.clear();
+      await journal?.clear();
       return json(200, { current: control.scenario });
     }
     if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
@@ -190,11 +259,11 @@ export async function handleControl(request: Request, options: ControlApiOptions
       return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
     }
     if (path === '/journal' && method === 'GET') {
-      return json(200, options.journal ? await options.journal.page(pageQuery(url)) : control.journalPage(pageQuery(url)));
+      return json(200, journal ? await journal.page(journalQuery(url)) : control.journalPage(journalQuery(url)));
     }
     if (path === '/journal' && method === 'DELETE') {
       control.clearJournal();
-      await options.journal?.clear();
+      await journal?.clear();
       return json(200, { entries: [] });
     }
     return problem(

@@ -12,7 +12,7 @@ import { ControlError, pageLimit } from './control-error.js';
 import type { EngineContract } from './engine-contract.js';
 import type { JobControl, JobInspection, JobStateChange } from './job-control.js';
 import type { JobRecord } from './jobs.js';
-import type { Journal, JournalEntry, JournalPage } from './journal.js';
+import type { Journal, JournalEntry, JournalFilter, JournalOrder, JournalPage } from './journal.js';
 import type { IdempotencyRecord } from './operations.js';
 import { type PactParties, type PactV4, type ProviderStateChange, providerStatesFor } from './pact/index.js';
 import type { ReplicaSync } from './replica-sync.js';
@@ -21,8 +21,53 @@ import type { Scenario, ScenarioInput } from './scenario.js';
 import type { ScenarioInForce } from './scenario-in-force.js';
 import type { KeyValueStore } from './store.js';
 
+/** One session as `sessions()` lists it (A-60). */
+export interface SessionSummary {
+  /** 'default' for the calls without `X-Mock-Session`. */
+  readonly name: string;
+  readonly scenario: string;
+  /** Requests answered in the session. */
+  readonly calls: number;
+  /** Engine-clock milliseconds. */
+  readonly createdAt: number;
+  readonly lastUsedAt: number;
+}
+
+/** The sessions of one engine, as each session's control surface reaches them. */
+export interface SessionDirectory {
+  /** The session named `name` ('default' for the default one), made if new; ControlError for a name it refuses. */
+  session(name: string): MockControl;
+  /** Every live session, the default one first, then the most recently used first. */
+  list(): readonly SessionSummary[];
+}
+
+/** Journal pages as the control surface gives them: `nextCursor`, when present, fetches the next page. */
+export interface JournalRequest {
+  readonly limit?: number;
+  readonly cursor?: string;
+  readonly filter?: JournalFilter;
+  /** 'oldest' (default) or 'newest' first. */
+  readonly order?: JournalOrder;
+}
+
 /** The engine's control surface (served over HTTP by the mock server's control API). */
 export interface MockControl {
+  /** This session's name: 'default' for calls without `X-Mock-Session` (A-60). */
+  readonly sessionName: string;
+  /**
+   * The control surface of session `name` of the same engine, made if new: its own jobs,
+   * Idempotency-Keys, scenario, journal, coverage and pact. Requests carrying
+   * `X-Mock-Session: name` are answered in it. Throws ControlError for a name it refuses
+   * (1 to 64 letters, digits, '.', '_', '-', '~').
+   */
+  session(name: string): MockControl;
+  /** Every live session of the engine (the admin view of `GET /__mock/sessions`). */
+  sessions(): readonly SessionSummary[];
+  /**
+   * The calls this session answered that match `filter`, newest first (request verification:
+   * "what did my test just send"). At most `limit` (default 100, at most 1000).
+   */
+  calls(filter?: JournalFilter & { readonly limit?: number }): readonly JournalEntry[];
   /** Forgets every job, key, journal entry and fault counter, and restores the starting scenario. */
   reset(): Promise<void>;
   /** The name of the scenario in force. */
@@ -55,8 +100,11 @@ export interface MockControl {
   setJobState(options: JobStateChange): Promise<Job>;
   /** Every journal entry kept, oldest first. */
   journal(): readonly JournalEntry[];
-  /** One page of the journal, oldest first, after `cursor` (an entry's `seq`, as `nextCursor` gives it). */
-  journalPage(options?: { limit?: number; cursor?: string }): { entries: readonly JournalEntry[]; nextCursor?: string };
+  /**
+   * One page of the journal's entries that match `filter`, oldest first (or newest first with
+   * `order: 'newest'`), past `cursor` (an entry's `seq`, as `nextCursor` gives it).
+   */
+  journalPage(options?: JournalRequest): { entries: readonly JournalEntry[]; nextCursor?: string };
   clearJournal(): void;
   /**
    * Resolves once every scenario change made so far is visible to every replica sharing the
@@ -78,6 +126,11 @@ export interface MockControl {
 }
 
 export interface ControlSurfaceOptions {
+  /** The session's name; '' for the default session. */
+  readonly name: string;
+  readonly directory: SessionDirectory;
+  /** Resolves once a session new to this replica has adopted the state the replicas share. */
+  readonly adopted: () => Promise<void>;
   readonly scenarios: ScenarioInForce;
   readonly sync: ReplicaSync;
   readonly jobControl: JobControl;
@@ -98,6 +151,13 @@ export interface ControlSurfaceOptions {
 export function createControlSurface(options: ControlSurfaceOptions): MockControl {
   const { scenarios, sync, jobControl, journal, watch } = options;
   const control: MockControl = {
+    sessionName: options.name || 'default',
+    session: (name) => options.directory.session(name),
+    sessions: () => options.directory.list(),
+    calls(filter = {}) {
+      const { limit, ...only } = filter;
+      return journal.page({ limit: pageLimit(limit), filter: only, order: 'newest' }).entries;
+    },
     async reset() {
       await options.jobs.clear();
       await options.idempotencyKeys.clear();
@@ -119,7 +179,10 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
       sync.share({ kind: 'register', scenario: input });
       return registered;
     },
-    synced: () => sync.synced(),
+    async synced() {
+      await options.adopted();
+      await sync.synced();
+    },
     reloadStartingScenario(input, reloadOptions) {
       const reloaded = scenarios.reloadStarting(input);
       const name = quote(reloaded.scenario.name, 80);
@@ -153,7 +216,12 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
         // As the job store does: a cursor no page has given yet is refused, not answered empty.
         if (!(cursor < journal.nextSeq)) throw new ControlError(`cursor ${quote(request.cursor, 40)} is not one this mock gave`, 'invalid');
       }
-      const page: JournalPage = journal.page({ limit, ...(cursor === undefined ? {} : { cursor }) });
+      const page: JournalPage = journal.page({
+        limit,
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(request.filter ? { filter: request.filter } : {}),
+        ...(request.order ? { order: request.order } : {}),
+      });
       return page.next === undefined ? { entries: page.entries } : { entries: page.entries, nextCursor: page.next };
     },
     clearJournal: () => journal.clear(),

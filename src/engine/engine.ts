@@ -6,28 +6,27 @@
  */
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { type Clock, systemClock } from './clock.js';
-import { ConsumerWatch } from './consumer-watch.js';
-import { createControlSurface, type MockControl } from './control-surface.js';
+import { ControlError } from './control-error.js';
+import type { MockControl, SessionDirectory } from './control-surface.js';
 import { contractOption } from './engine-contract.js';
-import { JobControl } from './job-control.js';
 import type { JobRecord } from './jobs.js';
-import { Journal, type JournalEntry } from './journal.js';
+import type { JournalEntry } from './journal.js';
 import { LatencyWaits } from './latency.js';
 import type { IdempotencyRecord } from './operations.js';
 import { createRandom } from './random.js';
 import type { ReplicaLink } from './replica-link.js';
-import { ReplicaSync } from './replica-sync.js';
-import { RequestPipeline } from './request-pipeline.js';
+import { errorAnswer } from './responses.js';
 import type { ScenarioInput } from './scenario.js';
-import { ScenarioInForce } from './scenario-in-force.js';
-import { idempotencyRecordBytes, jobRecordBytes } from './sizes.js';
-import { type KeyValueStore, MemoryStore } from './store.js';
+import { createSession, type MockSession, type SessionContext, type SessionLimits, type SessionShare } from './session.js';
+import { SessionBook, sessionHeader } from './session-book.js';
+import type { KeyValueStore } from './store.js';
 import type { IssuerKeySet } from './verification/artifact-profile.js';
 import { testKeySet } from './verification/test-keys.js';
 
 export { ControlError, pageLimits } from './control-error.js';
-export type { MockControl } from './control-surface.js';
+export type { JournalRequest, MockControl, SessionSummary } from './control-surface.js';
 export type { JobInspection } from './job-control.js';
+export type { SessionShare } from './session.js';
 
 const hour = 60 * 60 * 1000;
 const mebibyte = 1024 * 1024;
@@ -43,6 +42,12 @@ export const defaultLimits = {
   maxJournalBytes: 4 * mebibyte,
   maxScenarioRegistryBytes: 16 * mebibyte,
   maxRegisteredScenarios: 64,
+  /** Named sessions kept at once (A-60); the least recently used is evicted past it. */
+  maxSessions: 128,
+  /** Bytes of one named session's jobs, keys, journal and scenarios (A-60). */
+  maxSessionBytes: 4 * mebibyte,
+  /** A named session unused this long is forgotten (A-60). */
+  sessionIdleMs: 30 * 60 * 1000,
 } as const;
 
 export type EngineLimits = { readonly [Name in keyof typeof defaultLimits]?: number };
@@ -86,6 +91,14 @@ export interface MockEngineOptions {
   readonly replicaLink?: ReplicaLink;
   /** Called with every journal entry as it is recorded (to keep a journal shared by replicas). */
   readonly onJournalEntry?: (entry: JournalEntry) => void;
+  /**
+   * What a named session shares with the other replicas (its stores, link and journal sink,
+   * apart from every other session's), asked once when this engine first meets the session
+   * (A-60). Default: a named session's state lives in this engine alone.
+   */
+  readonly sessionShare?: (session: string) => SessionShare;
+  /** Told of what an operator should know, one line each: a session evicted or expired. */
+  readonly log?: (line: string) => void;
 }
 
 export interface MockEngine {
@@ -124,7 +137,9 @@ export function normalizeBasePath(basePath: string | undefined): string {
 }
 
 /** The limits given, each checked, over the defaults. */
-function resolveLimits(given: EngineLimits = {}): { readonly [Name in keyof typeof defaultLimits]: number } {
+type ResolvedLimits = { readonly [Name in keyof typeof defaultLimits]: number };
+
+function resolveLimits(given: EngineLimits = {}): ResolvedLimits {
   const limits: Record<string, number> = { ...defaultLimits };
   for (const [name, value] of Object.entries(given)) {
     if (value === undefined) continue;
@@ -134,88 +149,87 @@ function resolveLimits(given: EngineLimits = {}): { readonly [Name in keyof type
       throw new RangeError(`createMockEngine: limits.${name} must be a number ≥ 1, got ${value}`);
     limits[name] = value;
   }
-  return limits as { readonly [Name in keyof typeof defaultLimits]: number };
+  return limits as ResolvedLimits;
+}
+
+/** A named session's share of the engine's bounds (A-60): a fixed split of `maxSessionBytes`. */
+function namedSessionLimits(limits: ResolvedLimits): SessionLimits {
+  const bytes = limits.maxSessionBytes;
+  return {
+    ...limits,
+    maxJobBytes: Math.min(limits.maxJobBytes, Math.max(1, Math.floor(bytes * 0.4))),
+    maxIdempotencyKeyBytes: Math.min(limits.maxIdempotencyKeyBytes, Math.max(1, Math.floor(bytes * 0.3))),
+    maxJournalBytes: Math.min(limits.maxJournalBytes, Math.max(1, Math.floor(bytes * 0.1))),
+    maxScenarioRegistryBytes: Math.min(limits.maxScenarioRegistryBytes, Math.max(1, Math.floor(bytes * 0.2))),
+  };
 }
 
 export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
-  const contract = contractOption(options.spec);
-  const basePath = normalizeBasePath(options.basePath);
-  const link = options.replicaLink;
-  const scenarios = new ScenarioInForce({
-    contract,
+  const latency = new LatencyWaits(clock);
+  let book: SessionBook | undefined;
+  const directory: SessionDirectory = {
+    session: (name) => book!.resolve(name).control,
+    list: () => book!.list(),
+  };
+  const context: SessionContext = {
+    contract: contractOption(options.spec),
+    basePath: normalizeBasePath(options.basePath),
+    clock,
+    latency,
+    issuerKeys: options.issuerKeys ?? testKeySet,
     scenario: options.scenario,
     scenarios: options.scenarios,
     seed: options.seed,
-    maxRegistryBytes: limits.maxScenarioRegistryBytes,
-    maxRegistered: limits.maxRegisteredScenarios,
-    faultCounter: link ? (key) => link.countFault(key) : undefined,
-  });
-  const jobs =
-    options.stores?.jobs ??
-    new MemoryStore<JobRecord>({
-      clock,
-      maxEntries: limits.maxJobs,
-      ttlMs: limits.jobTtlMs,
-      maxBytes: limits.maxJobBytes,
-      sizeOf: jobRecordBytes,
-    });
-  const idempotencyKeys =
-    options.stores?.idempotencyKeys ??
-    new MemoryStore<IdempotencyRecord>({
-      clock,
-      maxEntries: limits.maxIdempotencyKeys,
-      ttlMs: limits.idempotencyKeyTtlMs,
-      maxBytes: limits.maxIdempotencyKeyBytes,
-      sizeOf: idempotencyRecordBytes,
-    });
-  const journal = new Journal({ capacity: options.journalCapacity ?? 1000, maxBytes: limits.maxJournalBytes });
-  const watch = new ConsumerWatch();
-  const latency = new LatencyWaits(clock);
-  // Replicas would share a seed: their job ids come from fresh random bytes instead.
-  const unseeded = createRandom();
-  const pipeline = new RequestPipeline({
-    contract,
-    basePath,
-    scenarios,
-    clock,
-    latency,
-    jobs,
-    idempotencyKeys,
-    issuerKeys: options.issuerKeys ?? testKeySet,
-    jobIdRandom: link ? () => unseeded : () => scenarios.random,
-    journal,
-    watch,
-    onJournalEntry: options.onJournalEntry,
-  });
-  const answerCall = (call: EngineCall): Promise<EngineAnswer> => pipeline.answer(call);
-  const resetLocal = () => {
-    journal.clear();
-    watch.afterReset();
-    scenarios.reset();
+    journalCapacity: options.journalCapacity ?? 1000,
+    // Replicas would share a seed: their job ids come from fresh random bytes instead.
+    unseeded: createRandom(),
+    directory,
   };
-  const sync = new ReplicaSync({ link, scenarios, resetLocal });
-  const handle = async (request: Request): Promise<Response> => answerToResponse(await answerCall(callFromRequest(request)));
-  const control = createControlSurface({
-    contract,
-    basePath,
-    handle,
-    scenarios,
-    sync,
-    jobControl: new JobControl({ jobs, clock, contract }),
-    jobs,
-    idempotencyKeys,
-    journal,
-    watch,
-    clock,
-    resetLocal,
+  const defaultSession = createSession({
+    name: '',
+    context,
+    limits,
+    share: {
+      ...(options.stores ? { stores: options.stores } : {}),
+      ...(options.replicaLink ? { replicaLink: options.replicaLink } : {}),
+      ...(options.onJournalEntry ? { onJournalEntry: options.onJournalEntry } : {}),
+    },
   });
+  const sessionLimits = namedSessionLimits(limits);
+  book = new SessionBook({
+    defaultSession,
+    create: (name) => createSession({ name, context, limits: sessionLimits, share: options.sessionShare?.(name) }),
+    clock,
+    maxSessions: limits.maxSessions,
+    idleMs: limits.sessionIdleMs,
+    log: options.log,
+  });
+  const sessions = book;
+  const answerCall = (call: EngineCall): Promise<EngineAnswer> => {
+    const name = call.header(sessionHeader);
+    if (name === null) return defaultSession.answer(call);
+    let session: MockSession;
+    try {
+      session = sessions.resolve(name);
+    } catch (error) {
+      if (!(error instanceof ControlError)) throw error;
+      call.discardBody();
+      const answer = errorAnswer({ status: 400, code: 'invalid_request', message: error.message });
+      return Promise.resolve(call.method.toUpperCase() === 'HEAD' ? { ...answer, body: null } : answer);
+    }
+    return session.answer(call);
+  };
+  const handle = async (request: Request): Promise<Response> => answerToResponse(await answerCall(callFromRequest(request)));
   return {
     handle,
     answerCall,
-    control,
+    control: defaultSession.control,
     clock,
-    close: () => latency.close(),
+    close: () => {
+      latency.close();
+      sessions.closeAll();
+    },
   };
 }

@@ -12,7 +12,7 @@ export { clientRules } from './client-findings/registry.js';
 export type { ClientRule, RuleHit } from './client-findings/rule.js';
 export { type Clock, systemClock, VirtualClock } from './clock.js';
 export type { ConsumerReport } from './consumer-watch.js';
-export { type ControlApiOptions, controlPrefix, handleControl, isControlPath } from './control-api.js';
+export { type ControlApiOptions, type ControlJournal, controlPrefix, handleControl, isControlPath, journalQuery } from './control-api.js';
 export { type Behaviour, type BehaviourCoverage, behaviours, isBehaviourId } from './coverage.js';
 export {
   ControlError,
@@ -20,11 +20,14 @@ export {
   defaultLimits,
   type EngineLimits,
   type JobInspection,
+  type JournalRequest,
   type MockControl,
   type MockEngine,
   type MockEngineOptions,
   normalizeBasePath,
   pageLimits,
+  type SessionShare,
+  type SessionSummary,
 } from './engine.js';
 export {
   type BehaviourOperationId,
@@ -36,7 +39,14 @@ export {
   type ExampleOperation,
 } from './engine-contract.js';
 export type { JobRecord, TimelineStep } from './jobs.js';
-export { type JournalEntry, type JournalPage, journalPathLength } from './journal.js';
+export {
+  type JournalEntry,
+  type JournalFilter,
+  type JournalOrder,
+  type JournalPage,
+  journalMatches,
+  journalPathLength,
+} from './journal.js';
 export type { ExampleRequest, Observation } from './observation.js';
 export type { IdempotencyRecord } from './operations.js';
 export {
@@ -63,6 +73,7 @@ export {
   scenarioLimits,
   scenarioSchema,
 } from './scenario.js';
+export { checkSessionName, defaultSessionName, sessionHeader } from './session-book.js';
 export {
   type KeyValueStore,
   MemoryStore,

@@ -24,6 +24,8 @@ export interface JournalEntry {
   /** True when a scenario fault forced the answer. */
   readonly forced: boolean;
   readonly jobId?: string;
+  /** The Idempotency-Key a createEvaluation carried, cut to 255 characters (request verification, A-61). */
+  readonly idempotencyKey?: string;
   /** The job's state the answer carried (createEvaluation's 202, getJob's 200): the inspector's timeline. */
   readonly jobStatus?: string;
   readonly durationMs: number;
@@ -38,6 +40,34 @@ export interface JournalPage {
   readonly entries: readonly JournalEntry[];
   /** The cursor of the next page; absent when this page reaches the newest entry. */
   readonly next?: string;
+}
+
+/**
+ * Which entries a reader wants (request verification: `GET /__mock/journal?…`,
+ * `control.calls(filter)`, A-61). Every field given must match; none given matches all.
+ */
+export interface JournalFilter {
+  /** The operation matched (`operationId`). */
+  readonly operation?: string;
+  readonly status?: number;
+  readonly idempotencyKey?: string;
+  readonly jobId?: string;
+  /** Entries recorded at or after this engine-clock time (milliseconds). */
+  readonly since?: number;
+}
+
+/** Which end a page starts from: `oldest` (the journal's order, the default) or `newest`. */
+export type JournalOrder = 'oldest' | 'newest';
+
+/** Whether `entry` is one `filter` asks for: the one rule the in-memory and the shared journal both apply. */
+export function journalMatches(entry: JournalEntry, filter: JournalFilter | undefined): boolean {
+  if (!filter) return true;
+  if (filter.operation !== undefined && entry.operationId !== filter.operation) return false;
+  if (filter.status !== undefined && entry.status !== filter.status) return false;
+  if (filter.idempotencyKey !== undefined && entry.idempotencyKey !== filter.idempotencyKey) return false;
+  if (filter.jobId !== undefined && entry.jobId !== filter.jobId) return false;
+  if (filter.since !== undefined && !(entry.time >= filter.since)) return false;
+  return true;
 }
 
 /** Longest path the journal keeps; request targets can be as long as the server's header limit. */
@@ -93,17 +123,32 @@ export class Journal {
   }
 
   /**
-   * At most `limit` entries after the one numbered `cursor` (from the oldest kept when there
-   * is none, or when the cursor's entry has since been dropped), oldest first.
+   * At most `limit` entries that match `filter`, past the one numbered `cursor`: oldest first
+   * (after it; from the oldest kept when there is none, or when the cursor's entry has since
+   * been dropped), or with `order: 'newest'` newest first (before it). `next` is given only
+   * when another matching entry lies beyond the page, so a reader never fetches an empty page.
    */
-  page(options: { readonly cursor?: number; readonly limit: number }): JournalPage {
+  page(options: {
+    readonly cursor?: number;
+    readonly limit: number;
+    readonly filter?: JournalFilter;
+    readonly order?: JournalOrder;
+  }): JournalPage {
     if (this.count === 0) return { entries: [] };
     const oldestSeq = this.at(0).seq;
-    const first = Math.max(0, (options.cursor ?? 0) - oldestSeq + 1);
+    const newest = options.order === 'newest';
+    const step = newest ? -1 : 1;
+    let index = newest
+      ? Math.min(this.count - 1, options.cursor === undefined ? this.count - 1 : options.cursor - oldestSeq - 1)
+      : Math.max(0, (options.cursor ?? 0) - oldestSeq + 1);
     const entries: JournalEntry[] = [];
-    for (let index = first; index < this.count && entries.length < options.limit; index += 1) entries.push(this.at(index));
-    const last = entries.at(-1);
-    return last && first + entries.length < this.count ? { entries, next: String(last.seq) } : { entries };
+    for (; index >= 0 && index < this.count; index += step) {
+      const entry = this.at(index);
+      if (!journalMatches(entry, options.filter)) continue;
+      if (entries.length === options.limit) return { entries, next: String(entries.at(-1)!.seq) };
+      entries.push(entry);
+    }
+    return { entries };
   }
 
   /** Numbers go on after a clear, so a cursor from before it never points into new entries. */

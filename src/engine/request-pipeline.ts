@@ -124,6 +124,8 @@ export class RequestPipeline {
         entry: { scenario: scenarios.current.name, forced: false },
       };
     }
+    // Kept for request verification: which create was retried with which key.
+    const key = outcome.entry.operationId === 'createEvaluation' ? call.header('idempotency-key') : null;
     const entry = {
       time: started,
       method: call.method,
@@ -134,6 +136,7 @@ export class RequestPipeline {
       ...(outcome.result.code ? { code: outcome.result.code } : {}),
       ...(outcome.result.jobId ? { jobId: outcome.result.jobId } : {}),
       ...(outcome.result.job ? { jobStatus: outcome.result.job.status } : {}),
+      ...(key ? { idempotencyKey: key.slice(0, 255) } : {}),
     };
     const recorded = journal.record(entry);
     if (recorded) this.options.onJournalEntry?.(recorded);

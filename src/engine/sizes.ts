@@ -65,6 +65,7 @@ export function journalEntryBytes(entry: JournalEntry): number {
     textBytes(entry.operationId) +
     textBytes(entry.scenario) +
     textBytes(entry.code) +
-    textBytes(entry.jobId)
+    textBytes(entry.jobId) +
+    textBytes(entry.idempotencyKey)
   );
 }

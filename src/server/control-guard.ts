@@ -181,7 +181,7 @@ export function createControlGuard(options: ControlGuardOptions): ControlGuard {
         preflightHeaders: {
           ...headers,
           'access-control-allow-methods': 'GET, PUT, POST, DELETE',
-          'access-control-allow-headers': 'Content-Type, X-Mock-Token',
+          'access-control-allow-headers': 'Content-Type, X-Mock-Token, X-Mock-Session',
           'access-control-max-age': '600',
         },
       };

@@ -139,7 +139,7 @@ const corsHeaders = {
 const preflightHeaders = {
   ...corsHeaders,
   'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
-  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Prefer, X-Mock-Session',
   'access-control-max-age': '600',
 } as const;
 
@@ -214,9 +214,31 @@ function timeOfDay(): string {
   return `${loggedSecond.text}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}`;
 }
 
-function formatLine(options: { method: string; path: string; status: number | 'aborted'; ms: number; scenario: string }): string {
+function formatLine(options: {
+  method: string;
+  path: string;
+  status: number | 'aborted';
+  ms: number;
+  scenario: string;
+  session?: string;
+}): string {
   const time = timeOfDay();
-  return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}`;
+  const session = options.session === undefined ? '' : ` session=${options.session}`;
+  return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}${session}`;
+}
+
+/**
+ * The session a request named and the scenario in force in it, for its log line (A-60). A name
+ * the engine refuses is not echoed (it is the caller's text); the line shows the default's scenario.
+ */
+function sessionOfLine(engine: MockEngine, named: string | string[] | undefined): { scenario: string; session?: string } {
+  if (typeof named !== 'string') return { scenario: engine.control.scenario };
+  try {
+    const session = engine.control.session(named);
+    return { scenario: session.scenario, session: session.sessionName };
+  } catch {
+    return { scenario: engine.control.scenario };
+  }
 }
 
 /** Opens the shared store `options.store` names, or none. */
@@ -348,7 +370,7 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
       ? await handleControl(request, {
           engine,
           ...(controlToken === undefined ? {} : { token: controlToken }),
-          ...(shared ? { journal: shared.journal } : {}),
+          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal } : {}),
         })
       : await engine.handle(request);
     if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
@@ -368,7 +390,9 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
     inFlight.delete(outgoing);
     // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
     discardRestOfBody(incoming, { limitMs: discardMs, draining });
-    log?.(formatLine({ method, path, status, ms: performance.now() - started, scenario: engine.control.scenario }));
+    log?.(
+      formatLine({ method, path, status, ms: performance.now() - started, ...sessionOfLine(engine, incoming.headers['x-mock-session']) }),
+    );
   }
 }
 
@@ -379,7 +403,13 @@ async function serve(context: {
 }): Promise<RunningMockServer> {
   const { options, shared, spec } = context;
   const engine =
-    options.engine ?? createMockEngine({ ...options.engineOptions, ...(spec === undefined ? {} : { spec }), ...shared?.engineOptions });
+    options.engine ??
+    createMockEngine({
+      ...(options.log ? { log: options.log } : {}),
+      ...options.engineOptions,
+      ...(spec === undefined ? {} : { spec }),
+      ...shared?.engineOptions,
+    });
   // Adopt the scenario state the other replicas share before answering anyone.
   if (shared && !options.sharedState) await engine.control.synced();
   const closeEngine = options.closeEngine ?? options.engine === undefined;

@@ -228,6 +228,27 @@ it.skipIf(skip)('switches the scenario, advances a job, sets its state and reset
   expect(pageErrors).toEqual([]);
 });
 
+it.skipIf(skip)('switches to another session: shows its jobs, and changes its scenario alone', async () => {
+  const created = await fetch(
+    `${server.url}/v0/evaluations`,
+    jsonPost(evaluationRequest(), { 'idempotency-key': 'ui-session', 'x-mock-session': 'team-b' }),
+  );
+  const { jobId } = await created.json();
+  await page.locator('#live').check();
+  await page.locator('#session option[value="team-b"]').waitFor({ state: 'attached', ...poll });
+  await page.locator('#session').selectOption('team-b');
+  await page.locator('#jobs tbody tr', { hasText: jobId }).waitFor(poll);
+  await page.locator('#scenario').selectOption('job-failed');
+  await page.locator('#use-scenario').click();
+  const scenarioOf = async (name: string) =>
+    (await (await fetch(`${server.url}/__mock/scenarios`, { headers: { 'x-mock-session': name } })).json()).current;
+  await expect.poll(() => scenarioOf('team-b'), poll).toBe('job-failed');
+  expect(await scenarioOf('default')).not.toBe('job-failed');
+  await page.locator('#session').selectOption('default');
+  await expect.poll(() => page.locator('#jobs tbody tr', { hasText: jobId }).count(), poll).toBe(0);
+  expect(pageErrors).toEqual([]);
+});
+
 it.skipIf(skip)('labels every control and lets the keyboard reach and use them (Tab, Enter, Space)', async () => {
   const unlabelled = await page.evaluate(() =>
     [...document.querySelectorAll('button, select, input')]
@@ -250,11 +271,11 @@ it.skipIf(skip)('labels every control and lets the keyboard reach and use them (
     .first()
     .waitFor({ state: 'attached', ...poll });
   const reached: string[] = [];
-  for (let press = 0; press < 6; press += 1) {
+  for (let press = 0; press < 7; press += 1) {
     await page.keyboard.press('Tab');
     reached.push(await page.evaluate(() => document.activeElement?.id ?? ''));
   }
-  expect(reached).toEqual(['scenario', 'use-scenario', 'reset', 'reset-coverage', 'live', 'token']);
+  expect(reached).toEqual(['session', 'scenario', 'use-scenario', 'reset', 'reset-coverage', 'live', 'token']);
 
   // Space on the focused checkbox turns live updates off; Enter on a focused button acts.
   await page.locator('#live').focus();

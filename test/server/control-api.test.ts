@@ -50,6 +50,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'inspectorStyles',
       'listJobs',
       'listScenarios',
+      'listSessions',
       'readCoverage',
       'readJournal',
       'readPact',

@@ -19,6 +19,8 @@ export const inspectorHtml = `<!doctype html>
 <header>
   <h1>evidence-harness inspector</h1>
   <form id="scenario-form" class="controls">
+    <label for="session">Session</label>
+    <select id="session" name="session"><option value="default">default</option></select>
     <label for="scenario">Scenario</label>
     <select id="scenario" name="scenario"></select>
     <button type="submit" id="use-scenario">Use scenario</button>

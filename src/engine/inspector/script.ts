@@ -8,7 +8,7 @@
  * inside this module's own).
  */
 
-// biome-ignore lint/complexity/noUselessStringRaw: a backslash added to the script later must reach the browser as written
+// String.raw: every backslash in the script reaches the browser as written.
 export const inspectorScript = String.raw`'use strict';
 (function () {
   var api = '/__mock';
@@ -22,6 +22,8 @@ export const inspectorScript = String.raw`'use strict';
   /** True from a pick in the scenario list until it is put in force (or the mock is reset). */
   var scenarioPicked = false;
   var busy = false;
+  /** The session shown and acted on (docs/assumptions.md A-60): every call carries it. */
+  var session = 'default';
   var tokenInput = document.getElementById('token');
   var statusLine = document.getElementById('status');
   try { tokenInput.value = sessionStorage.getItem('evidence-harness-token') || ''; } catch (ignored) {}
@@ -41,6 +43,7 @@ export const inspectorScript = String.raw`'use strict';
   function call(method, path, body) {
     var headers = {};
     if (tokenInput.value) headers['X-Mock-Token'] = tokenInput.value;
+    if (session !== 'default') headers['X-Mock-Session'] = session;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     return fetch(api + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' })
       .then(function (response) {
@@ -139,7 +142,10 @@ export const inspectorScript = String.raw`'use strict';
   }
 
   function readJournal() {
+    var asked = session;
     return call('GET', '/journal?limit=1000' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : '')).then(function (page) {
+      // Read before the session was switched: the entries are another session's.
+      if (asked !== session) return;
       journal = journal.concat(page.entries).slice(-keep * 5);
       // The timeline of each job comes from the journal: every state an answer carried, in order.
       page.entries.forEach(function (entry) { if (entry.jobId && entry.jobStatus) noteState(entry.jobId, entry.jobStatus); });
@@ -241,11 +247,30 @@ export const inspectorScript = String.raw`'use strict';
     });
   }
 
+  function readSessions() {
+    return call('GET', '/sessions').then(function (listing) {
+      var select = document.getElementById('session');
+      var names = listing.sessions.map(function (each) { return each.name; });
+      // The session shown stays listed even once the mock forgot it: its next call makes it again.
+      if (names.indexOf(session) < 0) names.push(session);
+      var shown = Array.prototype.map.call(select.options, function (option) { return option.value; });
+      if (shown.join('\n') !== names.join('\n')) {
+        while (select.firstChild) select.removeChild(select.firstChild);
+        names.forEach(function (name) {
+          var option = el('option', name);
+          option.value = name;
+          select.appendChild(option);
+        });
+      }
+      if (document.activeElement !== select) select.value = session;
+    });
+  }
+
   function refresh() {
     if (busy) return Promise.resolve();
     busy = true;
     // The journal before the jobs: a job's timeline is the journal's states, then the listing's.
-    return Promise.all([readScenarios(), readJournal().then(readJobs), readCoverage()]).then(function () {
+    return Promise.all([readSessions(), readScenarios(), readJournal().then(readJobs), readCoverage()]).then(function () {
       if (statusLine.className === 'error') say('');
     }, function (error) { say(error.message, true); }).then(function () { busy = false; });
   }
@@ -261,6 +286,17 @@ export const inspectorScript = String.raw`'use strict';
     act(call('PUT', '/scenario', { name: name }), 'scenario ' + name + ' in force');
   });
   document.getElementById('scenario').addEventListener('change', function () { scenarioPicked = true; });
+  document.getElementById('session').addEventListener('change', function (event) {
+    // Another session: another journal, jobs and scenario; nothing of the one before is kept.
+    session = event.target.value;
+    journal = [];
+    cursor = undefined;
+    seenStates = {};
+    chosenStates = {};
+    scenarioPicked = false;
+    say('session ' + session);
+    refresh();
+  });
   document.getElementById('reset').addEventListener('click', function () {
     seenStates = {};
     chosenStates = {};

@@ -48,6 +48,8 @@ export interface RedisConnection {
   command(args: readonly (string | number)[]): Promise<RedisReply>;
   run(script: RedisScript, options: { keys: readonly string[]; args: readonly (string | number)[] }): Promise<RedisReply>;
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  /** Stops listening on `channel` (a session this replica let go of, A-60). */
+  unsubscribe(channel: string): Promise<void>;
   /** The cap on one reply's bytes, as checked when the connection was opened. */
   readonly maxReplyBytes: number;
   /** Commands sent since the connection opened (the benchmark's round-trip figure). */
@@ -61,6 +63,7 @@ type RedisClient = {
   connect(): Promise<unknown>;
   sendCommand(args: readonly string[], options?: { timeout?: number }): Promise<unknown>;
   SUBSCRIBE(channel: string, listener: (message: string) => void): Promise<void>;
+  UNSUBSCRIBE(channel: string): Promise<void>;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   destroy(): void;
   close?(): Promise<void>;
@@ -228,6 +231,13 @@ export async function openRedisConnection(options: RedisConnectionOptions): Prom
     async subscribe(channel, listener) {
       try {
         await client.SUBSCRIBE(channel, cap.outside(listener));
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    async unsubscribe(channel) {
+      try {
+        await client.UNSUBSCRIBE(channel);
       } catch (error) {
         throw unavailable(error);
       }

@@ -105,8 +105,8 @@ export interface RedisLink extends ReplicaLink {
   start(): Promise<void>;
   /** For the subscriber connection's `ready` after a loss: read the state again. */
   resync(): void;
-  /** Stops a resync that is still trying. */
-  close(): void;
+  /** Stops a resync that is still trying; with `unsubscribe`, stops listening on the channel too. */
+  close(options?: { unsubscribe?: boolean }): void;
 }
 
 export function createRedisLink(options: RedisLinkOptions): RedisLink {
@@ -244,9 +244,10 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     },
     resync,
     requestResync: resync,
-    close() {
+    close(closeOptions) {
       closed = true;
       if (retry) clearTimeout(retry);
+      if (closeOptions?.unsubscribe) options.subscriber.unsubscribe(channel).catch(() => undefined);
     },
   };
 }

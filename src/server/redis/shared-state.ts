@@ -14,9 +14,12 @@ import {
   type IdempotencyRecord,
   type JobRecord,
   type JournalEntry,
+  type JournalRequest,
+  journalMatches,
   type KeyValueStore,
   type MockEngineOptions,
   pageLimits,
+  type SessionShare,
 } from '../../engine/index.js';
 import { openRedisConnection, type RedisConnection } from './redis-connection.js';
 import { createRedisLink, newReplicaId } from './redis-link.js';
@@ -56,14 +59,16 @@ export class ContractMismatchError extends Error {
 const contractClaimMs = 30_000;
 
 export interface SharedJournal {
-  page(options: { limit?: number; cursor?: string }): Promise<{ entries: JournalEntry[]; nextCursor?: string }>;
+  page(options: JournalRequest): Promise<{ entries: JournalEntry[]; nextCursor?: string }>;
   clear(): Promise<void>;
 }
 
 export interface SharedState {
   /** What to give createMockEngine: the stores, the replica link and the journal's sink. */
-  readonly engineOptions: Pick<MockEngineOptions, 'stores' | 'replicaLink' | 'onJournalEntry'>;
+  readonly engineOptions: Pick<MockEngineOptions, 'stores' | 'replicaLink' | 'onJournalEntry' | 'sessionShare'>;
   readonly journal: SharedJournal;
+  /** A named session's shared journal (A-60). */
+  readonly sessionJournal: (session: string) => SharedJournal;
   /** Redis commands sent so far by this replica (benchmarks report them per operation). */
   readonly commandsSent: () => number;
   /** The same, by command name. */
@@ -139,28 +144,37 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     throw error;
   }
 
-  const jobs: KeyValueStore<JobRecord> = new RedisStore<JobRecord>({
-    connection,
-    namespace,
-    name: 'jobs',
-    maxEntries: limits.maxJobs,
-    ttlMs: limits.jobTtlMs,
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-  const idempotencyKeys: KeyValueStore<IdempotencyRecord> = new RedisStore<IdempotencyRecord>({
-    connection,
-    namespace,
-    name: 'idempotency-keys',
-    maxEntries: limits.maxIdempotencyKeys,
-    ttlMs: limits.idempotencyKeyTtlMs,
-    ...(options.clock ? { clock: options.clock } : {}),
+  const stores = (storeNamespace: string) => ({
+    jobs: new RedisStore<JobRecord>({
+      connection,
+      namespace: storeNamespace,
+      name: 'jobs',
+      maxEntries: limits.maxJobs,
+      ttlMs: limits.jobTtlMs,
+      ...(options.clock ? { clock: options.clock } : {}),
+    }) as KeyValueStore<JobRecord>,
+    idempotencyKeys: new RedisStore<IdempotencyRecord>({
+      connection,
+      namespace: storeNamespace,
+      name: 'idempotency-keys',
+      maxEntries: limits.maxIdempotencyKeys,
+      ttlMs: limits.idempotencyKeyTtlMs,
+      ...(options.clock ? { clock: options.clock } : {}),
+    }) as KeyValueStore<IdempotencyRecord>,
   });
   let closed = false;
-  const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: options.journalCapacity ?? 1000 });
+  const journalCapacity = options.journalCapacity ?? 1000;
+  const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: journalCapacity });
+  const sessions = sessionShares({ connection, subscriber, namespace, replicaId, limits, journalCapacity, stores, log: options.log });
+  onSubscriberReady = () => {
+    link.resync();
+    sessions.resync();
+  };
 
   return {
-    engineOptions: { stores: { jobs, idempotencyKeys }, replicaLink: link, onJournalEntry: journal.append },
+    engineOptions: { stores: stores(namespace), replicaLink: link, onJournalEntry: journal.append, sessionShare: sessions.share },
     journal,
+    sessionJournal: sessions.journal,
     commandsSent: () => connection.commandsSent,
     commandCounts: () => connection.commandCounts(),
     where,
@@ -169,8 +183,83 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       closed = true;
       claim.stop();
       link.close();
-      await journal.flush();
+      await Promise.all([journal.flush(), sessions.close()]);
       await Promise.all([connection.close(), subscriber.close()]);
+    },
+  };
+}
+
+/**
+ * Each named session's part of the store (A-60): its own key prefix (the namespace, '~', the
+ * session: '~' is in no namespace, so no session's keys can be another mock's), so its jobs,
+ * keys, scenario and journal are one on every replica, and apart from every other session's.
+ */
+function sessionShares(options: {
+  connection: RedisConnection;
+  subscriber: RedisConnection;
+  namespace: string;
+  replicaId: string;
+  limits: { maxRegisteredScenarios: number };
+  journalCapacity: number;
+  stores: (namespace: string) => NonNullable<SessionShare['stores']>;
+  log: ((line: string) => void) | undefined;
+}): { share: (session: string) => SessionShare; journal: (session: string) => SharedJournal; resync(): void; close(): Promise<void> } {
+  const links = new Map<string, ReturnType<typeof createRedisLink>>();
+  const journals = new Map<string, ReturnType<typeof sharedJournal>>();
+  const journalOf = (session: string) => {
+    let found = journals.get(session);
+    if (!found) {
+      found = sharedJournal({
+        connection: options.connection,
+        key: `{${options.namespace}~${session}}:journal`,
+        capacity: options.journalCapacity,
+      });
+      journals.set(session, found);
+    }
+    return found;
+  };
+  return {
+    share(session) {
+      const namespace = `${options.namespace}~${session}`;
+      const link = createRedisLink({
+        connection: options.connection,
+        subscriber: options.subscriber,
+        namespace,
+        replicaId: options.replicaId,
+        maxRegistered: options.limits.maxRegisteredScenarios,
+        ...(options.log ? { log: options.log } : {}),
+      });
+      links.get(session)?.close({ unsubscribe: true });
+      links.set(session, link);
+      // Subscribed before the state is read, so no change made in between is missed.
+      const started = link.start();
+      const journal = journalOf(session);
+      return {
+        stores: options.stores(namespace),
+        replicaLink: {
+          ...link,
+          load: async () => {
+            await started;
+            return link.load();
+          },
+        },
+        onJournalEntry: journal.append,
+        close() {
+          link.close({ unsubscribe: true });
+          if (links.get(session) === link) links.delete(session);
+          void journal.flush().then(() => {
+            if (journals.get(session) === journal) journals.delete(session);
+          });
+        },
+      };
+    },
+    journal: journalOf,
+    resync() {
+      for (const link of links.values()) link.resync();
+    },
+    async close() {
+      for (const link of links.values()) link.close();
+      await Promise.all([...journals.values()].map((journal) => journal.flush()));
     },
   };
 }
@@ -279,20 +368,7 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
       if (cursor !== undefined && !/^[0-9]{1,15}-[0-9]{1,10}$/.test(cursor)) {
         throw new ControlError(`cursor '${cursor.slice(0, 40)}' is not one this mock gave`, 'invalid');
       }
-      const rows = (await connection.command(['XRANGE', key, cursor === undefined ? '-' : `(${cursor}`, '+', 'COUNT', limit + 1])) as [
-        string,
-        string[],
-      ][];
-      const entries: JournalEntry[] = [];
-      for (const [, fields] of rows.slice(0, limit)) {
-        try {
-          entries.push(JSON.parse(fields[1] ?? '') as JournalEntry);
-        } catch {
-          // Not one of ours: left out.
-        }
-      }
-      const last = rows.slice(0, limit).at(-1);
-      return rows.length > limit && last ? { entries, nextCursor: last[0] } : { entries };
+      return readStream({ connection, key, limit, capacity, request });
     },
     async clear() {
       // Entries recorded before the clear, still on their way, must not land after it.
@@ -302,4 +378,44 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
       await connection.command(['DEL', key]);
     },
   };
+}
+
+/**
+ * A page of the journal stream: the entries that match the request's filter, oldest or newest
+ * first, past its cursor (a stream id). Read in batches, at most twice the capacity in all (the
+ * stream is trimmed near it), so a filter that matches little never reads without end.
+ */
+async function readStream(options: {
+  connection: RedisConnection;
+  key: string;
+  limit: number;
+  capacity: number;
+  request: JournalRequest;
+}): Promise<{ entries: JournalEntry[]; nextCursor?: string }> {
+  const { connection, key, limit, request } = options;
+  const newest = request.order === 'newest';
+  const batch = request.filter ? 200 : limit + 1;
+  const entries: JournalEntry[] = [];
+  let lastId: string | undefined;
+  let from = request.cursor === undefined ? undefined : `(${request.cursor}`;
+  for (let scanned = 0; scanned < options.capacity * 2 + batch; ) {
+    const range = newest ? ['XREVRANGE', key, from ?? '+', '-'] : ['XRANGE', key, from ?? '-', '+'];
+    const rows = (await connection.command([...range, 'COUNT', batch])) as [string, string[]][];
+    scanned += rows.length;
+    for (const [id, fields] of rows) {
+      let entry: JournalEntry;
+      try {
+        entry = JSON.parse(fields[1] ?? '') as JournalEntry;
+      } catch {
+        continue; // Not one of ours: left out.
+      }
+      if (!journalMatches(entry, request.filter)) continue;
+      if (entries.length === limit) return lastId ? { entries, nextCursor: lastId } : { entries };
+      entries.push(entry);
+      lastId = id;
+    }
+    if (rows.length < batch) break;
+    from = `(${rows.at(-1)![0]}`;
+  }
+  return { entries };
 }
