@@ -22,7 +22,14 @@ const clientSharedFiles = ['src/contract/retry-after.ts'];
  */
 const layers = [
   { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
-  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
+  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'src/profile', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
+  // A server profile: read by the engine, so isomorphic but for the one file reader.
+  {
+    folder: 'src/profile',
+    mayImport: ['src/contract', 'src/profile', 'src/server/regular-file.ts', 'src/server/document-text.ts'],
+    packages: ['zod', 'yaml'],
+    nodeFiles: ['src/profile/load.ts'],
+  },
   // The MSW handlers hold no rules: they reach only the engine's public entry point. Of them,
   // mocks/node.ts runs in Node only (msw/node): it alone may write a file (writePact).
   { folder: 'mocks', mayImport: ['mocks', 'src/engine/index.ts'], packages: ['msw', 'zod'], nodeFiles: ['mocks/node.ts'] },
@@ -35,7 +42,7 @@ const layers = [
   // files the runner is given (a workflow file, a pact), as the contract reads requests.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/engine/patterns.ts'],
+    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/engine/patterns.ts', 'src/profile'],
     packages: ['fast-check', 'ajv', '@apidevtools', 'yaml', 'zod'],
     node: true,
   },

@@ -4,6 +4,7 @@
  * of named stages — route → scenario and faults → operation (validate, act on state) →
  * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
  */
+import { profileOption, type ServerProfile } from '../profile/profile.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { type Clock, systemClock } from './clock.js';
 import { ConsumerWatch } from './consumer-watch.js';
@@ -86,6 +87,12 @@ export interface MockEngineOptions {
   readonly replicaLink?: ReplicaLink;
   /** Called with every journal entry as it is recorded (to keep a journal shared by replicas). */
   readonly onJournalEntry?: (entry: JournalEntry) => void;
+  /**
+   * A server profile (docs/profiles.md, A-50): a parsed profile document or one resolved with
+   * `resolveProfile`. The mock then answers every declared point as the profile says. Default:
+   * today's behaviour. A profile that would break a rule of the contract throws ProfileError.
+   */
+  readonly profile?: unknown;
 }
 
 export interface MockEngine {
@@ -143,6 +150,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const contract = contractOption(options.spec);
   const basePath = normalizeBasePath(options.basePath);
   const link = options.replicaLink;
+  const profile: ServerProfile = profileOption(options.profile);
   const scenarios = new ScenarioInForce({
     contract,
     scenario: options.scenario,
@@ -188,6 +196,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     journal,
     watch,
     onJournalEntry: options.onJournalEntry,
+    profile,
   });
   const answerCall = (call: EngineCall): Promise<EngineAnswer> => pipeline.answer(call);
   const resetLocal = () => {
@@ -210,6 +219,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     watch,
     clock,
     resetLocal,
+    profile,
   });
   return {
     handle,

@@ -6,3 +6,4 @@
 export { type MockServerOptions, type RunningMockServer, startMockServer } from './mock-server.js';
 export { openSharedState, type SharedState, type SharedStateOptions } from './redis/shared-state.js';
 export { isScenarioPath, loadScenarioFile } from './scenario-file.js';
+export { ProfileFileError, readProfileFile } from '../profile/load.js';

@@ -53,6 +53,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'readCoverage',
       'readJournal',
       'readPact',
+      'readProfile',
       'reset',
       'resetCoverage',
       'setJobState',
@@ -60,6 +61,13 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'getScenario',
     ].sort(),
   );
+});
+
+it('shows the server profile in force: the defaults without --profile', async () => {
+  const shown = await control('readProfile', '/__mock/profile');
+  expect(shown.body.source).toBe('default');
+  expect(shown.body.declared).toEqual([]);
+  expect(shown.body.entries['A-21.malformed-json']).toEqual({ status: 400, code: 'invalid_json' });
 });
 
 it('lists the shipped scenarios and switches between them', async () => {
