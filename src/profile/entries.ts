@@ -167,8 +167,8 @@ export const entryTable = {
   'A-4.evaluation': {
     schema: z
       .strictObject({
-        complete: presence.describe('Whether a COMPLETE job carries evaluation.'),
-        failed: presence.describe('Whether a FAILED job carries evaluation.'),
+        complete: presence.optional().describe('Whether a COMPLETE job carries evaluation (default present).'),
+        failed: presence.optional().describe('Whether a FAILED job carries evaluation (default absent).'),
       })
       .describe('When a Job carries evaluation.'),
   },

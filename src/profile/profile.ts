@@ -207,9 +207,14 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
   const problems = ruleProblems(entries);
   if (problems.length > 0) throw new ProfileError(source, problems);
   const declared = new Set(Object.keys(entries) as EntryName[]);
-  const merged = { ...defaultEntries, ...entries } as ServerProfile['entries'];
+  // An entry declares its parts; a part it leaves out (an evaluation at FAILED no run saw) keeps its default.
+  const merged = { ...defaultEntries } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(entries)) {
+    const fallback = defaultEntries[name as EntryName];
+    merged[name] = value && typeof value === 'object' && fallback && typeof fallback === 'object' ? { ...fallback, ...value } : value;
+  }
   const isDefault = [...declared].every((name) => JSON.stringify(merged[name]) === JSON.stringify(defaultEntries[name]));
-  return { entries: merged, declared, source, isDefault };
+  return { entries: merged as ServerProfile['entries'], declared, source, isDefault };
 }
 
 /** A profile given to an engine option: one already resolved, or a document to resolve. */

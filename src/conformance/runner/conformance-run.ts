@@ -219,6 +219,10 @@ export class ConformanceRun {
       // or an answer could not be judged (the note then starts "sent, but none could be judged").
       if (this.settings.pact && !state.missedRequests(check) && !result.note?.startsWith('sent, but'))
         return { ...result, leftOut: true, note: 'no interaction of the pact got an answer it judges' };
+      // Every request it needs was answered, and no answer showed what it judges (jobs final at
+      // once, no 429): reported, not incomplete, unless the user asked for it by name.
+      if (check.optionalEvidence && !state.missedRequests(check) && !this.settings.options.checks?.includes(check.name))
+        return { ...result, leftOut: true, note: `nothing to judge: ${result.note ?? 'no answer showed what it judges'}` };
       if (!state.leftOutByFilters(check)) return result;
       return {
         ...result,
