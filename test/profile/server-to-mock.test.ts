@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readProfileFile } from '../../src/profile/load.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
 import { type OwnDecisionsServer, startOwnDecisionsServer } from '../fixtures/profile-server/own-decisions-server.js';
+import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
 
@@ -22,6 +23,7 @@ const callers = ['--header', 'X-Api-Key: alice-key', '--second-caller-header', '
 const run = (url: string, ...more: string[]) =>
   runMain('conformance', '--base-url', url, ...callers, '--seed', '7', '--replay-wait', '0', '--quiet', ...more);
 
+const spawnCli = cliChildrenKilledAfterEach();
 let server: OwnDecisionsServer;
 let mock: RunningMockServer | undefined;
 let learnt: Awaited<ReturnType<typeof run>>;
@@ -194,3 +196,10 @@ it('refuses `mock --profile` with a profile that breaks a rule of the contract, 
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain(`${bad}:3: A-13.body-too-large: limitBytes 1024 would refuse a valid request`);
 });
+
+it('serves the profile from `evidence-harness mock --profile FILE` (the built command), and says so at start', async () => {
+  const child = spawnCli(['mock', '--port', '0', '--quiet', '--profile', profileFile]);
+  const [, url] = await child.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  await child.waitFor(/profile: .*p\.yaml \(\d+ entries declared; GET \/__mock\/profile shows it\)/);
+  expect(await answers(url!)).toEqual(await answers(server.url));
+}, 60_000);
