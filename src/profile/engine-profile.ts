@@ -56,7 +56,7 @@ const without413 = new Set(['verifyReport']);
  * `error` as the profile answers its situation: the declared status and code, Retry-After and
  * Allow as declared. An error of no situation, or of an undeclared one, is returned as it is.
  */
-export function profiledError<Error extends SituatedError>(error: Error, profile: ServerProfile, operationId?: string): Error {
+export function profiledError<Refusal extends SituatedError>(error: Refusal, profile: ServerProfile, operationId?: string): Refusal {
   const situation = error.situation;
   if (!situation || !profile.declared.has(situation as EntryName)) return error;
   const entry = profile.entries[situation] as { status: number; code: string; retryAfter?: boolean; allow?: boolean } | 'anonymous';
