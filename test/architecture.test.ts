@@ -22,7 +22,14 @@ const clientSharedFiles = ['src/contract/retry-after.ts'];
  */
 const layers = [
   { folder: 'src/contract', mayImport: ['src/contract'], packages: ['zod'] },
-  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
+  { folder: 'src/engine', mayImport: ['src/contract', 'src/engine', 'src/profile', 'scenarios'], packages: ['zod', 'jose', 're2js'] },
+  // A server profile: read by the engine, so isomorphic but for the one file reader.
+  {
+    folder: 'src/profile',
+    mayImport: ['src/contract', 'src/profile', 'src/documents', 'src/server/document-text.ts'],
+    packages: ['zod', 'yaml'],
+    nodeFiles: ['src/profile/load.ts'],
+  },
   // The MSW handlers hold no rules: they reach only the engine's public entry point. Of them,
   // mocks/node.ts runs in Node only (msw/node): it alone may write a file (writePact).
   // Its pact goes through the project's one writer of named files (src/files/output-file.ts).
@@ -41,7 +48,16 @@ const layers = [
   // files the runner is given (a workflow file, a pact), as the contract reads requests.
   {
     folder: 'src/conformance',
-    mayImport: ['src/conformance', 'src/openapi', 'src/contract', 'src/http', 'src/documents', 'src/engine/patterns.ts', 'src/files'],
+    mayImport: [
+      'src/conformance',
+      'src/openapi',
+      'src/contract',
+      'src/http',
+      'src/documents',
+      'src/engine/patterns.ts',
+      'src/files',
+      'src/profile',
+    ],
     packages: ['fast-check', 'ajv', '@apidevtools', 'yaml', 'zod'],
     node: true,
   },

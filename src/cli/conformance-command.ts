@@ -40,18 +40,22 @@ import {
   writeReports,
 } from '../conformance/index.js';
 import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
+import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
+import { ProfileFileError, readProfileFile } from '../profile/load.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
+import { callerOf, writeLearntProfile } from './write-profile.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -218,6 +222,18 @@ export const conformanceOptions = {
     value: 'M,...',
     multiple: true,
     help: 'only the operations of these methods (GET, POST). A check whose requests the filters all leave out is skipped as left out, like --exclude-checks: it does not make the run incomplete',
+  },
+  profile: {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: 'hold the server to its own profile (docs/profiles.md): each declared entry is a required check, and the advisory checks of the points it declares are not run',
+  },
+  'write-profile': {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "learn the server's profile from the run's answers and write it to FILE (YAML), each entry with what was seen; what no answer showed is left out, and entries answered two ways are reported",
   },
   strict: {
     kind: 'boolean',
@@ -627,6 +643,14 @@ export const conformanceCommand: Command = {
             ],
             scrub: (text) => scrubber.scrub(text),
           });
+    let profile: ServerProfile | undefined;
+    try {
+      profile = values.profile === undefined ? undefined : await readProfileFile(values.profile);
+    } catch (error) {
+      if (error instanceof ProfileFileError) throw new UsageError(`--profile: ${error.message}`);
+      throw error;
+    }
+    const learner = values['write-profile'] === undefined ? undefined : new ProfileLearner();
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
@@ -660,11 +684,15 @@ export const conformanceCommand: Command = {
         ...workflowOptions,
         ...pactOptions(values),
         secrets: [...target.secrets, ...urlSecrets, ...rawUrlSecrets(values['provider-states-url'])],
+        ...(profile ? { profile } : {}),
+        ...(learner ? { onExchange: (exchange) => learner.record(exchange) } : {}),
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));
       await writeReports(report, reports, { scrub: (text) => scrubber.scrub(text) });
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
+      if (learner && values['write-profile'])
+        await writeLearntProfile({ learner, file: values['write-profile'], caller: callerOf(headers, secondCallerHeaders), io, report });
       if (cassette && values.record) {
         const har = scrubber.scrub(cassette.toHar({ name: 'evidence-harness conformance', version: packageVersion() }));
         await writeOutputFile({ path: values.record, data: har, label: '--record' });

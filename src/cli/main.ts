@@ -46,6 +46,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./spec-command.js')).specCommand,
   },
   {
+    name: 'profile',
+    summary: 'write the default server profile, or check a profile file',
+    load: async () => (await import('./profile-command.js')).profileCommand,
+  },
+  {
     name: 'diff',
     summary: 'list the changes between two OpenAPI documents and whom each breaks',
     load: async () => (await import('./diff-command.js')).diffCommand,

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
+import { ProfileFileError, readProfileFile } from '../profile/load.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { normalizeControlOrigin } from '../server/control-guard.js';
 import { startMockServer } from '../server/mock-server.js';
 import type { SharedState } from '../server/redis/shared-state.js';
@@ -148,8 +150,10 @@ export const mockCommand: Command = {
     let shared: SharedState | undefined;
     // The file as read at start: --watch holds later reads to the same place (A-27).
     let scenarioFile: LoadedScenarioFile | undefined;
+    let profile: ServerProfile | undefined;
     try {
       scenarioFile = isScenarioPath(choice) ? await readScenarioFile(choice) : undefined;
+      profile = values.profile === undefined ? undefined : await readProfileFile(values.profile);
       const scenario = scenarioFile?.scenario ?? choice;
       if (storeUrl !== undefined) {
         const contract = (spec?.contract ?? bundledEngineContract).fingerprint;
@@ -160,6 +164,7 @@ export const mockCommand: Command = {
         ...(seed === undefined ? {} : { seed }),
         ...(basePath ? { basePath } : {}),
         ...(spec ? { spec: spec.contract } : {}),
+        ...(profile ? { profile } : {}),
         ...(Object.keys(limits).length > 0 ? { limits } : {}),
         // A session evicted or expired (A-60) is worth a line even with --quiet.
         log: (line) => say(`${line}\n`),
@@ -215,6 +220,7 @@ export const mockCommand: Command = {
         ...(config ? [`options from ${config.file} (flags given on the command line win)`] : []),
         `evidence-harness mock listening on ${base} (scenario: ${engine.control.scenario}${seed === undefined ? '' : `, seed: ${seed}`})`,
         ...(spec ? specLines(spec) : []),
+        ...(profile ? [`profile: ${profile.source} (${profile.declared.size} entries declared; GET /__mock/profile shows it)`] : []),
         ...(shared ? [`state shared in ${shared.where} (namespace ${values['store-namespace'] ?? mockDefaults.storeNamespace})`] : []),
         ...(server.controlToken ? [`control API token (X-Mock-Token): ${server.controlToken}`] : []),
         ...(watcher ? [`watching ${choice}: saving it reloads the scenario`] : []),
@@ -278,6 +284,10 @@ function startupFailure(error: unknown, io: Parameters<Command['run']>[1]): numb
   }
   if ((error as Error).name === 'ContractMismatchError') {
     io.stderr(diagnostic(`mock: --store: ${(error as Error).message}`));
+    return exitCodes.usage;
+  }
+  if (error instanceof ProfileFileError) {
+    io.stderr(diagnostic(`mock: --profile: ${error.message}`));
     return exitCodes.usage;
   }
   if (error instanceof ScenarioFileError) {

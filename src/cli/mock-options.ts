@@ -26,6 +26,12 @@ export const mockOptions = {
     path: 'file-or-name',
     help: 'a shipped scenario (default: default) or a JSON/YAML scenario file',
   },
+  profile: {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "answer as a real server does where the contract says 'not shown': a profile file (YAML or JSON) written by 'conformance --write-profile' or 'profile --init' (docs/profiles.md). A profile that would break a rule of the contract is refused, naming the entry",
+  },
   seed: { kind: 'integer', value: 'N', min: 0, max: 2 ** 32 - 1, help: 'seed job ids and fractional faults, for reproducible runs' },
   'base-path': { kind: 'string', value: 'PATH', help: 'serve the contract under a prefix, e.g. /api' },
   spec: {

@@ -11,6 +11,7 @@
 import { randomInt } from 'node:crypto';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
+import type { ServerProfile } from '../profile/profile.js';
 import type { Check, ProbeName } from './checks/check.js';
 import { maxResponseTime } from './checks/generic-checks.js';
 import { responseChecks, selectChecks, UnknownCheckError } from './checks/registry.js';
@@ -43,6 +44,7 @@ import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/me
 import { isRunId, newRunId, type ProbeContext } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { checkReplayWait, finishLateReplays, sequenceProbe } from './probes/sequence-probe.js';
+import { checksWithProfile } from './profile/profile-checks.js';
 import type { CassetteRecorder } from './report/cassette.js';
 import type { ConformanceReport } from './report/report.js';
 import { ConformanceRun } from './runner/conformance-run.js';
@@ -151,6 +153,11 @@ export interface ConformanceOptions {
   readonly pact?: string | Pact;
   /** The provider's own provider-state endpoint (--provider-states-url), for a pact's states. */
   readonly providerStatesUrl?: string;
+  /**
+   * The server's own profile (--profile FILE, docs/profiles.md): each declared entry becomes a
+   * required check, and the advisory checks of the points it declares give way to it.
+   */
+  readonly profile?: ServerProfile;
   /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
@@ -302,10 +309,11 @@ async function resolveSettings(options: ConformanceOptions): Promise<RunSettings
   const judged = pact
     ? pactRunChecks({ plan: pact, selected, include: options.checks ?? [], hooks: options.hooks?.checks ?? [] })
     : selected;
-  const checks =
+  const withWorkflows =
     workflows && !judged.includes(workflowSuccessCriteria) && !options.excludeChecks?.includes(workflowSuccessCriteria.name)
       ? [...judged, workflowSuccessCriteria]
       : judged;
+  const checks = options.profile && !pact && !workflowsOnly ? checksWithProfile(withWorkflows, options.profile) : withWorkflows;
   // One error per answer is enough to report, and ajv's allErrors on a hostile array of millions
   // of items would build millions of error objects.
   const validator = new ResponseValidator(contract, { allErrors: false });
@@ -396,6 +404,7 @@ function reportedSettings(settings: RunSettings): Record<string, unknown> {
     ...(limits.maxFailures === undefined ? {} : { maxFailures: limits.maxFailures }),
     ...(maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs }),
     checks: settings.checks.map((check) => check.name),
+    ...(options.profile ? { profile: { source: options.profile.source, declared: [...options.profile.declared] } } : {}),
     ...(settings.pact ? { pact: reportedPact(settings.pact) } : {}),
     ...(filter.active ? { operationFilters: filter.flags() } : {}),
     ...(settings.workflows

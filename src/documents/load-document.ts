@@ -18,6 +18,7 @@
  * fetched and resolved against that URL; its credentials never appear in `displayName` or in any
  * message (contract/secrets, the one scrubber).
  */
+import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { cyclePointer, documentLimits, pointerToken, schemaSizeProblem, shapeProblem } from '../contract/document-budget.js';
@@ -266,6 +267,12 @@ export interface LoadOpenApiOptions extends DocumentReadOptions {
   readonly mode: 'dereference' | 'bundle';
   /** Follow http(s) `$ref`s (never to loopback, private or link-local addresses). Default false. */
   readonly allowRemoteRefs?: boolean;
+  /**
+   * The folder whose files relative `$ref`s may reach. Default: the named document's own folder.
+   * For documents that share files with a wider tree the caller trusts, such as this package's
+   * own spec/control-api.yaml, which refers to scenarios/scenario.schema.json.
+   */
+  readonly refFolder?: string;
 }
 
 export interface LoadedOpenApiDocument extends LoadedDocument {
@@ -404,7 +411,7 @@ export async function loadOpenApiDocument(options: LoadOpenApiOptions): Promise<
     const value = await parseText(reading, { text, name: options.source, where: reading.shown, openapi: true });
     const policy: RefPolicy = {
       allowRemoteRefs: options.allowRemoteRefs === true,
-      ...(base.kind === 'file' ? { folder: dirname(base.path) } : {}),
+      ...(base.kind === 'file' ? { folder: options.refFolder === undefined ? dirname(base.path) : realpathSync(options.refFolder) } : {}),
     };
     const state: Resolution = { files: 0 };
     refuseRefs({ reading, value, base, policy, shown: reading.shown, refused: (error) => error });

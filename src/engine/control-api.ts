@@ -249,6 +249,7 @@ export async function handleControl(request: Request, options: ControlApiOptions
         return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
       }
     }
+    if (path === '/profile' && method === 'GET') return json(200, control.profile());
     if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
     if (path === '/coverage/reset' && method === 'POST') {
       control.resetCoverage();

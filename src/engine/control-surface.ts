@@ -5,7 +5,9 @@
  * (ScenarioInForce), the replicas' agreement on it (ReplicaSync), the jobs (JobControl), the
  * journal and the consumer watch. Every scenario change is shared with the other replicas.
  */
+
 import type { Job } from '../contract/index.js';
+import type { ServerProfile } from '../profile/profile.js';
 import type { Clock } from './clock.js';
 import type { ConsumerReport, ConsumerWatch } from './consumer-watch.js';
 import { ControlError, pageLimit } from './control-error.js';
@@ -123,6 +125,18 @@ export interface MockControl {
   pact(parties?: Partial<PactParties>): PactV4;
   /** Sets up a provider state such a pact names, as Pact's verifier asks; answers the values it made (`jobId`). */
   providerState(change: ProviderStateChange): Promise<Record<string, unknown>>;
+  /**
+   * The server profile in force (docs/profiles.md, A-50): where it came from, the entries it
+   * declares, and every entry's value (declared or today's default).
+   */
+  profile(): ProfileInForce;
+}
+
+/** What `control.profile()` and `GET /__mock/profile` show. */
+export interface ProfileInForce {
+  readonly source: string;
+  readonly declared: readonly string[];
+  readonly entries: Readonly<Record<string, unknown>>;
 }
 
 export interface ControlSurfaceOptions {
@@ -146,6 +160,7 @@ export interface ControlSurfaceOptions {
   readonly handle: (request: Request) => Promise<Response>;
   /** Forgets what a reset forgets but the stores. */
   readonly resetLocal: () => void;
+  readonly profile: ServerProfile;
 }
 
 export function createControlSurface(options: ControlSurfaceOptions): MockControl {
@@ -226,6 +241,7 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
     },
     clearJournal: () => journal.clear(),
     coverage: () => watch.report(),
+    profile: () => ({ source: options.profile.source, declared: [...options.profile.declared], entries: { ...options.profile.entries } }),
     resetCoverage: () => watch.clear(),
     pact: (parties) => watch.pact({ parties, contract: options.contract }),
     providerState: (change) => providerStates(change),

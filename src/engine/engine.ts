@@ -4,6 +4,7 @@
  * of named stages — route → scenario and faults → operation (validate, act on state) →
  * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
  */
+import { profileOption } from '../profile/profile.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { type Clock, systemClock } from './clock.js';
 import { ControlError } from './control-error.js';
@@ -99,6 +100,13 @@ export interface MockEngineOptions {
   readonly sessionShare?: (session: string) => SessionShare;
   /** Told of what an operator should know, one line each: a session evicted or expired. */
   readonly log?: (line: string) => void;
+  /**
+   * A server profile (docs/profiles.md, A-50): a parsed profile document or one resolved with
+   * `resolveProfile`. The mock then answers every declared point as the profile says, in every
+   * session. Default: today's behaviour. A profile that would break a rule of the contract throws
+   * ProfileError.
+   */
+  readonly profile?: unknown;
 }
 
 export interface MockEngine {
@@ -175,6 +183,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   };
   const context: SessionContext = {
     contract: contractOption(options.spec),
+    profile: profileOption(options.profile),
     basePath: normalizeBasePath(options.basePath),
     clock,
     latency,

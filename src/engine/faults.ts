@@ -4,7 +4,9 @@
  * answer. Counters for "the next N calls" and the seeded draw for fractions live here, so a
  * run with the same seed fails the same calls.
  */
+
 import type { ErrorCode } from '../contract/index.js';
+import { situationOfForcedStatus } from '../profile/engine-profile.js';
 import type { Random } from './random.js';
 import type { EngineError } from './responses.js';
 import type { OperationId } from './router.js';
@@ -40,6 +42,7 @@ export function forcedError(options: {
     status,
     code,
     message: options.message ?? `Forced by scenario '${scenario}': ${status} on ${operationId}.`,
+    ...(situationOfForcedStatus[status] ? { situation: situationOfForcedStatus[status] } : {}),
     ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }),
   };
 }

@@ -4,6 +4,16 @@
  * `createMockEngine(options).handle(request)` answers a Fetch Request with a Response.
  * Imports nothing from Node; runs in Node, MSW's setupServer and a browser service worker.
  */
+
+export type { EntryName } from '../profile/entries.js';
+export {
+  defaultEntries,
+  defaultProfile,
+  ProfileError,
+  profileDocument,
+  resolveProfile,
+  type ServerProfile,
+} from '../profile/profile.js';
 export { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall, joinChunks } from './call.js';
 export { anonymousCaller, callerFingerprint } from './caller.js';
 export { canonicalJson, requestDigest } from './canonical-json.js';

@@ -72,7 +72,8 @@ export function jobView(record: JobRecord): Job {
     jobId: record.jobId,
     // A state the served document adds is its own; the bundled type does not name it.
     status: step.status as Job['status'],
-    ...(step.status === 'COMPLETE' && step.evaluation ? { evaluation: step.evaluation } : {}),
+    // Scenarios put evaluation on COMPLETE steps only; a profile may put it on FAILED ones too.
+    ...((step.status === 'COMPLETE' || step.status === 'FAILED') && step.evaluation ? { evaluation: step.evaluation } : {}),
     ...(step.status !== 'RUNNING' && step.limitations?.length ? { limitations: [...step.limitations] } : {}),
   };
 }

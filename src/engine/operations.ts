@@ -4,16 +4,19 @@
  * already routed (and past any scenario fault) and returns the answer the contract allows.
  */
 import type { EvaluationRequest, Job, VerificationRequest } from '../contract/index.js';
+import { profiledTimeline } from '../profile/engine-profile.js';
+import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
 import type { Clock } from './clock.js';
 import type { EngineContract } from './engine-contract.js';
 import { afterRead, atTime, type JobRecord, jobView } from './jobs.js';
 import { newJobId, type Random } from './random.js';
-import { readJsonObject } from './request-body.js';
+import { readJsonBody, readJsonObject } from './request-body.js';
 import { type EngineError, errorAnswer, jsonAnswer } from './responses.js';
 import { isEngineError } from './router.js';
 import { type Scenario, timelineFor } from './scenario.js';
+import { sha256Hex } from './sha256.js';
 import { type KeyValueStore, StoreUnavailableError } from './store.js';
 import { describeDiagnostics, diagnose } from './validation.js';
 import { type IssuerKeySet, verifyArtifact } from './verification/artifact-profile.js';
@@ -41,6 +44,8 @@ export interface OperationContext {
   readonly issuerKeys: IssuerKeySet;
   /** The contract served: validators and body limits (engine-contract.ts). */
   readonly contract: EngineContract;
+  /** The server profile in force (A-50); its declared entries shape timelines, digests and the health body. */
+  readonly profile: ServerProfile;
 }
 
 /** What an operation answered, with the jobId it concerned (for the journal). */
@@ -50,10 +55,12 @@ export interface OperationResult {
   /** The job a 202 of createEvaluation or a 200 of getJob carried, as the consumer watch sees it. */
   readonly job?: Job;
   readonly code?: string;
+  /** The refusal answered, so the pipeline can answer its situation as a declared profile says. */
+  readonly error?: EngineError;
 }
 
 function fail(error: EngineError): OperationResult {
-  return { answer: errorAnswer(error), code: error.code };
+  return { answer: errorAnswer(error), code: error.code, error };
 }
 
 /** An answer carrying a job: the job travels beside its JSON, so no one parses the answer again. */
@@ -61,18 +68,28 @@ function jobResult(status: 200 | 202, job: Job): OperationResult {
   return { answer: jsonAnswer({ status, body: job }), jobId: job.jobId, job };
 }
 
-const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: 'No job with this jobId is available to this caller.' };
+const jobNotFoundMessage = 'No job with this jobId is available to this caller.';
+const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: jobNotFoundMessage, situation: 'A-10.unknown-job' };
+/** The same answer (no existence oracle, A-10), but its own situation for a profile. */
+const othersJob: EngineError = { ...jobNotFound, situation: 'A-10.other-callers-job' };
+const invalidJobId: EngineError = { ...jobNotFound, situation: 'A-23.invalid-job-id' };
 
 // Built once: health's answer never changes, and answers are never mutated.
 const healthy: OperationResult = { answer: jsonAnswer({ status: 200, body: { status: 'ok' } }) };
 
-export async function health(): Promise<OperationResult> {
-  return healthy;
+export async function health(context: OperationContext): Promise<OperationResult> {
+  if (!context.profile.declared.has('A-9.health')) return healthy;
+  return { answer: jsonAnswer({ status: 200, body: context.profile.entries['A-9.health'].body }) };
 }
 
 export async function createEvaluation(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.call, { bytes: context.contract.createEvaluation.maxBodyBytes, status: 413 });
-  if (isEngineError(body)) return fail(body);
+  const { profile } = context;
+  const maxBodyBytes = profile.declared.has('A-13.body-too-large')
+    ? (profile.entries['A-13.body-too-large'].limitBytes ?? context.contract.createEvaluation.maxBodyBytes)
+    : context.contract.createEvaluation.maxBodyBytes;
+  const read = await readJsonBody(context.call, { bytes: maxBodyBytes, status: 413 });
+  if (isEngineError(read)) return fail(read);
+  const body = read.value;
   const key = context.call.header('idempotency-key');
   const diagnostics = [
     ...(key === null
@@ -87,12 +104,15 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
       status: overMaximum ? 413 : 400,
       code: overMaximum ? 'limit_exceeded' : onlyKeyMissing ? 'missing_idempotency_key' : 'invalid_request',
       message: describeDiagnostics(diagnostics),
+      situation: overMaximum ? 'A-2.over-maximum' : onlyKeyMissing ? 'A-16.missing-key' : 'A-7.invalid-request',
     });
   }
   const evaluation = body as EvaluationRequest;
   // Keys are scoped per caller; a newline cannot occur in a header value, so it separates.
   const scopedKey = `${context.caller}\n${key as string}`;
-  const digest = await requestDigest(evaluation);
+  // A profile may compare replays by their bytes (A-5): a re-serialised body is then another request.
+  const digest =
+    profile.entries['A-5.replay'].compare === 'raw-bytes' ? `raw:${await sha256Hex(read.text)}` : await requestDigest(evaluation);
   // Duplicates in this engine wait for the create before them, and then find its key bound:
   // racing, each would store a job (evicting the oldest of a full store) only to drop it.
   return oneAtATime({ pending: context.creating, key: scopedKey, work: () => createOnce({ context, evaluation, scopedKey, digest }) });
@@ -134,13 +154,19 @@ async function createOnce(options: {
     if (existing) return replay(existing.value, context);
   }
   const now = context.clock.now();
+  const timeline = await timelineFor({ scenario: context.scenario, request: evaluation });
+  // A declared timeline (A-3, A-4) shapes the scenario's: the states passed through, where a job starts.
+  const planned =
+    context.profile.declared.has('A-3.timeline') || context.profile.declared.has('A-4.evaluation')
+      ? profiledTimeline(timeline, context.profile)
+      : { steps: timeline, reached: -1 };
   const record: JobRecord = {
     jobId: newJobId(context.random),
     owner: context.caller,
     createdAt: now,
     scenario: context.scenario.name,
-    timeline: await timelineFor({ scenario: context.scenario, request: evaluation }),
-    reached: -1,
+    timeline: planned.steps,
+    reached: planned.reached,
     reads: 0,
   };
   // The job is stored before the key points to it, so whoever finds the key finds its job
@@ -159,6 +185,7 @@ function conflict(): OperationResult {
     status: 409,
     code: 'idempotency_key_conflict',
     message: 'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+    situation: 'A-16.conflict',
   });
 }
 
@@ -194,14 +221,15 @@ export async function getJob(context: OperationContext): Promise<OperationResult
   try {
     jobId = decodeURIComponent(context.params.jobId ?? '');
   } catch {
-    return fail(jobNotFound);
+    return fail(invalidJobId);
   }
   // An invalid jobId names no job: 404, the one rejection getJob documents (A-23).
-  if (!context.contract.getJob.jobId.safeParse(jobId).success) return fail(jobNotFound);
+  if (!context.contract.getJob.jobId.safeParse(jobId).success) return fail(invalidJobId);
   // HEAD is safe: it shows the job as time has moved it, but does not count as a read.
   if (context.call.method.toUpperCase() === 'HEAD') {
     const entry = await context.jobs.get(jobId);
-    if (!entry || entry.value.owner !== context.caller) return fail(jobNotFound);
+    if (!entry) return fail(jobNotFound);
+    if (entry.value.owner !== context.caller) return fail(othersJob);
     return jobResult(200, jobView(atTime(entry.value, context.clock.now())));
   }
   return queueRead({ context, jobId });
@@ -264,7 +292,7 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
     let record = entry.value;
     const results = callers.map((caller): OperationResult => {
       // Another caller's job answers exactly like a missing one: no existence oracle (A-10).
-      if (record.owner !== caller) return fail(jobNotFound);
+      if (record.owner !== caller) return fail(othersJob);
       record = afterRead(record, context.clock.now());
       return jobResult(200, jobView(record));
     });
@@ -273,7 +301,9 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
   }
   // Another replica kept winning: answer what is stored, not counted as a read.
   const entry = await context.jobs.get(jobId);
-  return callers.map((caller) => (!entry || entry.value.owner !== caller ? fail(jobNotFound) : jobResult(200, jobView(entry.value))));
+  return callers.map((caller) =>
+    !entry ? fail(jobNotFound) : entry.value.owner !== caller ? fail(othersJob) : jobResult(200, jobView(entry.value)),
+  );
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
@@ -283,7 +313,12 @@ export async function verifyReport(context: OperationContext): Promise<Operation
   if (diagnostics.length > 0) {
     // verifyReport has no 413 (A-2): over-long input is a 400 whose code still says why.
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
-    return fail({ status: 400, code: overMaximum ? 'limit_exceeded' : 'invalid_request', message: describeDiagnostics(diagnostics) });
+    return fail({
+      status: 400,
+      code: overMaximum ? 'limit_exceeded' : 'invalid_request',
+      message: describeDiagnostics(diagnostics),
+      situation: overMaximum ? 'A-2.over-maximum' : 'A-7.invalid-request',
+    });
   }
   const result = await verifyArtifact({ request: body as VerificationRequest, keys: context.issuerKeys });
   return { answer: jsonAnswer({ status: 200, body: result }) };

@@ -5,6 +5,8 @@
  * inside still answers as the contract allows: a shared store out of reach is a 503, anything
  * else a 500 with the reason and never a stack trace.
  */
+import { callerCredential, profiledError } from '../profile/engine-profile.js';
+import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { anonymousCaller, callerFingerprint } from './caller.js';
 import type { Clock } from './clock.js';
@@ -78,6 +80,8 @@ export interface RequestPipelineOptions {
   readonly journal: Journal;
   readonly watch: ConsumerWatch;
   readonly onJournalEntry?: ((entry: JournalEntry) => void) | undefined;
+  /** The server profile in force (A-50); the default one changes nothing. */
+  readonly profile: ServerProfile;
 }
 
 export class RequestPipeline {
@@ -113,17 +117,25 @@ export class RequestPipeline {
       // shared store out of reach is the service being unavailable, for a while (A-25).
       const failure: EngineError =
         error instanceof StoreUnavailableError
-          ? { status: 503, code: 'service_unavailable', message: error.message, headers: { 'retry-after': '1' } }
+          ? {
+              status: 503,
+              code: 'service_unavailable',
+              message: error.message,
+              headers: { 'retry-after': '1' },
+              situation: 'A-8.unavailable',
+            }
           : {
               status: 500,
               code: 'internal_error',
               message: `The mock failed while answering: ${String((error as Error)?.message ?? error).slice(0, 300)}`,
+              situation: 'A-8.server-failure',
             };
       outcome = {
-        result: { answer: errorAnswer(failure), code: failure.code },
+        result: { answer: errorAnswer(failure), code: failure.code, error: failure },
         entry: { scenario: scenarios.current.name, forced: false },
       };
     }
+    if (!this.options.profile.isDefault) outcome = this.profiled(outcome);
     // Kept for request verification (A-61): which create was retried with which key.
     const key = outcome.entry.operationId === 'createEvaluation' ? call.header('idempotency-key') : null;
     const entry = {
@@ -146,6 +158,15 @@ export class RequestPipeline {
     return outcome.result.answer;
   }
 
+  /** The outcome as the profile in force answers its refusal's situation (A-50). */
+  private profiled(outcome: Outcome): Outcome {
+    const error = outcome.result.error;
+    if (!error?.situation) return outcome;
+    const answered = profiledError(error, this.options.profile, outcome.entry.operationId);
+    if (answered === error) return outcome;
+    return { ...outcome, result: { ...outcome.result, answer: errorAnswer(answered), code: answered.code, error: answered } };
+  }
+
   private async run(call: EngineCall): Promise<Outcome> {
     const { contract, basePath, scenarios } = this.options;
     const pathname = call.pathname;
@@ -156,6 +177,7 @@ export class RequestPipeline {
       : ({
           status: 404,
           code: 'route_not_found',
+          situation: 'A-20.unknown-route',
           message: `The contract is served under ${basePath}; ${pathname.slice(0, 200)} is outside it.`,
         } satisfies EngineError);
     if (isEngineError(route)) return this.refused(route, { scenario: scenarios.current.name, forced: false });
@@ -185,8 +207,21 @@ export class RequestPipeline {
   }): Promise<Outcome> {
     const { call, operationId } = options;
     const { scenarios, latency } = this.options;
+    const { profile } = this.options;
     // Health is anyone's (A-10): its caller is never fingerprinted.
-    const caller = operationId === 'health' ? anonymousCaller : await callerFingerprint(call.header('authorization'));
+    const credential =
+      operationId === 'health' ? null : profile.isDefault ? call.header('authorization') : callerCredential(call.header, profile);
+    const caller = operationId === 'health' ? anonymousCaller : await callerFingerprint(credential);
+    const withoutCredentials = profile.entries['A-10.without-credentials'];
+    if (operationId !== 'health' && credential === null && withoutCredentials !== 'anonymous') {
+      call.discardBody();
+      const refusal: EngineError = {
+        ...withoutCredentials,
+        message: `This operation needs credentials in the ${profile.entries['A-10.caller'].header} header (the profile in force, A-10).`,
+        situation: 'A-10.without-credentials',
+      };
+      return this.refused(refusal, { operationId, scenario: scenarios.current.name, forced: false }, caller);
+    }
     // Health documents only 200 (A-8): no preference, valid or not, changes its answer.
     const preferences = operationId === 'health' ? noPreferences : this.usablePreferences(operationId, preferencesOf(call));
     if (isEngineError(preferences))
@@ -197,7 +232,11 @@ export class RequestPipeline {
     if (forced) {
       call.discardBody();
       await latency.wait(forced.latencyMs + active.latencyMs);
-      return { result: { answer: errorAnswer(forced.error), code: forced.error.code }, entry: { ...base, forced: true }, caller };
+      return {
+        result: { answer: errorAnswer(forced.error), code: forced.error.code, error: forced.error },
+        entry: { ...base, forced: true },
+        caller,
+      };
     }
     if (active.latencyMs > 0) await latency.wait(active.latencyMs);
     const context: OperationContext = {
@@ -213,13 +252,14 @@ export class RequestPipeline {
       creating: this.creating,
       reading: this.reading,
       contract: this.options.contract,
+      profile,
     };
     const result = await handlers[operationId](context);
     return { result, entry: { ...base, forced: false }, caller };
   }
 
   private refused(error: EngineError, entry: Outcome['entry'], caller?: string): Outcome {
-    return { result: { answer: errorAnswer(error), code: error.code }, entry, ...(caller === undefined ? {} : { caller }) };
+    return { result: { answer: errorAnswer(error), code: error.code, error }, entry, ...(caller === undefined ? {} : { caller }) };
   }
 
   /**

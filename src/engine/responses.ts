@@ -4,6 +4,7 @@
  * status and a message (truncated to the contract's limits, never a stack trace).
  */
 import { type ErrorCode, limits } from '../contract/index.js';
+import type { Situation } from '../profile/engine-profile.js';
 import type { EngineAnswer } from './call.js';
 
 const jsonHeaders = { 'content-type': 'application/json' } as const;
@@ -51,10 +52,12 @@ export type ControlErrorCode =
 
 export interface EngineError {
   readonly status: number;
-  /** A contract code; a control code only in answers of the control API. */
-  readonly code: ErrorCode | ControlErrorCode;
+  /** A contract code; a control code only in answers of the control API; a profile's own code. */
+  readonly code: ErrorCode | ControlErrorCode | (string & {});
   readonly message: string;
-  readonly headers?: Record<string, string>;
+  readonly headers?: Record<string, string> | undefined;
+  /** The profile entry this refusal answers: a declared profile chooses its status and code. */
+  readonly situation?: Situation;
 }
 
 export function errorAnswer(error: EngineError): EngineAnswer {

@@ -21,7 +21,12 @@ export function matchRoute(options: { method: string; path: string; routes: read
   const method = options.method.toUpperCase();
   const candidates = options.routes.filter((route) => route.path.test(options.path));
   if (candidates.length === 0) {
-    return { status: 404, code: 'route_not_found', message: `No operation of the contract has the path ${truncatePath(options.path)}.` };
+    return {
+      status: 404,
+      code: 'route_not_found',
+      situation: 'A-20.unknown-route',
+      message: `No operation of the contract has the path ${truncatePath(options.path)}.`,
+    };
   }
   const effective = method === 'HEAD' ? 'GET' : method;
   const route = candidates.find((candidate) => candidate.method === effective);
@@ -30,6 +35,7 @@ export function matchRoute(options: { method: string; path: string; routes: read
     return {
       status: 405,
       code: 'method_not_allowed',
+      situation: 'A-20.undeclared-method',
       message: `${truncatePath(options.path)} does not accept ${method}; it accepts ${allow.join(', ')}.`,
       headers: { allow: allow.join(', ') },
     };

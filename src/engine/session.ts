@@ -7,6 +7,7 @@
  * (session-book.ts). What no test changes (the contract, the clock, the latency waits, the
  * issuers' keys) is shared by all of an engine's sessions.
  */
+import type { ServerProfile } from '../profile/profile.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import type { Clock } from './clock.js';
 import { ConsumerWatch } from './consumer-watch.js';
@@ -58,6 +59,8 @@ export interface SessionLimits {
 /** What every session of one engine shares. */
 export interface SessionContext {
   readonly contract: EngineContract;
+  /** The server profile in force (A-50), the same for every session. */
+  readonly profile: ServerProfile;
   /** Normalised: '' or a path such as '/api'. */
   readonly basePath: string;
   readonly clock: Clock;
@@ -145,6 +148,7 @@ export function createSession(options: {
     journal,
     watch,
     onJournalEntry: share?.onJournalEntry,
+    profile: context.profile,
   });
   const resetLocal = () => {
     journal.clear();
@@ -194,6 +198,7 @@ export function createSession(options: {
     clock,
     resetLocal,
     directory: context.directory,
+    profile: context.profile,
   });
   return {
     name: options.name,

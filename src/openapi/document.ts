@@ -62,6 +62,8 @@ export interface LoadContractOptions {
   readonly source?: string;
   /** Follow http(s) `$ref`s (never to loopback or private addresses); default false (A-31). */
   readonly allowRemoteRefs?: boolean;
+  /** The folder relative `$ref`s may reach (A-31); default the document's own folder. */
+  readonly refFolder?: string;
   /** Trust for an https URL (--ca, --insecure). */
   readonly tls?: DocumentTls | undefined;
   /** Bytes of each file the document draws in; default 16 MiB (A-30). */
@@ -81,6 +83,7 @@ export async function loadContract(options: LoadContractOptions = {}): Promise<C
       source: named,
       mode: 'dereference',
       ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+      ...(options.refFolder === undefined ? {} : { refFolder: options.refFolder }),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });

@@ -38,6 +38,11 @@ export interface MockServerOptions {
    */
   readonly spec?: unknown;
   /**
+   * A server profile to answer by when no `engine` is given (docs/profiles.md): a parsed profile
+   * document, or one read with `readProfileFile`. Shorthand for `engineOptions.profile`.
+   */
+  readonly profile?: unknown;
+  /**
    * End the engine's latency waits when the server closes (engine.close()). Default: true for
    * an engine the server made, false for one passed in, which may still serve elsewhere.
    */
@@ -408,6 +413,7 @@ async function serve(context: {
       ...(options.log ? { log: options.log } : {}),
       ...options.engineOptions,
       ...(spec === undefined ? {} : { spec }),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
       ...shared?.engineOptions,
     });
   // Adopt the scenario state the other replicas share before answering anyone.

@@ -39,10 +39,10 @@ it('answers an unknown command with exit 2, the nearest command and the list of 
   const result = await run('mokc');
   expect(result.code).toBe(2);
   expect(result.stderr).toBe(
-    "evidence-harness: unknown command 'mokc'. Did you mean 'mock'? Commands: mock, conformance, proxy, artifact, spec, diff, mcp. See 'evidence-harness --help'.\n",
+    "evidence-harness: unknown command 'mokc'. Did you mean 'mock'? Commands: mock, conformance, proxy, artifact, spec, profile, diff, mcp. See 'evidence-harness --help'.\n",
   );
   expect((await run('zzzzzz')).stderr).toBe(
-    "evidence-harness: unknown command 'zzzzzz'. Commands: mock, conformance, proxy, artifact, spec, diff, mcp. See 'evidence-harness --help'.\n",
+    "evidence-harness: unknown command 'zzzzzz'. Commands: mock, conformance, proxy, artifact, spec, profile, diff, mcp. See 'evidence-harness --help'.\n",
   );
 });
 

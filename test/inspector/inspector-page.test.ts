@@ -333,3 +333,23 @@ it.skipIf(skip)('shows the scenario a Prefer header chose for a job, and a long 
   expect(pieces.length).toBeGreaterThan(2);
   expect(pieces.every((piece) => piece.length <= 12)).toBe(true);
 });
+
+it.skipIf(skip)('shows the server profile in force, each declared entry with its answer (docs/profiles.md)', async () => {
+  const profiled = await startMockServer({
+    port: 0,
+    host: '127.0.0.1',
+    profile: { profile: 1, 'A-21': { 'media-type': { status: 400, code: 'UNSUPPORTED_CONTENT' } } },
+  });
+  const profilePage = await (browser as Browser).newPage({ viewport });
+  try {
+    await profilePage.goto(`${profiled.url}/__mock/ui`);
+    await expect.poll(() => profilePage.textContent('#profile-summary'), poll).toBe('inline: 1 entries declared (docs/profiles.md)');
+    const cells = profilePage.locator('#profile tbody tr td');
+    await expect.poll(() => cells.allTextContents(), poll).toEqual(['A-21.media-type', '{"status":400,"code":"UNSUPPORTED_CONTENT"}']);
+    // Without a profile, the page says the register's answers are in force.
+    expect(await page.textContent('#profile-summary')).toBe('No profile: the answers of docs/assumptions.md.');
+  } finally {
+    await profilePage.close();
+    await profiled.close({ graceMs: 100 });
+  }
+});

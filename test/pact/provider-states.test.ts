@@ -16,7 +16,7 @@ let server: RunningMockServer;
 let validator: ResponseValidator;
 
 beforeAll(async () => {
-  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml') }));
+  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml'), refFolder: packageRoot() }));
   server = await startMockServer({ port: 0, host: '127.0.0.1', controlToken: 'tok' });
 });
 afterAll(() => server.close({ graceMs: 100 }));

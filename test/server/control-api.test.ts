@@ -17,7 +17,7 @@ let validator: ResponseValidator;
 const clock = new VirtualClock({ start: Date.UTC(2026, 10, 22) });
 
 beforeAll(async () => {
-  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml') }));
+  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml'), refFolder: packageRoot() }));
   server = await startMockServer({ port: 0, host: '127.0.0.1', controlToken: 'tok', engineOptions: { clock } });
 });
 afterAll(() => server.close({ graceMs: 100 }));
@@ -54,6 +54,7 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'readCoverage',
       'readJournal',
       'readPact',
+      'readProfile',
       'reset',
       'resetCoverage',
       'setJobState',
@@ -61,6 +62,13 @@ it('states a valid OpenAPI 3.1 document with an operation for each control call'
       'getScenario',
     ].sort(),
   );
+});
+
+it('shows the server profile in force: the defaults without --profile', async () => {
+  const shown = await control('readProfile', '/__mock/profile');
+  expect(shown.body.source).toBe('default');
+  expect(shown.body.declared).toEqual([]);
+  expect(shown.body.entries['A-21.malformed-json']).toEqual({ status: 400, code: 'invalid_json' });
 });
 
 it('lists the shipped scenarios and switches between them', async () => {

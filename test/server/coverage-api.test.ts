@@ -16,7 +16,7 @@ let validator: ResponseValidator;
 const clock = new VirtualClock({ start: Date.UTC(2026, 10, 23) });
 
 beforeAll(async () => {
-  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml') }));
+  validator = new ResponseValidator(await loadContract({ source: join(packageRoot(), 'spec/control-api.yaml'), refFolder: packageRoot() }));
   server = await startMockServer({ port: 0, host: '127.0.0.1', controlToken: 'tok', engineOptions: { clock } });
 });
 afterAll(() => server.close({ graceMs: 100 }));

@@ -95,6 +95,13 @@ export interface Check {
   readonly assumption?: string;
   /** The probes whose requests this check judges (generic checks judge every exchange). */
   readonly probes: readonly ProbeName[];
+  /**
+   * It judges what only some servers show (a job read in each state, a 429, an answer a profile
+   * declares): when every request it needs was sent and answered and none showed it, it has
+   * nothing to judge, which is reported but does not make the run incomplete, unless it was
+   * asked for by name (--checks).
+   */
+  readonly optionalEvidence?: boolean;
   /** Checks that must pass for this one to mean anything; when one fails, this one is skipped. */
   readonly requires?: readonly string[];
   readonly judge: Judge;

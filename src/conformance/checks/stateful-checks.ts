@@ -240,6 +240,8 @@ export const jobStatusMovesForward: Check = {
   description: 'between two reads, a job that is not final moves only forward: QUEUED → RUNNING → COMPLETE or FAILED',
   severity: 'advisory',
   assumption: 'A-3',
+  // A job final at its first read shows no move: nothing to judge, not a gap (issue 34).
+  optionalEvidence: true,
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
     if (anotherJobPolled(exchange) !== undefined) return unjudged(anotherJobReason);
@@ -265,6 +267,8 @@ export const finalStateStaysFinal: Check = {
   description: 'once COMPLETE or FAILED, a job answers the same status and evaluation on every later read',
   severity: 'advisory',
   assumption: 'A-3',
+  // A job final at its first read shows no move: nothing to judge, not a gap (issue 34).
+  optionalEvidence: true,
   probes: ['lifecycle'],
   judge: forIntent(['poll'], (exchange) => {
     if (anotherJobPolled(exchange) !== undefined) return unjudged(anotherJobReason);
@@ -287,6 +291,8 @@ export const evaluationWhenComplete: Check = {
   description: 'a COMPLETE job has an evaluation',
   severity: 'advisory',
   assumption: 'A-4',
+  // A job final at its first read shows no move: nothing to judge, not a gap (issue 34).
+  optionalEvidence: true,
   probes: ['lifecycle'],
   judge: onlyForJobBodies((exchange, job) => {
     if (job.status !== 'COMPLETE') return unjudged('no job read was COMPLETE');
@@ -305,6 +311,8 @@ export const noEvaluationBeforeComplete: Check = {
   description: 'a QUEUED, RUNNING or FAILED job has no evaluation',
   severity: 'advisory',
   assumption: 'A-4',
+  // A job final at its first read shows no move: nothing to judge, not a gap (issue 34).
+  optionalEvidence: true,
   probes: ['lifecycle'],
   judge: onlyForJobBodies((exchange, job) => {
     if (job.status === 'COMPLETE') return unjudged('every job read was COMPLETE');
@@ -355,6 +363,8 @@ export const limitationsOnlyWhenFinal: Check = {
   description: 'a QUEUED or RUNNING job has no limitations (they explain a final outcome)',
   severity: 'advisory',
   assumption: 'A-4',
+  // A job final at its first read shows no move: nothing to judge, not a gap (issue 34).
+  optionalEvidence: true,
   probes: ['lifecycle'],
   judge: onlyForJobBodies((exchange, job) => {
     if (finalStatuses.has(job.status as string)) return unjudged('no job read was QUEUED or RUNNING');

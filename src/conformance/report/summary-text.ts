@@ -5,7 +5,9 @@
  * command to reproduce it.
  */
 
+import type { Failure } from '../failures.js';
 import { numberedSequence, sequenceHeading } from '../stateful/sequence-lines.js';
+import { causesOf } from './causes.js';
 import { coverageGaps, coverageLine } from './coverage.js';
 import { type ConformanceReport, countsOf, reportedFailures, verdictLine } from './report.js';
 
@@ -14,9 +16,35 @@ const gapsShown = 8;
 
 const marks = { passed: 'pass', failed: 'FAIL', skipped: 'skip' } as const;
 
+/** An `expected` this long, repeated, is said once and then referred to (error_code_documented's 15 codes). */
+const longExpected = 100;
+
+/** One failure's lines, under its number in the reports' one order. */
+function failureLines(failure: Failure, number: number, firstWith: Map<string, number>): string[] {
+  const earlier = failure.expected.length > longExpected ? firstWith.get(failure.expected) : undefined;
+  if (earlier === undefined) firstWith.set(failure.expected, number);
+  return [
+    '',
+    `${number}. [${failure.severity}] ${failure.check} · ${failure.operation} · ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}`,
+    `   input:    ${failure.input}`,
+    `   expected: ${earlier === undefined ? failure.expected : `as in failure ${earlier}`}`,
+    `   received: ${failure.received}`,
+    ...(failure.sequence
+      ? [`   reproduce ${sequenceHeading}:`, ...numberedSequence(failure.sequence, '     ')]
+      : [`   reproduce: ${failure.curl}`]),
+  ];
+}
+
 export function renderSummary(report: ConformanceReport): string {
   const width = Math.max(...report.checks.map((check) => check.name.length), 5);
-  const lines = [`${'check'.padEnd(width)}  kind      result  judged  failures`];
+  const failures = reportedFailures(report);
+  const causes = causesOf(failures, { credentialHeaders: (report.settings.headers ?? []) as string[] });
+  // One cause behind many failures is said first, once; its failures are listed under it.
+  const lines = [
+    ...causes.map((cause) => cause.line),
+    ...(causes.length > 0 ? [''] : []),
+    `${'check'.padEnd(width)}  kind      result  judged  failures`,
+  ];
   for (const check of report.checks) {
     const failures = check.failedExchanges > 0 ? String(check.failedExchanges) : '';
     lines.push(
@@ -25,21 +53,19 @@ export function renderSummary(report: ConformanceReport): string {
       }`,
     );
   }
-  const failures = reportedFailures(report);
   if (failures.length > 0) {
     lines.push('', `Failures (${failures.length}):`);
-    for (const [index, failure] of failures.entries()) {
-      lines.push(
-        '',
-        `${index + 1}. [${failure.severity}] ${failure.check} · ${failure.operation} · ${failure.title}${failure.occurrences > 1 ? ` (×${failure.occurrences})` : ''}`,
-        `   input:    ${failure.input}`,
-        `   expected: ${failure.expected}`,
-        `   received: ${failure.received}`,
-        ...(failure.sequence
-          ? [`   reproduce ${sequenceHeading}:`, ...numberedSequence(failure.sequence, '     ')]
-          : [`   reproduce: ${failure.curl}`]),
-      );
+    const firstWith = new Map<string, number>();
+    const grouped = new Set(causes.flatMap((cause) => cause.failures));
+    // Numbers stay those of the reports' one order (conformance replay --failure N uses them).
+    for (const cause of causes) {
+      lines.push('', `${cause.line.replace(/^Cause: /, 'From one cause, ').replace(/:.*$/, '')} (${cause.failures.length}):`);
+      for (const number of cause.failures)
+        lines.push(...failureLines(failures[number - 1]!, number, firstWith).map((line) => (line ? `  ${line}` : line)));
     }
+    if (causes.length > 0 && grouped.size < failures.length) lines.push('', `Other failures (${failures.length - grouped.size}):`);
+    for (const [index, failure] of failures.entries())
+      if (!grouped.has(index + 1)) lines.push(...failureLines(failure, index + 1, firstWith));
   }
   const variables = Object.entries((report.settings.credentialVariables ?? {}) as Record<string, string>);
   if (failures.length > 0 && variables.length > 0)

@@ -219,6 +219,24 @@ export class ConformanceRun {
       // or an answer could not be judged (the note then starts "sent, but none could be judged").
       if (this.settings.pact && !state.missedRequests(check) && !result.note?.startsWith('sent, but'))
         return { ...result, leftOut: true, note: 'no interaction of the pact got an answer it judges' };
+      // The rules between two callers need a second caller's credentials: without them (and not
+      // asked for by name), a choice the run states with how to make it, so --help's first
+      // example can pass a correct server.
+      const named = this.settings.options.checks?.includes(check.name) === true;
+      if (
+        !named &&
+        check.probes.every((probe) => probe === 'isolation' || probe === 'key-scope') &&
+        Object.keys(this.settings.callers[2]).length === 0
+      )
+        return {
+          ...result,
+          leftOut: true,
+          note: "not checked without a second caller: give --second-caller-header 'Authorization: Bearer bob' (another caller's credentials)",
+        };
+      // Every request it needs was answered, and no answer showed what it judges (jobs final at
+      // once, no 429): reported, not incomplete, unless the user asked for it by name.
+      if (check.optionalEvidence && !state.missedRequests(check) && !named)
+        return { ...result, leftOut: true, note: `nothing to judge: ${result.note ?? 'no answer showed what it judges'}` };
       if (!state.leftOutByFilters(check)) return result;
       return {
         ...result,

@@ -44,6 +44,14 @@ export const inspectorHtml = `<!doctype html>
       <ul id="coverage-covered" class="behaviours" tabindex="0" aria-label="Covered behaviours"></ul>
     </details>
   </section>
+  <section aria-labelledby="profile-title">
+    <h2 id="profile-title">Server profile</h2>
+    <p id="profile-summary"></p>
+    <table id="profile" hidden>
+      <thead><tr><th scope="col">Entry</th><th scope="col">Answer</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </section>
   <section aria-labelledby="findings-title">
     <h2 id="findings-title">Client findings</h2>
     <p id="findings-empty">No findings.</p>

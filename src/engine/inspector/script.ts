@@ -230,6 +230,17 @@ export const inspectorScript = String.raw`'use strict';
     });
   }
 
+  function readProfile() {
+    return call('GET', '/profile').then(function (profile) {
+      var declared = profile.declared;
+      document.getElementById('profile-summary').textContent = declared.length === 0
+        ? 'No profile: the answers of docs/assumptions.md.'
+        : profile.source + ': ' + declared.length + ' entries declared (docs/profiles.md)';
+      document.getElementById('profile').hidden = declared.length === 0;
+      replaceRows(document.querySelector('#profile tbody'), declared.map(function (name) { return row([name, JSON.stringify(profile.entries[name])]); }));
+    });
+  }
+
   function readScenarios() {
     return call('GET', '/scenarios').then(function (listing) {
       var select = document.getElementById('scenario');
@@ -270,7 +281,7 @@ export const inspectorScript = String.raw`'use strict';
     if (busy) return Promise.resolve();
     busy = true;
     // The journal before the jobs: a job's timeline is the journal's states, then the listing's.
-    return Promise.all([readSessions(), readScenarios(), readJournal().then(readJobs), readCoverage()]).then(function () {
+    return Promise.all([readSessions(), readScenarios(), readJournal().then(readJobs), readCoverage(), readProfile()]).then(function () {
       if (statusLine.className === 'error') say('');
     }, function (error) { say(error.message, true); }).then(function () { busy = false; });
   }

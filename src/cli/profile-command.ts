@@ -1,0 +1,107 @@
+/**
+ * @module cli/profile-command
+ * `evidence-harness profile`: writes the default server profile (`--init`, today's behaviour,
+ * each entry with what it means) and checks a profile file (`--check FILE`), through the one
+ * profile reader (src/profile/load.ts). docs/profiles.md.
+ */
+import { writeFile } from 'node:fs/promises';
+import { entryNames } from '../profile/entries.js';
+import { ProfileFileError, readProfileFile } from '../profile/load.js';
+import { defaultEntries } from '../profile/profile.js';
+import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
+import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
+import { type OptionTable, optionsHelp, parseOptions } from './options.js';
+
+export const profileOptions = {
+  init: { kind: 'boolean', help: "write the default profile (the mock's behaviour without one), every entry with what it means" },
+  out: {
+    kind: 'string',
+    value: 'FILE',
+    help: 'with --init: write to FILE instead of standard output (an existing file is kept unless --force)',
+  },
+  force: { kind: 'boolean', help: 'with --out: replace FILE if it exists' },
+  check: {
+    kind: 'string',
+    value: 'FILE',
+    help: 'read a profile file and print the entries it declares, or exit 2 naming each refused entry and its line',
+  },
+} as const satisfies OptionTable;
+
+const help = `Usage: evidence-harness profile --init [--out FILE [--force]]
+       evidence-harness profile --check FILE
+
+A server profile declares a server's own answers where the contract says "not shown": error
+codes and statuses per situation, how a replay is compared, how callers are identified, the
+job timeline, the health body (docs/profiles.md). The runner learns one
+(conformance --write-profile FILE) and holds the server to it (conformance --profile FILE);
+the mock serves it (mock --profile FILE).
+
+Options:
+${optionsHelp(profileOptions)}
+
+Exit codes: 0 written or valid, 2 refused profile or usage error.
+
+Examples:
+  evidence-harness profile --init --out profile.yaml
+  evidence-harness profile --check profile.yaml
+`;
+
+/** The default profile as a file: every entry, with what it means. */
+export function defaultProfileText(): string {
+  return profileYaml({
+    entries: defaultEntries,
+    header: [
+      'evidence-harness server profile: the defaults, exactly what the mock does without a profile.',
+      "Change an entry to declare your server's own answer; delete the entries you do not want to declare.",
+      'What each entry means: docs/profiles.md. Check the file: evidence-harness profile --check FILE',
+    ],
+    comments: Object.fromEntries(entryNames.map((name) => [name, [entryMeaning(name)]])),
+  });
+}
+
+export const profileCommand: Command = {
+  name: 'profile',
+  summary: 'write the default server profile, or check a profile file',
+  help,
+  optionTables: { profile: profileOptions },
+  async run(argv, io) {
+    const { values } = parseOptions(profileOptions, argv);
+    if (values.init === (values.check !== undefined))
+      throw new UsageError(values.init ? '--init and --check go alone; give one.' : 'give --init or --check FILE.');
+    if (values.check !== undefined) {
+      try {
+        const profile = await readProfileFile(values.check);
+        const lines = [...profile.declared].map((name) => `  ${name}: ${flowYaml(profile.entries[name])}`);
+        io.stdout(
+          `${values.check}: a valid profile declaring ${profile.declared.size} of ${entryNames.length} entries${lines.length ? ':' : '.'}\n${lines.join('\n')}${lines.length ? '\n' : ''}`,
+        );
+        return exitCodes.ok;
+      } catch (error) {
+        if (!(error instanceof ProfileFileError)) throw error;
+        io.stderr(diagnostic(`profile: ${error.message}`));
+        return exitCodes.usage;
+      }
+    }
+    if (values.force && values.out === undefined) throw new UsageError('--force goes with --out FILE.');
+    const text = defaultProfileText();
+    if (values.out === undefined) {
+      io.stdout(text);
+      return exitCodes.ok;
+    }
+    try {
+      await writeFile(values.out, text, { flag: values.force ? 'w' : 'wx' });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      io.stderr(
+        diagnostic(
+          code === 'EEXIST'
+            ? `profile: ${values.out} exists; give --force to replace it, or another --out.`
+            : `profile: cannot write ${values.out} (${code ?? (error as Error).message}).`,
+        ),
+      );
+      return exitCodes.usage;
+    }
+    io.stdout(`wrote the default profile to ${values.out} (${entryNames.length} entries)\n`);
+    return exitCodes.ok;
+  },
+};

@@ -1,0 +1,180 @@
+/**
+ * @module conformance/profile/learn
+ * `--write-profile FILE` (A-50): each entry is learnt from what the run's answers showed of it
+ * (observe.ts), written with a comment saying what was seen, and left out when nothing showed
+ * it (never guessed). An entry answered two ways (the same situation, two answers) is left out
+ * too, and reported as a disagreement with each answer and how often it came.
+ */
+import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule } from '../../profile/entries.js';
+import type { Exchange } from '../exchange.js';
+import { type Observation, observe } from './observe.js';
+
+/** Several answers to one situation: the entry, and each answer with how often it came. */
+export interface Disagreement {
+  readonly entry: EntryName;
+  readonly answers: readonly { readonly value: string; readonly count: number; readonly seen: string }[];
+}
+
+export interface LearntProfile {
+  readonly entries: ProfileEntries;
+  /** Per entry, what was seen (the first few answers, counted). */
+  readonly comments: { [Name in EntryName]?: string[] };
+  readonly disagreements: readonly Disagreement[];
+  /** Entries no answer of the run showed. */
+  readonly notObserved: readonly EntryName[];
+}
+
+interface Seen {
+  readonly value: unknown;
+  count: number;
+  readonly seen: string;
+}
+
+const stateRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 3 };
+
+/** The one status an entry can have, when the contract leaves it only one. */
+function onlyStatus(entry: EntryName): number | undefined {
+  const rule = (entryTable[entry] as { statuses?: StatusRule }).statuses;
+  return rule && Array.isArray(rule.allowed) && rule.allowed.length === 1 ? rule.allowed[0] : undefined;
+}
+
+export class ProfileLearner {
+  /** Per entry and part (a timeline's first status and states are learnt apart), the distinct values seen. */
+  private readonly seen = new Map<string, Map<string, Seen>>();
+
+  /** Learns from one exchange (give it every exchange of the run, through onExchange). */
+  record(exchange: Exchange): void {
+    for (const observation of observe(exchange)) this.add(observation);
+  }
+
+  private add(observation: Observation): void {
+    const parts =
+      observation.value === 'anonymous'
+        ? [['', observation.value] as const]
+        : Object.entries(observation.value).map(([key, value]) => [key, value] as const);
+    // Error answers are one value (status, code and headers together); job facts are learnt part by part.
+    const together = observation.entry !== 'A-3.timeline' && observation.entry !== 'A-4.evaluation';
+    const groups = together ? [['', observation.value] as const] : parts;
+    for (const [part, value] of groups) {
+      const key = `${observation.entry}\n${part}`;
+      const values = this.seen.get(key) ?? new Map<string, Seen>();
+      this.seen.set(key, values);
+      const id = JSON.stringify(value);
+      const kept = values.get(id);
+      if (kept) kept.count += 1;
+      else if (values.size < 20) values.set(id, { value, count: 1, seen: observation.seen });
+    }
+  }
+
+  private values(entry: EntryName, part = ''): Seen[] {
+    return [...(this.seen.get(`${entry}\n${part}`)?.values() ?? [])];
+  }
+
+  /**
+   * The entries learnt. `caller` is the run's first caller: the one header its --header gave
+   * and the scheme its value starts with (never the value itself).
+   */
+  result(options: { caller?: { header: string; scheme: string } } = {}): LearntProfile {
+    const entries: Record<string, unknown> = {};
+    const comments: Record<string, string[]> = {};
+    const disagreements: Disagreement[] = [];
+    const describe = (values: Seen[]) => values.slice(0, 3).map((value) => `seen ${value.count}×: ${value.seen}`);
+    const decide = (entry: EntryName, values: Seen[], build: (value: unknown) => unknown) => {
+      if (values.length === 0) return;
+      if (values.length > 1) {
+        disagreements.push({
+          entry,
+          answers: values.map((value) => ({ value: JSON.stringify(value.value), count: value.count, seen: value.seen })),
+        });
+        return;
+      }
+      entries[entry] = build(values[0]!.value);
+      comments[entry] = describe(values);
+    };
+    for (const entry of entryNames) {
+      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller') continue;
+      decide(entry, this.errorValues(entry), (value) => this.completed(entry, value));
+    }
+    this.learnTimeline(entries, comments, disagreements);
+    this.learnEvaluation(entries, comments, disagreements);
+    if (options.caller && entries['A-10.without-credentials'] !== undefined) {
+      entries['A-10.caller'] = options.caller;
+      comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
+    }
+    const notObserved = entryNames.filter((entry) => entries[entry] === undefined && !disagreements.some((item) => item.entry === entry));
+    return { entries: entries as ProfileEntries, comments, disagreements, notObserved };
+  }
+
+  /** An error entry's answers, those without a status (an operation with no 413) merged into those with one. */
+  private errorValues(entry: EntryName): Seen[] {
+    const values = this.values(entry);
+    const withStatus = values.filter(
+      (value) => typeof value.value !== 'object' || (value.value as { status?: unknown }).status !== undefined,
+    );
+    const without = values.filter((value) => !withStatus.includes(value));
+    const merged = new Map<string, Seen>();
+    for (const value of withStatus) merged.set(JSON.stringify(value.value), value);
+    for (const value of without) {
+      const match = withStatus.find(
+        (candidate) => (candidate.value as { code?: unknown }).code === (value.value as { code?: unknown }).code,
+      );
+      if (match) match.count += value.count;
+      else merged.set(JSON.stringify(value.value), value);
+    }
+    return [...merged.values()];
+  }
+
+  /** An error entry's value, with the status the contract leaves it when only codes were seen. */
+  private completed(entry: EntryName, value: unknown): unknown {
+    if (value === 'anonymous' || typeof value !== 'object' || value === null) return value;
+    const status = (value as { status?: number }).status ?? onlyStatus(entry);
+    return status === undefined ? value : { status, ...value };
+  }
+
+  private learnTimeline(entries: Record<string, unknown>, comments: Record<string, string[]>, disagreements: Disagreement[]): void {
+    const firsts = this.values('A-3.timeline', 'first');
+    const states = this.values('A-3.timeline', 'state');
+    if (firsts.length === 0 || !states.some((state) => state.value === 'COMPLETE' || state.value === 'FAILED')) return;
+    if (firsts.length > 1) {
+      disagreements.push({
+        entry: 'A-3.timeline',
+        answers: firsts.map((value) => ({ value: `first ${String(value.value)}`, count: value.count, seen: value.seen })),
+      });
+      return;
+    }
+    const first = firsts[0]!.value as string;
+    const through = [...new Set(states.map((state) => state.value as string))]
+      .filter((state) => stateRank[state] !== undefined && stateRank[state]! >= stateRank[first]!)
+      .sort((a, b) => stateRank[a]! - stateRank[b]!);
+    if (!through.includes(first)) through.unshift(first);
+    entries['A-3.timeline'] = { first, through };
+    comments['A-3.timeline'] = [
+      `created as ${first}: ${firsts[0]!.seen}`,
+      `states seen: ${through.join(', ')} (a state a job passes too quickly to be read is not seen)`,
+    ];
+  }
+
+  private learnEvaluation(entries: Record<string, unknown>, comments: Record<string, string[]>, disagreements: Disagreement[]): void {
+    const value: Record<string, string> = {};
+    const lines: string[] = [];
+    for (const part of ['complete', 'failed'] as const) {
+      const values = this.values('A-4.evaluation', part);
+      if (values.length > 1) {
+        disagreements.push({
+          entry: 'A-4.evaluation',
+          answers: values.map((seen) => ({ value: `${part}: ${String(seen.value)}`, count: seen.count, seen: seen.seen })),
+        });
+        return;
+      }
+      if (values.length === 1) {
+        value[part] = values[0]!.value as string;
+        lines.push(
+          `${part === 'complete' ? 'COMPLETE' : 'FAILED'} job, evaluation ${values[0]!.value} (seen ${values[0]!.count}×: ${values[0]!.seen})`,
+        );
+      }
+    }
+    if (Object.keys(value).length === 0) return;
+    entries['A-4.evaluation'] = value;
+    comments['A-4.evaluation'] = lines;
+  }
+}

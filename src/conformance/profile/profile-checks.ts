@@ -1,0 +1,162 @@
+/**
+ * @module conformance/profile/profile-checks
+ * `--profile FILE` (A-50): the server is held to its own word. Each declared entry is a required
+ * check named after it (`profile:A-21.media-type`), judging what every exchange shows of it
+ * (observe.ts); its failure names the entry, what it declares and the answer seen. The advisory
+ * checks of a point the profile declares give way to it (a declared decision is never an
+ * advisory failure), and error_code_documented accepts the profile's codes.
+ */
+import type { EntryName } from '../../profile/entries.js';
+import type { ServerProfile } from '../../profile/profile.js';
+import { flowYaml } from '../../profile/write.js';
+import { type Check, type ProbeName, received, withResponse } from '../checks/check.js';
+import { errorCodeDocumented } from '../checks/generic-checks.js';
+import { fail, pass, skip, type Verdict } from '../failures.js';
+import { type Observation, observe } from './observe.js';
+
+/** The probes whose requests show each entry. */
+const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
+  'A-2.over-maximum': ['negative'],
+  'A-3.timeline': ['lifecycle'],
+  'A-4.evaluation': ['lifecycle'],
+  'A-5.replay': ['reserialized-replay'],
+  'A-7.invalid-request': ['negative'],
+  'A-8.server-failure': ['positive'],
+  'A-8.unavailable': ['positive'],
+  'A-9.health': [],
+  'A-10.caller': ['ignored-auth'],
+  'A-10.without-credentials': ['ignored-auth'],
+  'A-10.unknown-job': ['unknown-job'],
+  'A-10.other-callers-job': ['isolation'],
+  'A-11.rate-limited': ['positive'],
+  'A-13.body-too-large': ['oversized-body'],
+  'A-16.missing-key': ['missing-header', 'negative'],
+  'A-16.conflict': ['conflict'],
+  'A-20.undeclared-method': ['undeclared-method'],
+  'A-20.unknown-route': ['undeclared-path'],
+  'A-21.malformed-json': ['malformed-json'],
+  'A-21.not-an-object': ['negative'],
+  'A-21.media-type': ['media-type'],
+  'A-23.invalid-job-id': ['negative'],
+};
+
+/** The advisory checks each declared entry replaces: the point is the server's decision now. */
+const givesWay: Readonly<Partial<Record<EntryName, readonly string[]>>> = {
+  'A-3.timeline': ['job_status_moves_forward', 'final_state_stays_final'],
+  'A-4.evaluation': ['evaluation_when_complete', 'no_evaluation_before_complete'],
+  'A-5.replay': ['reserialized_replay'],
+  'A-10.without-credentials': ['ignored_auth'],
+  'A-13.body-too-large': ['oversized_body_rejected'],
+  'A-20.undeclared-method': ['undeclared_method_rejected'],
+  'A-20.unknown-route': ['undeclared_path_not_found'],
+  'A-21.media-type': ['unsupported_media_type_rejected'],
+  'A-23.invalid-job-id': ['invalid_job_id_not_found'],
+};
+
+/** The shape of a JSON object: its keys and each value's JSON type. */
+function shape(value: unknown): string {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return Array.isArray(value) ? 'array' : typeof value;
+  return Object.keys(value)
+    .sort()
+    .map(
+      (key) =>
+        `${key}:${(value as Record<string, unknown>)[key] === null ? 'null' : Array.isArray((value as Record<string, unknown>)[key]) ? 'array' : typeof (value as Record<string, unknown>)[key]}`,
+    )
+    .join(',');
+}
+
+/** How an observation departs from the declared value, or undefined when it keeps to it. */
+function departure(observation: Observation, declared: unknown): string | undefined {
+  const { entry, value } = observation;
+  if (entry === 'A-9.health') {
+    const seen = (value as { body: unknown }).body;
+    const want = (declared as { body: unknown }).body;
+    return shape(seen) === shape(want) ? undefined : `a body shaped {${shape(seen)}}, not {${shape(want)}}`;
+  }
+  if (entry === 'A-3.timeline') {
+    const { first, through } = declared as { first: string; through: readonly string[] };
+    const seen = value as { first?: string; state?: string };
+    if (seen.first !== undefined && seen.first !== first) return `created as ${seen.first}, not ${first}`;
+    if (seen.state !== undefined && !through.includes(seen.state))
+      return `in state ${seen.state}, which is not among ${through.join(', ')}`;
+    return undefined;
+  }
+  if (value === 'anonymous' || declared === 'anonymous')
+    return value === declared ? undefined : `answered ${flowYaml(value)} where ${flowYaml(declared)} is declared`;
+  // Each part seen must be the declared one (a part not seen, such as a status where the operation has no 413, is not judged).
+  const differing = Object.entries(value).filter(
+    ([part, seen]) => JSON.stringify((declared as Record<string, unknown>)[part]) !== JSON.stringify(seen),
+  );
+  if (differing.length === 0) return undefined;
+  return differing
+    .map(([part, seen]) => `${part} ${flowYaml(seen)}, not ${flowYaml((declared as Record<string, unknown>)[part])}`)
+    .join(', ');
+}
+
+function entryCheck(entry: EntryName, profile: ServerProfile): Check {
+  const declared = profile.entries[entry];
+  return {
+    name: `profile:${entry}`,
+    description: `the server answers as its profile declares: ${entry} ${flowYaml(declared)}`,
+    severity: 'required',
+    assumption: entry.split('.')[0]!,
+    // A declared 429 or 500 the run never provoked has nothing to judge: said, not incomplete.
+    optionalEvidence: true,
+    probes: probesOf[entry],
+    judge: withResponse((exchange): Verdict => {
+      if (entry === 'A-10.caller') {
+        if (exchange.intent.kind !== 'without-credentials') return skip;
+        const header = (declared as { header: string }).header.toLowerCase();
+        return exchange.intent.removed.some((name) => name.toLowerCase() === header)
+          ? pass
+          : fail({
+              title: `${entry}: the run's credentials are not in the declared header ${(declared as { header: string }).header}`,
+              expected: `--header naming ${(declared as { header: string }).header}`,
+              received: `credentials in ${exchange.intent.removed.join(', ') || 'no header'}`,
+            });
+      }
+      const observations = observe(exchange).filter((observation) => observation.entry === entry);
+      if (observations.length === 0) return skip;
+      for (const observation of observations) {
+        const problem = departure(observation, declared);
+        if (problem)
+          return fail({
+            title: `${entry}: ${problem}`,
+            expected: `${entry} ${flowYaml(declared)} (the profile ${profile.source})`,
+            received: `${observation.seen}; ${received(exchange)}`,
+          });
+      }
+      return pass;
+    }),
+  };
+}
+
+/** error_code_documented with the profile's codes accepted besides the register's. */
+function codesWithProfile(profile: ServerProfile): Check {
+  const codes = new Set<string>();
+  for (const entry of profile.declared) {
+    const value = profile.entries[entry] as { code?: unknown };
+    if (value && typeof value === 'object' && typeof value.code === 'string') codes.add(value.code);
+  }
+  return {
+    ...errorCodeDocumented,
+    description: `${errorCodeDocumented.description}, or one the profile declares`,
+    judge: (exchange, context) => {
+      const code = (exchange.response?.json as { code?: unknown } | undefined)?.code;
+      if (typeof code === 'string' && codes.has(code)) return pass;
+      return errorCodeDocumented.judge(exchange, context);
+    },
+  };
+}
+
+/**
+ * The checks of a run under `profile`: one required check per declared entry added, the
+ * advisory checks of the declared points taken out, error_code_documented widened.
+ */
+export function checksWithProfile(checks: readonly Check[], profile: ServerProfile): Check[] {
+  const replaced = new Set([...profile.declared].flatMap((entry) => givesWay[entry] ?? []));
+  const kept = checks
+    .filter((check) => !replaced.has(check.name))
+    .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check));
+  return [...kept, ...[...profile.declared].map((entry) => entryCheck(entry, profile))];
+}

@@ -1,0 +1,121 @@
+/**
+ * @module profile/engine-profile
+ * What the mock does with a profile (A-50): each refusal the engine builds carries the situation
+ * it answers (an entry name), and `profiledError` gives it the entry's status, code and headers;
+ * a job's timeline, the caller's credential and the health body follow their entries. Nothing
+ * here runs under the default profile: the engine takes this path only for a declared one.
+ * Isomorphic (the engine imports it).
+ */
+import type { EntryName } from './entries.js';
+import type { ServerProfile } from './profile.js';
+
+/** The entries that are error answers: a situation the engine refuses a request in. */
+export type Situation =
+  | 'A-2.over-maximum'
+  | 'A-7.invalid-request'
+  | 'A-8.server-failure'
+  | 'A-8.unavailable'
+  | 'A-10.without-credentials'
+  | 'A-10.unknown-job'
+  | 'A-10.other-callers-job'
+  | 'A-11.rate-limited'
+  | 'A-13.body-too-large'
+  | 'A-16.missing-key'
+  | 'A-16.conflict'
+  | 'A-20.undeclared-method'
+  | 'A-20.unknown-route'
+  | 'A-21.malformed-json'
+  | 'A-21.not-an-object'
+  | 'A-21.media-type'
+  | 'A-23.invalid-job-id';
+
+/** A refusal as the engine builds it (structurally its EngineError). */
+export interface SituatedError {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+  readonly situation?: Situation;
+}
+
+/** The situation a forced status stands for (a scenario fault, `Prefer: code=`). */
+export const situationOfForcedStatus: Readonly<Record<number, Situation>> = {
+  400: 'A-7.invalid-request',
+  404: 'A-10.unknown-job',
+  409: 'A-16.conflict',
+  413: 'A-2.over-maximum',
+  429: 'A-11.rate-limited',
+  500: 'A-8.server-failure',
+  503: 'A-8.unavailable',
+};
+
+/** Operations without a 413 (A-2): their over-limit refusals keep 400, with the entry's code. */
+const without413 = new Set(['verifyReport']);
+
+/**
+ * `error` as the profile answers its situation: the declared status and code, Retry-After and
+ * Allow as declared. An error of no situation, or of an undeclared one, is returned as it is.
+ */
+export function profiledError<Refusal extends SituatedError>(error: Refusal, profile: ServerProfile, operationId?: string): Refusal {
+  const situation = error.situation;
+  if (!situation || !profile.declared.has(situation as EntryName)) return error;
+  const entry = profile.entries[situation] as { status: number; code: string; retryAfter?: boolean; allow?: boolean } | 'anonymous';
+  if (entry === 'anonymous') return error;
+  const keepStatus =
+    (situation === 'A-2.over-maximum' || situation === 'A-13.body-too-large') && operationId !== undefined && without413.has(operationId);
+  const headers: Record<string, string> = { ...(error.headers ?? {}) };
+  if (entry.retryAfter === false) delete headers['retry-after'];
+  if (entry.retryAfter === true) headers['retry-after'] ??= '1';
+  if (entry.allow === false) delete headers.allow;
+  return {
+    ...error,
+    status: keepStatus ? error.status : entry.status,
+    code: entry.code,
+    ...(Object.keys(headers).length > 0 ? { headers } : { headers: undefined }),
+  };
+}
+
+/**
+ * The credential naming the caller (A-10): the declared header's value, when it uses the
+ * declared scheme; null without one.
+ */
+export function callerCredential(header: (name: string) => string | null, profile: ServerProfile): string | null {
+  const { header: name, scheme } = profile.entries['A-10.caller'];
+  const value = header(name.toLowerCase());
+  if (value === null || value === '') return null;
+  if (scheme === 'any') return value;
+  const space = value.indexOf(' ');
+  return space > 0 && value.slice(0, space).toLowerCase() === scheme.toLowerCase() && value.slice(space + 1).trim() !== '' ? value : null;
+}
+
+/** A timeline step as the engine keeps it (structurally its TimelineStep). */
+export interface ProfiledStep {
+  readonly status: string;
+  readonly evaluation?: string;
+  readonly limitations?: readonly string[];
+  readonly at: { readonly reads?: number; readonly ms?: number } | 'manual';
+}
+
+/**
+ * A job's timeline under the profile's A-3 and A-4: steps whose state the server never passes
+ * through are left out (never the last, which ends the job), the job starts at `first`, and
+ * evaluation is carried where A-4 says. `reached` is the step the job starts at (-1: QUEUED).
+ */
+export function profiledTimeline<Step extends ProfiledStep>(
+  steps: readonly Step[],
+  profile: ServerProfile,
+): { readonly steps: readonly Step[]; readonly reached: number } {
+  const { first, through } = profile.entries['A-3.timeline'];
+  const evaluation = profile.entries['A-4.evaluation'];
+  const kept = steps.filter((step, index) => index === steps.length - 1 || through.includes(step.status as never));
+  const shaped = kept.map((step): Step => {
+    if (step.status === 'COMPLETE' && evaluation.complete === 'absent') {
+      const { evaluation: _dropped, ...rest } = step;
+      return rest as Step;
+    }
+    if (step.status === 'FAILED' && evaluation.failed === 'present' && !step.evaluation) return { ...step, evaluation: 'FAIL' };
+    return step;
+  });
+  const reached = first === 'QUEUED' ? -1 : first === 'RUNNING' ? (shaped[0]?.status === 'RUNNING' ? 0 : -1) : shaped.length - 1;
+  return { steps: shaped, reached };
+}

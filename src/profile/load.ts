@@ -1,0 +1,82 @@
+/**
+ * @module profile/load
+ * `readProfileFile(path)`: the one way a profile file is read (Node). The file is untrusted
+ * input, read through the project's one document loader (src/documents, A-30): a regular file
+ * of at most 256 KiB, nesting scanned before the parser, aliases and values bounded; a profile
+ * also goes no deeper than a health body needs. An entry refused is named with the file and the
+ * line, quoting at most a few dozen of the file's characters (src/server/document-text.ts, A-27).
+ */
+import { DocumentError, loadDocument } from '../documents/index.js';
+import { locatePath, withShortQuotes } from '../server/document-text.js';
+import { ProfileError, resolveProfile, type ServerProfile } from './profile.js';
+
+/** A profile is a few dozen small entries: 256 KiB leaves room for comments and nothing more. */
+export const maxProfileBytes = 256 * 1024;
+/** The deepest a profile goes is a health body; nothing needs more. */
+const maxDepth = 16;
+
+/** A profile file that cannot be used: the message names the file, the line and the entry. */
+export class ProfileFileError extends Error {
+  override readonly name = 'ProfileFileError';
+}
+
+function depthProblem(value: unknown): string | undefined {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    nodes += 1;
+    if (nodes > 10_000) return 'it holds more than 10000 values';
+    if (next.depth > maxDepth) return `it is nested more than ${maxDepth} levels deep`;
+    if (next.value && typeof next.value === 'object')
+      for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
+  }
+  return undefined;
+}
+
+/**
+ * Reads, parses and resolves the profile at `path`. Throws ProfileFileError for a file that
+ * cannot be read or parsed and for an entry refused (by shape or by a rule of the contract),
+ * each problem on its own line as `FILE:LINE: ENTRY: what is wrong`.
+ */
+export async function readProfileFile(path: string): Promise<ServerProfile> {
+  let text: string;
+  let document: unknown;
+  try {
+    ({ text, value: document } = await loadDocument({ source: path, purpose: 'profile', maxBytes: maxProfileBytes }));
+  } catch (error) {
+    if (error instanceof DocumentError)
+      throw new ProfileFileError(
+        error.problem === 'syntax'
+          ? error.message
+          : `${error.message}; a profile is a .yaml or .json file (evidence-harness profile --init writes one)`,
+      );
+    throw error;
+  }
+  const tooBig = depthProblem(document);
+  if (tooBig) throw new ProfileFileError(`${path}: refused: ${tooBig}`);
+  try {
+    return resolveProfile(document, path);
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error;
+    const lines: string[] = [];
+    for (const problem of error.problems) {
+      const segments = (problem.path ?? problem.entry.split('.')).map(String);
+      // An unknown key is found where the key itself is written.
+      const at = problem.message.startsWith('unknown ')
+        ? ((await locatePath({ text, path: segments.slice(0, -1), key: segments.at(-1)! })) ?? (await nearestPosition(text, segments)))
+        : await nearestPosition(text, segments);
+      lines.push(`${path}${at ? `:${at.line}` : ''}: ${problem.entry}: ${withShortQuotes(problem.message, text)}`);
+    }
+    throw new ProfileFileError(`profile refused:\n${lines.join('\n')}`);
+  }
+}
+
+/** Where the value at `segments` (or its nearest parent) is written. */
+async function nearestPosition(text: string, segments: readonly string[]): Promise<{ line: number } | undefined> {
+  for (let length = segments.length; length >= 0; length -= 1) {
+    const at = await locatePath({ text, path: segments.slice(0, length) });
+    if (at) return at;
+  }
+  return undefined;
+}

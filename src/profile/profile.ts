@@ -1,0 +1,249 @@
+/**
+ * @module profile/profile
+ * A server profile document (docs/profiles.md, A-50): `profile: 1` and the entries, grouped by
+ * their register entry (`A-21: { malformed-json: {status: 400, code: invalid_json} }`). One zod
+ * schema reads it (published as profile.schema.json); `resolveProfile` then refuses an entry
+ * that would make the mock break a rule the contract states, naming the entry and the rule, and
+ * lays the declared entries over the defaults, which are exactly the mock's behaviour without a
+ * profile. Isomorphic: the engine, the MSW handlers and the runner read the same object.
+ */
+import { z } from 'zod';
+import { bodyLimits } from '../contract/limits.js';
+import {
+  type DeclaredError,
+  type EntryName,
+  type EntryValue,
+  entryNames,
+  entryTable,
+  jobStates,
+  type ProfileEntries,
+  type StatusRule,
+} from './entries.js';
+
+/**
+ * The largest schema-valid createEvaluation body in compact UTF-8 JSON (every string at its
+ * longest in 4-byte code points; test/profile/profile.test.ts measures it). A body limit below
+ * it would answer 413 to a valid request.
+ */
+export const largestValidCreateBytes = 1_127_726;
+
+/** Today's behaviour, entry by entry (docs/assumptions.md). */
+export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } = {
+  'A-2.over-maximum': { status: 413, code: 'limit_exceeded' },
+  'A-3.timeline': { first: 'QUEUED', through: ['QUEUED', 'RUNNING', 'COMPLETE'] },
+  'A-4.evaluation': { complete: 'present', failed: 'absent' },
+  'A-5.replay': { compare: 'canonical-json' },
+  'A-7.invalid-request': { status: 400, code: 'invalid_request' },
+  'A-8.server-failure': { status: 500, code: 'internal_error' },
+  'A-8.unavailable': { status: 503, code: 'service_unavailable', retryAfter: true },
+  'A-9.health': { body: { status: 'ok' } },
+  'A-10.caller': { header: 'Authorization', scheme: 'any' },
+  'A-10.without-credentials': 'anonymous',
+  'A-10.unknown-job': { status: 404, code: 'job_not_found' },
+  'A-10.other-callers-job': { status: 404, code: 'job_not_found' },
+  'A-11.rate-limited': { status: 429, code: 'rate_limited', retryAfter: true },
+  'A-13.body-too-large': { status: 413, code: 'body_too_large', limitBytes: bodyLimits.createEvaluationBytes },
+  'A-16.missing-key': { status: 400, code: 'missing_idempotency_key' },
+  'A-16.conflict': { status: 409, code: 'idempotency_key_conflict' },
+  'A-20.undeclared-method': { status: 405, code: 'method_not_allowed', allow: true },
+  'A-20.unknown-route': { status: 404, code: 'route_not_found' },
+  'A-21.malformed-json': { status: 400, code: 'invalid_json' },
+  'A-21.not-an-object': { status: 400, code: 'invalid_body' },
+  'A-21.media-type': { status: 415, code: 'unsupported_media_type' },
+  'A-23.invalid-job-id': { status: 404, code: 'job_not_found' },
+};
+
+/** `A-21.malformed-json` → ['A-21', 'malformed-json']. */
+export function splitEntryName(name: EntryName): [group: string, entry: string] {
+  const dot = name.indexOf('.');
+  return [name.slice(0, dot), name.slice(dot + 1)];
+}
+
+/** The register entries the profile's groups are named after, in the register's order. */
+export const groupNames = [...new Set(entryNames.map((name) => splitEntryName(name)[0]))].sort(
+  (a, b) => Number(a.slice(2)) - Number(b.slice(2)),
+);
+
+function groupSchema(group: string) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of entryNames) {
+    const [owner, entry] = splitEntryName(name);
+    if (owner === group) shape[entry] = entryTable[name].schema.optional();
+  }
+  return z.strictObject(shape).describe(`Entries decided by docs/assumptions.md ${group}.`);
+}
+
+/** The document as written: the version and the groups of entries, every one optional. */
+export const profileDocumentSchema = z.strictObject({
+  $schema: z.string().max(2048).optional().describe('The JSON Schema of this file, for editors.'),
+  profile: z.literal(1).describe('The version of the profile format.'),
+  ...Object.fromEntries(groupNames.map((group) => [group, groupSchema(group).optional()])),
+});
+
+/** The JSON Schema published as profile.schema.json. */
+export function profileJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(profileDocumentSchema, { target: 'draft-2020-12', io: 'input' }),
+    $id: 'https://evidence-harness.dev/profile.schema.json',
+    title: 'evidence-harness server profile',
+  };
+}
+
+/** A profile the harness cannot use: each problem names its entry (or path) and the rule. */
+export class ProfileError extends Error {
+  override readonly name = 'ProfileError';
+  constructor(
+    readonly source: string,
+    readonly problems: readonly { readonly entry: string; readonly message: string; readonly path?: readonly (string | number)[] }[],
+  ) {
+    super(`${source}: profile refused:\n${problems.map((problem) => `  ${problem.entry}: ${problem.message}`).join('\n')}`);
+  }
+}
+
+function knownEntries(group: string): string {
+  const names = entryNames.filter((name) => splitEntryName(name)[0] === group).map((name) => splitEntryName(name)[1]);
+  return names.length > 0 ? names.join(', ') : `none (${group} is not a group)`;
+}
+
+/** The profile in force: every entry's value, and which were declared (the rest are defaults). */
+export interface ServerProfile {
+  readonly entries: { readonly [Name in EntryName]: EntryValue<Name> };
+  readonly declared: ReadonlySet<EntryName>;
+  /** Where it came from (a file, 'default', 'inline'). */
+  readonly source: string;
+  /** True when every entry is today's behaviour: the engine then takes no profile path at all. */
+  readonly isDefault: boolean;
+}
+
+export const defaultProfile: ServerProfile = Object.freeze({
+  entries: defaultEntries,
+  declared: new Set<EntryName>(),
+  source: 'default',
+  isDefault: true,
+});
+
+function statusProblem(value: number, rule: StatusRule): string | undefined {
+  const { allowed } = rule;
+  const ok = Array.isArray(allowed)
+    ? allowed.includes(value)
+    : value >= 400 && value <= 499 && !(allowed as { any4xxExcept: readonly number[] }).any4xxExcept.includes(value);
+  if (ok) return undefined;
+  const list = Array.isArray(allowed)
+    ? allowed.join(' or ')
+    : `a 4xx other than ${(allowed as { any4xxExcept: readonly number[] }).any4xxExcept.join(', ')}`;
+  return `status ${value} breaks a rule the contract states: ${rule.because} (allowed: ${list})`;
+}
+
+const stateRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 2 };
+
+/** The rules between values and the contract that zod's shapes cannot say. */
+function ruleProblems(entries: ProfileEntries): { entry: string; message: string }[] {
+  const problems: { entry: string; message: string }[] = [];
+  for (const name of entryNames) {
+    const value = entries[name] as unknown;
+    const rule = (entryTable[name] as { statuses?: StatusRule }).statuses;
+    if (value === undefined || !rule || typeof value !== 'object') continue;
+    const problem = statusProblem((value as DeclaredError).status, rule);
+    if (problem) problems.push({ entry: name, message: problem });
+  }
+  const method = entries['A-20.undeclared-method'];
+  if (method?.status === 405 && !method.allow)
+    problems.push({ entry: 'A-20.undeclared-method', message: 'a 405 must carry an Allow header (RFC 9110 §15.5.6): set allow: true' });
+  const limit = entries['A-13.body-too-large']?.limitBytes;
+  if (limit !== undefined && limit < largestValidCreateBytes)
+    problems.push({
+      entry: 'A-13.body-too-large',
+      message: `limitBytes ${limit} would refuse a valid request: the largest valid createEvaluation body is ${largestValidCreateBytes} bytes (the contract's limits allow it)`,
+    });
+  const timeline = entries['A-3.timeline'];
+  if (timeline) {
+    const { first, through } = timeline;
+    if (through[0] !== first) problems.push({ entry: 'A-3.timeline', message: `through must begin with first (${first})` });
+    for (let index = 1; index < through.length; index += 1)
+      if (
+        stateRank[through[index]!]! <= stateRank[through[index - 1]!]! &&
+        !(through[index - 1] === 'COMPLETE' && through[index] === 'FAILED')
+      )
+        problems.push({
+          entry: 'A-3.timeline',
+          message: `${through[index - 1]} → ${through[index]} moves backwards or repeats (a job moves QUEUED → RUNNING → COMPLETE or FAILED)`,
+        });
+    if (!through.some((state) => state === 'COMPLETE' || state === 'FAILED'))
+      problems.push({ entry: 'A-3.timeline', message: 'through names no final state (COMPLETE or FAILED): a job must end' });
+  }
+  return problems;
+}
+
+/**
+ * Reads a parsed profile document: its shape (zod), then the contract's rules. Throws
+ * ProfileError naming every refused entry; returns the profile in force.
+ */
+export function resolveProfile(document: unknown, source = 'inline'): ServerProfile {
+  const parsed = profileDocumentSchema.safeParse(document);
+  if (!parsed.success)
+    throw new ProfileError(
+      source,
+      parsed.error.issues.flatMap((issue) => {
+        const path = issue.path.map(String);
+        const keys = (issue as { keys?: string[] }).keys;
+        // An unknown key is a problem of its own entry, named in full.
+        if (keys)
+          return keys.map((key) => ({
+            entry: [...path, key].join('.').slice(0, 120),
+            message: `unknown ${path.length === 0 ? 'group' : 'entry'}; known: ${path.length === 0 ? `profile, ${groupNames.join(', ')}` : knownEntries(path[0]!)}`,
+            path: [...path, key],
+          }));
+        const entry = path.length >= 2 ? `${path[0]}.${path[1]}` : (path[0] ?? '(root)');
+        return [{ entry, message: `${path.length > 2 ? `${path.slice(2).join('.')}: ` : ''}${issue.message}`, path }];
+      }),
+    );
+  const entries: ProfileEntries = {};
+  const groups = parsed.data as unknown as Record<string, Record<string, unknown> | undefined>;
+  for (const name of entryNames) {
+    const [group, entry] = splitEntryName(name);
+    const value = groups[group]?.[entry];
+    if (value !== undefined) (entries as Record<string, unknown>)[name] = value;
+  }
+  const problems = ruleProblems(entries);
+  if (problems.length > 0) throw new ProfileError(source, problems);
+  const declared = new Set(Object.keys(entries) as EntryName[]);
+  // An entry declares its parts; a part it leaves out (an evaluation at FAILED no run saw) keeps its default.
+  const merged = { ...defaultEntries } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(entries)) {
+    const fallback = defaultEntries[name as EntryName];
+    merged[name] = value && typeof value === 'object' && fallback && typeof fallback === 'object' ? { ...fallback, ...value } : value;
+  }
+  const isDefault = [...declared].every((name) => JSON.stringify(merged[name]) === JSON.stringify(defaultEntries[name]));
+  return { entries: merged as ServerProfile['entries'], declared, source, isDefault };
+}
+
+/** A profile given to an engine option: one already resolved, or a document to resolve. */
+export function profileOption(value: unknown): ServerProfile {
+  if (value === undefined) return defaultProfile;
+  if (isServerProfile(value)) return value;
+  return resolveProfile(value);
+}
+
+function isServerProfile(value: unknown): value is ServerProfile {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'entries' in value &&
+    'declared' in value &&
+    (value as ServerProfile).declared instanceof Set
+  );
+}
+
+/** The document of a profile: the declared entries (or all, with `all`), grouped. */
+export function profileDocument(profile: ServerProfile, options: { all?: boolean } = {}): Record<string, unknown> {
+  const document: Record<string, Record<string, unknown>> = {};
+  for (const name of entryNames) {
+    if (!options.all && !profile.declared.has(name)) continue;
+    const [group, entry] = splitEntryName(name);
+    document[group] ??= {};
+    document[group][entry] = profile.entries[name];
+  }
+  return { profile: 1, ...document };
+}
+
+export { jobStates };

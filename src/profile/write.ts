@@ -1,0 +1,72 @@
+/**
+ * @module profile/write
+ * A profile as YAML text: `profile: 1`, then each group of entries with a comment above each
+ * entry (what it means, or what a run saw), values in YAML's flow style. Written by hand rather
+ * than through the yaml package's document model: the layout is fixed and small, and the
+ * comments carry text a server sent, which is cut and stripped of line breaks here so that no
+ * answer can add a line of its own to the file. Isomorphic.
+ */
+import { type EntryName, entryNames, entryTable } from './entries.js';
+import { splitEntryName } from './profile.js';
+
+const plainKey = /^[A-Za-z$][A-Za-z0-9_-]*$/;
+const plainString = /^[A-Za-z_][A-Za-z0-9_./+-]*$/;
+/** Plain scalars YAML would read as something other than a string. */
+const reserved = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
+
+/** A JSON value in YAML flow style: `{status: 400, code: invalid_json}`. */
+export function flowYaml(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(flowYaml).join(', ')}]`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([key, item]) => `${plainKey.test(key) && !reserved.test(key) ? key : JSON.stringify(key)}: ${flowYaml(item)}`)
+      .join(', ')}}`;
+  if (typeof value === 'string') return plainString.test(value) && !reserved.test(value) ? value : JSON.stringify(value);
+  return String(value);
+}
+
+/** A comment line from any text: one line, no control characters, at most 200 characters. */
+export function commentLine(text: string): string {
+  const clean = text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+  return `# ${clean.length > 200 ? `${clean.slice(0, 199)}…` : clean}`;
+}
+
+export interface ProfileText {
+  /** The entries to write, in the register's order; others are left out. */
+  readonly entries: { readonly [Name in EntryName]?: unknown };
+  /** Comment lines above each entry (what was seen, or what it means). */
+  readonly comments?: { readonly [Name in EntryName]?: readonly string[] };
+  /** Comment lines at the top of the file. */
+  readonly header?: readonly string[];
+  /** Comment lines at the end (entries left out, and why). */
+  readonly footer?: readonly string[];
+}
+
+/** The YAML text of a profile. */
+export function profileYaml(options: ProfileText): string {
+  const lines: string[] = [
+    '# yaml-language-server: $schema=./node_modules/evidence-harness/profile.schema.json',
+    ...(options.header ?? []).map(commentLine),
+    'profile: 1',
+  ];
+  let group = '';
+  for (const name of entryNames) {
+    const value = options.entries[name];
+    if (value === undefined) continue;
+    const [owner, entry] = splitEntryName(name);
+    if (owner !== group) {
+      lines.push('', `${owner}:`);
+      group = owner;
+    }
+    for (const comment of options.comments?.[name] ?? []) lines.push(`  ${commentLine(comment)}`);
+    lines.push(`  ${entry}: ${flowYaml(value)}`);
+  }
+  if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.map(commentLine));
+  return `${lines.join('\n')}\n`;
+}
+
+/** What an entry means, from its schema (for `profile --init`). */
+export function entryMeaning(name: EntryName): string {
+  return entryTable[name].schema.description ?? name;
+}

@@ -1,0 +1,100 @@
+/**
+ * --write-profile's learning (A-52): an entry is what the answers showed, an entry answered two
+ * ways is left out and reported with each answer, and nothing unseen is guessed.
+ */
+import { expect, it } from 'vitest';
+import type { Exchange, Intent } from '../../src/conformance/exchange.js';
+import { ProfileLearner } from '../../src/conformance/profile/learn.js';
+
+let id = 0;
+function exchange(options: {
+  intent: Intent;
+  status: number;
+  body?: unknown;
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+}): Exchange {
+  id += 1;
+  const bodyText = options.body === undefined ? '' : JSON.stringify(options.body);
+  return {
+    id,
+    operationId: options.path?.startsWith('/v0/jobs') ? 'getJob' : 'createEvaluation',
+    caller: 1,
+    intent: options.intent,
+    request: { method: options.method ?? 'POST', url: `http://server.test${options.path ?? '/v0/evaluations'}`, headers: {} },
+    response: {
+      status: options.status,
+      headers: options.headers ?? {},
+      contentType: 'application/json',
+      bodyText,
+      json: options.body,
+    },
+    notes: [],
+    rateLimited: false,
+    durationMs: 1,
+  };
+}
+
+const mediaType = (contentType: string): Intent => ({
+  kind: 'media-type',
+  contentType,
+  description: contentType,
+  expected: { status: 415, because: 'A-21' },
+});
+
+it('learns an entry the answers agree on, with what was seen', () => {
+  const learner = new ProfileLearner();
+  learner.record(exchange({ intent: mediaType('text/plain'), status: 400, body: { code: 'BAD_TYPE', message: 'm' } }));
+  learner.record(
+    exchange({ intent: mediaType('application/x-www-form-urlencoded'), status: 400, body: { code: 'BAD_TYPE', message: 'm' } }),
+  );
+  const learnt = learner.result();
+  expect(learnt.entries['A-21.media-type']).toEqual({ status: 400, code: 'BAD_TYPE' });
+  expect(learnt.comments['A-21.media-type']).toEqual(['seen 2×: POST /v0/evaluations, text/plain → 400 BAD_TYPE']);
+  expect(learnt.disagreements).toEqual([]);
+  // Nothing else was seen: nothing else is written, no default guessed.
+  expect(Object.keys(learnt.entries)).toEqual(['A-21.media-type']);
+  expect(learnt.notObserved).toContain('A-11.rate-limited');
+});
+
+it('leaves out an entry answered two ways, and reports each answer with how often it came', () => {
+  const learner = new ProfileLearner();
+  learner.record(exchange({ intent: mediaType('text/plain'), status: 400, body: { code: 'BAD_TYPE', message: 'm' } }));
+  learner.record(exchange({ intent: mediaType('text/plain'), status: 400, body: { code: 'BAD_TYPE', message: 'm' } }));
+  learner.record(exchange({ intent: mediaType(''), status: 415, body: { code: 'UNSUPPORTED', message: 'm' } }));
+  const learnt = learner.result();
+  expect(learnt.entries['A-21.media-type']).toBeUndefined();
+  expect(learnt.disagreements).toEqual([
+    {
+      entry: 'A-21.media-type',
+      answers: [
+        { value: '{"status":400,"code":"BAD_TYPE"}', count: 2, seen: 'POST /v0/evaluations, text/plain → 400 BAD_TYPE' },
+        { value: '{"status":415,"code":"UNSUPPORTED"}', count: 1, seen: expect.stringContaining('→ 415 UNSUPPORTED') },
+      ],
+    },
+  ]);
+});
+
+it('learns a rate limit from any 429, with whether Retry-After came, and the timeline from Job bodies', () => {
+  const learner = new ProfileLearner();
+  learner.record(
+    exchange({ intent: mediaType('text/plain'), status: 429, body: { code: 'SLOW_DOWN', message: 'm' }, headers: { 'retry-after': '2' } }),
+  );
+  learner.record(exchange({ intent: { kind: 'create', purpose: 'lifecycle' }, status: 202, body: { jobId: 'j1', status: 'QUEUED' } }));
+  learner.record(
+    exchange({
+      intent: { kind: 'poll', jobId: 'j1', history: [] },
+      status: 200,
+      body: { jobId: 'j1', status: 'COMPLETE' },
+      method: 'GET',
+      path: '/v0/jobs/j1',
+    }),
+  );
+  const learnt = learner.result();
+  expect(learnt.entries['A-11.rate-limited']).toEqual({ status: 429, code: 'SLOW_DOWN', retryAfter: true });
+  expect(learnt.entries['A-21.media-type']).toBeUndefined();
+  expect(learnt.entries['A-3.timeline']).toEqual({ first: 'QUEUED', through: ['QUEUED', 'COMPLETE'] });
+  // A COMPLETE job without evaluation: declared absent; FAILED never seen: not declared.
+  expect(learnt.entries['A-4.evaluation']).toEqual({ complete: 'absent' });
+});
