@@ -14,7 +14,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createMockEngine, scenarioLimits } from '../../src/engine/index.js';
 import { checkPattern } from '../../src/engine/patterns.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
-import { scaledBound } from '../support/machine-time.js';
+import { inTime } from '../support/time-limits.js';
 import { median, probeHealth } from './attack-clients.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
 
@@ -104,7 +104,9 @@ it('matches a catastrophic pattern such as ^(a+)+$ in linear time: the create is
   );
   expect(new Set(probe.results)).toEqual(new Set([202]));
   expect(probe.statuses).toEqual(Array(20).fill(200));
-  expect(allButOne(probe.ms)).toBeLessThan(await scaledBound(100));
+  // Answered at all while under attack: a backtracking match of 2^40 steps holds the event loop for
+  // hours, so a bound a busy machine keeps still tells it apart (how fast is the bench's, here and below).
+  expect(allButOne(probe.ms)).toBeLessThan(inTime());
   console.log(
     `^(a+)+$ against 40 a and '!': ${probe.results.length} creates answered 202; /health p50 ${median(probe.ms).toFixed(1)} ms, 19th of 20 ${allButOne(probe.ms).toFixed(1)} ms meanwhile`,
   );
@@ -177,7 +179,7 @@ it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge pa
     async (round) => (await fetch(`${mock.url}/__mock/scenario`, put({ scenario: heaviest(`heaviest-${round}`) }))).status,
   );
   expect(new Set(loads.results)).toEqual(new Set([200]));
-  expect(allButOne(loads.ms)).toBeLessThan(await scaledBound(100));
+  expect(allButOne(loads.ms)).toBeLessThan(inTime());
   // Creating under it over and over.
   const createMs: number[] = [];
   const creates = await healthDuring(mock.url, async (round) => {
@@ -187,7 +189,7 @@ it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge pa
     return status;
   });
   expect(new Set(creates.results)).toEqual(new Set([202]));
-  expect(allButOne(creates.ms)).toBeLessThan(await scaledBound(100));
+  expect(allButOne(creates.ms)).toBeLessThan(inTime());
   console.log(
     `heaviest scenario allowed: ${loads.results.length} loads, /health 19th of 20 ${allButOne(loads.ms).toFixed(1)} ms; ${creates.results.length} creates, p50 ${median(createMs).toFixed(1)} ms, /health 19th of 20 ${allButOne(creates.ms).toFixed(1)} ms`,
   );
@@ -283,7 +285,7 @@ it(
       expect(listed.nextCursor).toEqual(expect.any(String));
       expect(JSON.stringify(listed)).not.toContain('sssss');
     });
-    expect(allButOne(probe.ms)).toBeLessThan(await scaledBound(100));
+    expect(allButOne(probe.ms)).toBeLessThan(inTime());
     const pageStarted = performance.now();
     await (await fetch(`${mock.url}/__mock/jobs`)).json();
     console.log(

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
-import { scaledBound } from '../support/machine-time.js';
 import { mockServersClosedAfterEach } from '../support/started-servers.js';
+import { inTime } from '../support/time-limits.js';
 
 const startMock = mockServersClosedAfterEach();
 const spawnCli = cliChildrenKilledAfterEach();
@@ -56,7 +56,8 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   const stopped = performance.now();
   proxy.child.kill('SIGTERM');
   expect(await proxy.exit).toBe(0);
-  expect(performance.now() - stopped).toBeLessThan(await scaledBound(5000));
+  // The stop's deadline honoured (the mock's 3 s grace and 1 s to exit), not its speed.
+  expect(performance.now() - stopped).toBeLessThan(inTime(4000));
   const written = JSON.parse(readFileSync(reportFile, 'utf8'));
   expect(written.violations).toHaveLength(1);
   // JUnit and HTML in the runner's formats: the request rule that failed is a <failure>.
