@@ -219,14 +219,14 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
+    const { signal, cause, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     // Nothing should keep a stopped mock alive; if something does (a socket that will not close,
     // a timer of the engine), it must not keep the process running past this deadline either.
     setTimeout(() => {
       lines?.flush();
       process.exit(exitCodes.ok);
     }, shutdown.graceMs + shutdown.exitAfterMs).unref();
-    say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    say(`${cause}: stopping… (${signal} again exits at once)\n`);
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
