@@ -65,7 +65,9 @@ export class Reproductions {
     const directory = this.options.bodyDirectory;
     if (body === undefined || body.length <= inlineBodyLimit || this.filesFailed) return undefined;
     if (!directory)
-      return this.leftOut('Request bodies over 16 KiB are left out of the curl lines: the CLI keeps them with --keep-bodies DIR or --report (runConformance: bodyDirectory).');
+      return this.leftOut(
+        'Request bodies over 16 KiB are left out of the curl lines: the CLI keeps them with --keep-bodies DIR or --report (runConformance: bodyDirectory).',
+      );
     if (this.writtenBytes + body.length > maxBodyFolderBytes)
       return this.leftOut(
         `Request bodies past ${maxBodyFolderBytes / 2 ** 20} MiB in all were not written to ${directory}; their curl lines leave the body out.`,
