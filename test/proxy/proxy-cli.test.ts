@@ -70,7 +70,7 @@ it('logs each exchange with its violations, serves the report, and writes it on 
   const har = JSON.parse(readFileSync(harFile, 'utf8'));
   expect(har.log.entries.map((entry: { request: { method: string } }) => entry.request.method)).toEqual(['GET', 'POST']);
   expect(proxy.stdout()).toContain('2 exchanges; 1 request violation(s), 0 response violation(s)');
-}, 30_000);
+});
 
 it('refuses a missing or unusable --upstream with exit 2, naming the flag', async () => {
   const missing = spawnCli(['proxy']);
@@ -111,4 +111,4 @@ it('exits 1 naming the reason when the cassette cannot be written on stop, after
   expect(await proxy.exit).toBe(1);
   expect(proxy.stderr()).toMatch(/cannot write the cassette .*proxy\.har: a file is in the way of a folder on its path/);
   expect(JSON.parse(readFileSync(reportFile, 'utf8')).exchanges).toBe(1);
-}, 30_000);
+});
