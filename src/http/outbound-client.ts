@@ -125,6 +125,12 @@ export interface OutboundRequest {
   readonly deadlineMs?: number;
   /** The timeout named in messages when it differs from the deadline ("no answer within 5000 ms (--timeout)"). */
   readonly statedTimeout?: { readonly ms: number; readonly flag: string };
+  /**
+   * A body still arriving at the deadline is read on, a window (the stated timeout) at a time,
+   * while each window brings `minBytes`, until `until` (a Date.now() time): a large answer on a
+   * slow link or a loaded machine is read whole, a trickle is still cut (docs/assumptions.md A-41).
+   */
+  readonly bodyProgress?: { readonly minBytes: number; readonly until: number };
 }
 
 /** Why an answer is not whole. The runner's IncompleteBody has the same shape. */
@@ -288,10 +294,7 @@ export class OutboundClient {
         if (error.stop === 'deadline')
           finish(
             started
-              ? {
-                  answer: partial('timeout', `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`),
-                  timedOut: true,
-                }
+              ? { answer: partial('timeout', stillArriving(Date.now() - attemptStart)), timedOut: true }
               : { failure: { kind: 'timeout', message: `no answer within ${within}` }, timedOut: true },
           );
         else if (error.stop === 'interrupted')
@@ -300,7 +303,26 @@ export class OutboundClient {
         // Before the request is on a connection there is no controller yet: onRequestStart aborts it.
         controller?.abort(error);
       };
-      const timer = setTimeout(() => stop(new StopError('deadline')), deadlineMs);
+      const attemptStart = Date.now();
+      const progress = request.bodyProgress;
+      let windowStartBytes = 0;
+      let extended = false;
+      const stillArriving = (elapsedMs: number) =>
+        extended
+          ? `the body was still arriving after ${elapsedMs} ms, with fewer than ${progress?.minBytes} bytes in the last ${stated.ms} ms (${buffer.bytes} bytes received)`
+          : `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`;
+      // At the deadline: a body that is moving gets another window (A-41); anything else is cut.
+      const onDeadline = () => {
+        const windowLeft = progress ? Math.min(stated.ms, progress.until - Date.now()) : 0;
+        if (started && progress && windowLeft > 0 && buffer.bytes - windowStartBytes >= progress.minBytes) {
+          windowStartBytes = buffer.bytes;
+          extended = true;
+          timer = setTimeout(onDeadline, windowLeft);
+          return;
+        }
+        stop(new StopError('deadline'));
+      };
+      let timer = setTimeout(onDeadline, deadlineMs);
       const onAbort = () => stop(new StopError('interrupted'));
       if (request.signal?.aborted) {
         onAbort();
