@@ -88,7 +88,10 @@ function watchBodyProgress(options: {
 }): void {
   const { incoming, outgoing } = options;
   const socket = incoming.socket;
-  if (incoming.complete || !socket) return;
+  // No body to wait for (most requests: GETs): no timer on the hot path.
+  const declared = incoming.headers['content-length'];
+  const hasBody = incoming.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
+  if (!hasBody || incoming.complete || !socket) return;
   let seen = socket.bytesRead;
   const check = setInterval(() => {
     if (incoming.complete || socket.destroyed) return stop();
