@@ -32,7 +32,8 @@ export default defineConfig({
         extends: true,
         test: { name: 'behaviour', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'], exclude: slow },
       },
-      { extends: true, test: { name: 'slow', include: slow } },
+      // Their concurrent cases start a process each: three at once, not five, on a 2-core machine.
+      { extends: true, test: { name: 'slow', include: slow, maxConcurrency: 3 } },
     ],
   },
 });

@@ -196,6 +196,12 @@ export class OutboundClient {
     this.agent = new Agent({
       connections: this.limits.connectionsPerOrigin,
       pipelining: 1,
+      // An idle connection is let go 4 s before the server says it will close it (undici's margin
+      // is 2 s), and after 1 s when it says nothing: on a loaded machine this process's timers ran
+      // seconds late, and it reused connections the server had just closed, "closed without
+      // answering", blamed on the server (issue 33). A new connection costs a millisecond.
+      keepAliveTimeout: 1000,
+      keepAliveTimeoutThreshold: 4000,
       maxHeaderSize: maxHeaderBytes,
       headersTimeout: this.limits.headersTimeoutMs,
       bodyTimeout: this.limits.bodyTimeoutMs,
