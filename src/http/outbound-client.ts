@@ -127,10 +127,11 @@ export interface OutboundRequest {
   readonly statedTimeout?: { readonly ms: number; readonly flag: string };
   /**
    * A body still arriving at the deadline is read on, a window (the stated timeout) at a time,
-   * while each window brings `minBytes`, until `until` (a Date.now() time): a large answer on a
-   * slow link or a loaded machine is read whole, a trickle is still cut (docs/assumptions.md A-41).
+   * while each window brings `minBytes`, for at most `maxWindows` more windows and never past
+   * `until` (a Date.now() time): a large answer on a slow link or a loaded machine is read whole,
+   * a trickle is still cut, and no server holds a request longer than a few deadlines (A-41).
    */
-  readonly bodyProgress?: { readonly minBytes: number; readonly until: number };
+  readonly bodyProgress?: { readonly minBytes: number; readonly maxWindows: number; readonly until: number };
 }
 
 /** Why an answer is not whole. The runner's IncompleteBody has the same shape. */
@@ -313,6 +314,7 @@ export class OutboundClient {
       const progress = request.bodyProgress;
       let windowStartBytes = 0;
       let extended = false;
+      let windows = 0;
       const stillArriving = (elapsedMs: number) =>
         extended
           ? `the body was still arriving after ${elapsedMs} ms, with fewer than ${progress?.minBytes} bytes in the last ${stated.ms} ms (${buffer.bytes} bytes received)`
@@ -320,8 +322,10 @@ export class OutboundClient {
       // At the deadline: a body that is moving gets another window (A-41); anything else is cut.
       const onDeadline = () => {
         const windowLeft = progress ? Math.min(stated.ms, progress.until - Date.now()) : 0;
-        if (started && progress && windowLeft > 0 && buffer.bytes - windowStartBytes >= progress.minBytes) {
+        const moving = progress !== undefined && buffer.bytes - windowStartBytes >= progress.minBytes;
+        if (started && progress && moving && windowLeft > 0 && windows < progress.maxWindows) {
           windowStartBytes = buffer.bytes;
+          windows += 1;
           extended = true;
           timer = setTimeout(onDeadline, windowLeft);
           return;

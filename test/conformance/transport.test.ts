@@ -171,10 +171,11 @@ it('keeps the status and the start of a body still arriving at the timeout, and 
 });
 
 it('reads on past --timeout an answer whose body keeps coming, and cuts one that stalls, never past the run’s end', async () => {
-  // 64 kB every 100 ms for 3 s: more than 16 KiB in every 1 s window, three windows in all. A
-  // busy machine would have to hold the server's writes for a whole second to look like a stall.
+  // 64 kB every 100 ms for 2 s: more than 16 KiB in every 1 s window, two windows past the
+  // deadline of the three a body may take. A busy machine would have to hold the server's writes
+  // for a whole second to look like a stall.
   const chunk = 'x'.repeat(64 * 1024);
-  const chunks = 30;
+  const chunks = 20;
   const body = `{"jobId":"job_slow","status":"QUEUED","limitations":["${chunk.repeat(chunks)}"]}`;
   const target = await serve((_, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });

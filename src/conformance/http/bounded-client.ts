@@ -55,6 +55,12 @@ export interface ExchangeLimits {
 /** What an answer's body must bring per --timeout window to be read on past the deadline (A-41). */
 export const answerProgressBytes = 16 * 1024;
 
+/**
+ * How many windows past the deadline a moving body may take: a request costs at most 4 × --timeout,
+ * so a server sending just enough (or a million one-byte chunks) cannot hold the run to its budget.
+ */
+export const answerProgressWindows = 3;
+
 const tooLarge = (limit: number): IncompleteBody['message'] => `answer larger than ${limit} bytes (--max-response-bytes)`;
 
 function stated(limits: ExchangeLimits): number {
@@ -103,7 +109,7 @@ export class BoundedNodeClient {
       statedTimeout: { ms: stated(limits), flag: '--timeout' },
       ...(limits.bodyProgressUntil === undefined
         ? {}
-        : { bodyProgress: { minBytes: answerProgressBytes, until: limits.bodyProgressUntil } }),
+        : { bodyProgress: { minBytes: answerProgressBytes, maxWindows: answerProgressWindows, until: limits.bodyProgressUntil } }),
       ...(limits.signal ? { signal: limits.signal } : {}),
     });
     if (outcome.interrupted) return { error: 'the run was interrupted', timedOut: false, interrupted: true };
