@@ -1,9 +1,43 @@
 import { defineConfig } from 'vitest/config';
+import { defaultTestTimeoutMs } from './test/support/time-limits.js';
+
+/**
+ * Two projects (docs/development.md, docs/assumptions.md A-40):
+ * - `behaviour`: what `npm test` runs, the suites a change must pass, in minutes;
+ * - `slow`: the long runs `npm run test:slow` adds (CI runs both): attacks, fuzz and load,
+ *   hostile servers, the package installed from a tarball, the bench's smoke run, and the
+ *   second opinions of other tools (Prism, Mockoon, Redocly's Respect, Pact's reference
+ *   verifier, swagger-mock-validator), which test those tools' start-up as much as the harness.
+ */
+const slow = [
+  'test/hardening/**/*.test.ts',
+  'test/package/**/*.test.ts',
+  'test/bench/**/*.test.ts',
+  'test/conformance/hostile-servers.test.ts',
+  'test/conformance/third-party.test.ts',
+  'test/conformance/prism.test.ts',
+  'test/conformance/pact-reference.test.ts',
+  'test/pact/swagger-mock-validator.test.ts',
+  'test/proxy/proxy-hardening.test.ts',
+  'test/workflows/respect-and-cli.test.ts',
+  // 52 runner runs in-process, one per rule and side (2.5–5 min on 2 cores).
+  'test/evolution/runner-agreement.test.ts',
+  // Builds the Storybook example (its own install, examples/storybook) and loads it in Chromium.
+  'test/examples/storybook.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // One home for time limits: test/support/time-limits.ts.
+    testTimeout: defaultTestTimeoutMs,
+    hookTimeout: defaultTestTimeoutMs,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'behaviour', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'mocks/**/*.test.ts'], exclude: slow },
+      },
+      // Their concurrent cases start a process each: three at once, not five, on a 2-core machine.
+      { extends: true, test: { name: 'slow', include: slow, maxConcurrency: 3 } },
+    ],
   },
 });

@@ -6,7 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
-import { constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { constants, existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -244,6 +244,11 @@ export const conformanceOptions = {
     value: 'FORMAT=FILE',
     multiple: true,
     help: 'write a report: junit=FILE, json=FILE or html=FILE; repeatable',
+  },
+  'keep-bodies': {
+    kind: 'string',
+    value: 'DIR',
+    help: 'write request bodies too long for a curl line (over 16 KiB) into DIR, which the curl lines read (default: beside the first --report; without either, such curl lines leave the body out and nothing is written)',
   },
   record: {
     kind: 'string',
@@ -505,15 +510,64 @@ function rawUrlSecrets(value: string | undefined): string[] {
 }
 
 /**
- * Where request bodies too long for a curl line are written: beside the first report, else in
- * the temp folder, in a folder of this user's (uid), so that another user's file or link of
- * the same name cannot take the writes.
+ * Where request bodies too long for a curl line are written: --keep-bodies, else beside the first
+ * report; without either, nowhere (A-42: no file of a run survives it unless the user named
+ * its folder, and a body written only to be removed at exit would leave its curl line broken).
  */
-function bodyDirectoryFor(reports: readonly ReportTarget[], seed: number | undefined): string {
+function bodyDirectoryFor(reports: readonly ReportTarget[], keepBodies: string | undefined): string | undefined {
+  if (keepBodies !== undefined) {
+    if (keepBodies === '') throw new UsageError('--keep-bodies needs a folder, for example --keep-bodies conformance-bodies');
+    return keepBodies;
+  }
   const first = reports[0];
-  if (first) return join(dirname(first.file), 'conformance-bodies');
-  const user = process.getuid?.() ?? 'user';
-  return join(tmpdir(), `evidence-harness-${user}`, `bodies${seed === undefined ? `-${process.pid}` : `-seed-${seed}`}`);
+  return first ? join(dirname(first.file), 'conformance-bodies') : undefined;
+}
+
+/**
+ * Removes the body folders earlier versions left in the temp folder (`evidence-harness-UID/bodies-PID`
+ * and `bodies-seed-N`, never removed): this user's own, and only those of processes that are gone.
+ */
+function removeOldTempBodies(): void {
+  const folder = join(tmpdir(), `evidence-harness-${process.getuid?.() ?? 'user'}`);
+  let entries: string[];
+  try {
+    entries = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const pid = /^bodies-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined && !/^bodies-seed-\d+$/.test(name)) continue;
+    if (pid !== undefined && isRunning(Number(pid))) continue;
+    rmSync(join(folder, name), { recursive: true, force: true });
+  }
+  try {
+    rmdirSync(folder);
+  } catch {
+    // Not empty: something else of this user's is there.
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The body files a run wrote into `folder`, and their size: said at the end, so the user knows what is kept. */
+function keptBodies(folder: string | undefined): { count: number; bytes: number } | undefined {
+  if (folder === undefined || !existsSync(folder)) return undefined;
+  let count = 0;
+  let bytes = 0;
+  for (const name of readdirSync(folder)) {
+    if (!/^exchange-\d+\.json$/.test(name)) continue;
+    count += 1;
+    bytes += statSync(join(folder, name)).size;
+  }
+  return count === 0 ? undefined : { count, bytes };
 }
 
 /**
@@ -542,8 +596,13 @@ function checkOutput(options: { path: string; label: string }): void {
 }
 
 /** Checks before the run that every report (and the body folder) can be written: a run is not thrown away at its end. */
-async function prepareOutputs(options: { reports: readonly ReportTarget[]; record?: string | undefined }): Promise<void> {
+async function prepareOutputs(options: {
+  reports: readonly ReportTarget[];
+  record?: string | undefined;
+  keepBodies?: string | undefined;
+}): Promise<void> {
   const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
+  if (options.keepBodies !== undefined) paths.push({ folder: options.keepBodies, name: `--keep-bodies ${options.keepBodies}` });
   if (options.record !== undefined) {
     if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
     checkOutput({ path: options.record, label: '--record' });
@@ -630,8 +689,9 @@ export const conformanceCommand: Command = {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
     }
-    const bodyDirectory = bodyDirectoryFor(reports, seed);
-    await prepareOutputs({ reports, record: values.record });
+    const bodyDirectory = bodyDirectoryFor(reports, values['keep-bodies']);
+    removeOldTempBodies();
+    await prepareOutputs({ reports, record: values.record, keepBodies: values['keep-bodies'] });
     const cassette =
       values.record === undefined
         ? undefined
@@ -677,7 +737,7 @@ export const conformanceCommand: Command = {
         // This process is the runner alone: collect at once after an answer of megabytes, so a
         // server answering megabytes to every request cannot push peak memory up (issue 11).
         afterLargeAnswer: collectGarbageThrottled(),
-        bodyDirectory,
+        ...(bodyDirectory === undefined ? {} : { bodyDirectory }),
         ...(cassette ? { cassette } : {}),
         ...(tls ? { tls } : {}),
         ...(hooks ? { hooks } : {}),
@@ -693,6 +753,13 @@ export const conformanceCommand: Command = {
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
       if (learner && values['write-profile'])
         await writeLearntProfile({ learner, file: values['write-profile'], caller: callerOf(headers, secondCallerHeaders), io, report });
+      const kept = keptBodies(bodyDirectory);
+      if (kept)
+        io.stderr(
+          diagnostic(
+            `conformance: ${kept.count} request bodies too long for a curl line (${(kept.bytes / 2 ** 20).toFixed(1)} MB) are in ${bodyDirectory}, which the curl lines read`,
+          ),
+        );
       if (cassette && values.record) {
         const har = scrubber.scrub(cassette.toHar({ name: 'evidence-harness conformance', version: packageVersion() }));
         await writeOutputFile({ path: values.record, data: har, label: '--record' });

@@ -6,8 +6,7 @@
  * or JUnit. The comparison is src/evolution; this module reads, validates and writes.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { documentLimits } from '../contract/document-budget.js';
 import { isHttpUrl } from '../documents/index.js';
 import {

@@ -50,6 +50,8 @@ to the system; EVIDENCE_HARNESS_MALLOC_TUNING=off, or your own MALLOC_MMAP_THRES
 Stopping: SIGINT (Ctrl+C) or SIGTERM stops it gracefully: no new connections, requests waiting
 in a scenario's latency are answered at once, the others get ${shutdown.graceMs / 1000} s to finish, then it exits 0
 (within ${(shutdown.graceMs + shutdown.exitAfterMs) / 1000} s). A second signal exits at once: 130 after SIGINT, 143 after SIGTERM.
+It stops the same way when the process that started it ends, or when npm running it (npx, npm run)
+is sent SIGINT or SIGTERM, and writes its reports.
 
 Scenarios shipped: default, slow-pass, fail, indeterminate, job-failed, manual, by-operation-id,
 flaky-503, rate-limited, error-400, error-404, error-409, error-413, server-error
@@ -230,14 +232,14 @@ export const mockCommand: Command = {
         '',
       ].join('\n'),
     );
-    const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
+    const { signal, cause, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     // Nothing should keep a stopped mock alive; if something does (a socket that will not close,
     // a timer of the engine), it must not keep the process running past this deadline either.
     setTimeout(() => {
       lines?.flush();
       process.exit(exitCodes.ok);
     }, shutdown.graceMs + shutdown.exitAfterMs).unref();
-    say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    say(`${cause}: stopping… (${signal} again exits at once)\n`);
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();

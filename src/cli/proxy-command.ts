@@ -194,14 +194,14 @@ export const proxyCommand: Command = {
         '',
       ].join('\n'),
     );
-    const { signal, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
+    const { signal, cause, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     // The shutdown bound: reports and the cassette are written within it, or the exit says they were not.
     setTimeout(() => {
       io.stderr(diagnostic('proxy: the reports or the cassette were still being written after 4.5 s; stopped without them'));
       process.exit(exitCodes.failed);
     }, 4500).unref();
     let written = true;
-    say(`${signal}: stopping… (${signal} again exits at once)\n`);
+    say(`${cause}: stopping… (${signal} again exits at once)\n`);
     await proxy.close({ graceMs: 3000 });
     const report = proxy.report();
     for (const { format, file } of reports) {

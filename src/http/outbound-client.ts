@@ -125,6 +125,13 @@ export interface OutboundRequest {
   readonly deadlineMs?: number;
   /** The timeout named in messages when it differs from the deadline ("no answer within 5000 ms (--timeout)"). */
   readonly statedTimeout?: { readonly ms: number; readonly flag: string };
+  /**
+   * A body still arriving at the deadline is read on, a window (the stated timeout) at a time,
+   * while each window brings `minBytes`, for at most `maxWindows` more windows and never past
+   * `until` (a Date.now() time): a large answer on a slow link or a loaded machine is read whole,
+   * a trickle is still cut, and no server holds a request longer than a few deadlines (A-41).
+   */
+  readonly bodyProgress?: { readonly minBytes: number; readonly maxWindows: number; readonly until: number };
 }
 
 /** Why an answer is not whole. The runner's IncompleteBody has the same shape. */
@@ -190,6 +197,12 @@ export class OutboundClient {
     this.agent = new Agent({
       connections: this.limits.connectionsPerOrigin,
       pipelining: 1,
+      // An idle connection is let go 4 s before the server says it will close it (undici's margin
+      // is 2 s), and after 1 s when it says nothing: on a loaded machine this process's timers ran
+      // seconds late, and it reused connections the server had just closed, "closed without
+      // answering", blamed on the server (issue 33). A new connection costs a millisecond.
+      keepAliveTimeout: 1000,
+      keepAliveTimeoutThreshold: 4000,
       maxHeaderSize: maxHeaderBytes,
       headersTimeout: this.limits.headersTimeoutMs,
       bodyTimeout: this.limits.bodyTimeoutMs,
@@ -288,10 +301,7 @@ export class OutboundClient {
         if (error.stop === 'deadline')
           finish(
             started
-              ? {
-                  answer: partial('timeout', `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`),
-                  timedOut: true,
-                }
+              ? { answer: partial('timeout', stillArriving(Date.now() - attemptStart)), timedOut: true }
               : { failure: { kind: 'timeout', message: `no answer within ${within}` }, timedOut: true },
           );
         else if (error.stop === 'interrupted')
@@ -300,7 +310,29 @@ export class OutboundClient {
         // Before the request is on a connection there is no controller yet: onRequestStart aborts it.
         controller?.abort(error);
       };
-      const timer = setTimeout(() => stop(new StopError('deadline')), deadlineMs);
+      const attemptStart = Date.now();
+      const progress = request.bodyProgress;
+      let windowStartBytes = 0;
+      let extended = false;
+      let windows = 0;
+      const stillArriving = (elapsedMs: number) =>
+        extended
+          ? `the body was still arriving after ${elapsedMs} ms, with fewer than ${progress?.minBytes} bytes in the last ${stated.ms} ms (${buffer.bytes} bytes received)`
+          : `the body was still arriving after ${stated.ms} ms (${buffer.bytes} bytes received)`;
+      // At the deadline: a body that is moving gets another window (A-41); anything else is cut.
+      const onDeadline = () => {
+        const windowLeft = progress ? Math.min(stated.ms, progress.until - Date.now()) : 0;
+        const moving = progress !== undefined && buffer.bytes - windowStartBytes >= progress.minBytes;
+        if (started && progress && moving && windowLeft > 0 && windows < progress.maxWindows) {
+          windowStartBytes = buffer.bytes;
+          windows += 1;
+          extended = true;
+          timer = setTimeout(onDeadline, windowLeft);
+          return;
+        }
+        stop(new StopError('deadline'));
+      };
+      let timer = setTimeout(onDeadline, deadlineMs);
       const onAbort = () => stop(new StopError('interrupted'));
       if (request.signal?.aborted) {
         onAbort();

@@ -1,7 +1,8 @@
 /**
  * @module http/server-edge
  * The one node:http server setup, shared by the mock and the proxy: timeouts against slow
- * clients (checked often, not every 30 s), every early answer Node would give bare (malformed
+ * clients (checked often, not every 30 s; a body is cut for stalling, not for being large on a
+ * slow link: docs/assumptions.md A-41), every early answer Node would give bare (malformed
  * HTTP, oversized headers, timeouts, CONNECT) answered with the contract's Error body, listen
  * with its error surfaced, and a close that ends: idle connections at once, the rest after a
  * grace time.
@@ -15,8 +16,15 @@ import { clientErrorAnswer, type EarlyError, rawErrorResponse } from './early-an
 export interface EdgeTimeouts {
   /** Time for a request's headers. Default 10 s. */
   readonly headersMs?: number;
-  /** Time for a whole request. Default 30 s. */
+  /**
+   * The window a request body's progress is judged over: a body that brings fewer than
+   * `bodyMinBytes` in one window is cut with 408 (as nginx's client_body_timeout is per read,
+   * not per body), so the largest valid body arrives over a slow link or on a loaded machine
+   * and a client trickling bytes is still cut. Default 10 s.
+   */
   readonly requestMs?: number;
+  /** What a request body must bring in each `requestMs` window. Default 16 KiB (1.6 kB/s at 10 s). */
+  readonly bodyMinBytes?: number;
   /** An idle keep-alive connection is closed after it. Default 5 s. */
   readonly keepAliveMs?: number;
 }
@@ -59,32 +67,81 @@ function answerAndClose(socket: Duplex, text: string): void {
   socket.end(text);
 }
 
+/** The error Node gives a request it timed out, so a stalled body is answered as Node's timeouts are. */
+function requestTimeoutError(): NodeJS.ErrnoException {
+  return Object.assign(new Error('the request body stalled'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+}
+
+/**
+ * Cuts a request whose body stalls: every `windowMs` until the body is whole, the connection
+ * must have brought `minBytes` more (counted on the socket, so however the handler reads). A
+ * body the handler has not taken yet (buffered, or paused by it) is the server's wait, not the
+ * client's: never cut for it. After an answer (an early 413 whose rest drains), a stall ends
+ * the connection without a second answer (`stalled` sees `answered`).
+ */
+function watchBodyProgress(options: {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+  windowMs: number;
+  minBytes: number;
+  stalled: (socket: Duplex) => void;
+}): void {
+  const { incoming, outgoing } = options;
+  const socket = incoming.socket;
+  // No body to wait for (most requests: GETs): no timer on the hot path.
+  const declared = incoming.headers['content-length'];
+  const hasBody = incoming.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
+  if (!hasBody || incoming.complete || !socket) return;
+  let seen = socket.bytesRead;
+  const check = setInterval(() => {
+    if (incoming.complete || socket.destroyed) return stop();
+    const now = socket.bytesRead;
+    const brought = now - seen;
+    seen = now;
+    if (brought >= options.minBytes || incoming.readableLength > 0 || incoming.isPaused()) return;
+    stop();
+    if (outgoing.headersSent) socket.destroy();
+    else options.stalled(socket);
+  }, options.windowMs);
+  check.unref();
+  const stop = () => clearInterval(check);
+  incoming.once('end', stop);
+  incoming.once('close', stop);
+}
+
 export function createServerEdge(options: ServerEdgeOptions): ServerEdge {
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
-  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
+  const progress = { windowMs: options.timeouts?.requestMs ?? 10_000, minBytes: options.timeouts?.bodyMinBytes ?? 16 * 1024 };
   const serverOptions: ServerOptions = {
     headersTimeout,
-    requestTimeout,
+    // Node's requestTimeout is a deadline for the whole request, which cuts a large body on a
+    // slow link as readily as a stalled one: the body's progress is watched instead (below).
+    requestTimeout: 0,
     keepAliveTimeout: options.timeouts?.keepAliveMs ?? 5_000,
-    // Node checks these timeouts only every connectionsCheckingInterval (30 s by default),
+    // Node checks the headers timeout only every connectionsCheckingInterval (30 s by default),
     // which would let a slow client hold a connection far past its limit.
-    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4))),
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(headersTimeout / 4))),
     // Node's own refusal of a request without Host is a bare 400; the handlers answer it with an Error body.
     requireHostHeader: false,
   };
+  const refuse = (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || options.answered?.(socket as Socket)) return socket.destroy();
+    answerAndClose(socket, rawErrorResponse(clientErrorAnswer(error)));
+  };
+  const onRequest = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    watchBodyProgress({ incoming, outgoing, ...progress, stalled: (socket) => refuse(requestTimeoutError(), socket) });
+    options.onRequest(incoming, outgoing);
+  };
   // An https.Server is a tls.Server whose requests and events are http.Server's.
   const server: Server = options.tls
-    ? (createSecureServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, options.onRequest) as unknown as Server)
-    : createServer(serverOptions, options.onRequest);
+    ? (createSecureServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server)
+    : createServer(serverOptions, onRequest);
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     // Node hands a CONNECT socket over whole: nothing else closes it, and close() would wait on it.
     answerAndClose(socket, rawErrorResponse(options.connectRefusal));
   });
   if (options.onUnsupportedExpect) server.on('checkExpectation', options.onUnsupportedExpect);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable || options.answered?.(socket as Socket)) return socket.destroy();
-    answerAndClose(socket, rawErrorResponse(clientErrorAnswer(error)));
-  });
+  server.on('clientError', refuse);
 
   return {
     server,

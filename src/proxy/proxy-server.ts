@@ -166,7 +166,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   };
   const edge = createServerEdge({
     connectRefusal: connectRefused('proxy'),
-    timeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 },
+    // The edge's defaults: 10 s for headers, a body cut when it stalls, 5 s keep-alive.
+    timeouts: { headersMs: 10_000, keepAliveMs: 5_000 },
     onRequest: (incoming, outgoing) => {
       if (incoming.method === 'GET' && (incoming.url ?? '').split('?')[0] === '/__proxy/report') return serveReport(incoming, outgoing);
       void handleExchange(context, incoming, outgoing);

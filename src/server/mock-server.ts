@@ -88,14 +88,19 @@ export interface MockServerOptions {
   readonly timeouts?: {
     /** Time to receive a request's headers. Default 10 s. */
     readonly headersMs?: number;
-    /** Time to receive a whole request. Default 30 s. */
+    /**
+     * The window a request body's progress is judged over: one that brings fewer than
+     * `bodyMinBytes` in a window is cut with 408; a slow but moving body is not (A-41). Default 10 s.
+     */
     readonly requestMs?: number;
+    /** What a request body must bring in each `requestMs` window. Default 16 KiB. */
+    readonly bodyMinBytes?: number;
     /** Idle keep-alive. Default 5 s. */
     readonly keepAliveMs?: number;
     /**
      * How long the rest of a refused body (413, say) is read and thrown away after the answer,
-     * before the connection is cut. Default 2 s. The request timeout still applies: it also
-     * cuts a drain short (without a second answer).
+     * before the connection is cut. Default 2 s. A drain that stalls for a `requestMs` window
+     * is cut sooner (without a second answer).
      */
     readonly discardMs?: number;
   };
@@ -430,7 +435,6 @@ async function serve(context: {
   const origin = `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}`;
   const log = options.log;
   const headersTimeout = options.timeouts?.headersMs ?? 10_000;
-  const requestTimeout = options.timeouts?.requestMs ?? 30_000;
   const discardMs = options.timeouts?.discardMs ?? 2_000;
   if (!(Number.isFinite(discardMs) && discardMs >= 0)) {
     throw new RangeError(`startMockServer: timeouts.discardMs must be a number of milliseconds ≥ 0, got ${discardMs}`);
@@ -457,7 +461,8 @@ async function serve(context: {
     connectRefusal: connectRefused('mock'),
     timeouts: {
       headersMs: headersTimeout,
-      requestMs: requestTimeout,
+      ...(options.timeouts?.requestMs === undefined ? {} : { requestMs: options.timeouts.requestMs }),
+      ...(options.timeouts?.bodyMinBytes === undefined ? {} : { bodyMinBytes: options.timeouts.bodyMinBytes }),
       ...(options.timeouts?.keepAliveMs === undefined ? {} : { keepAliveMs: options.timeouts.keepAliveMs }),
     },
     ...(options.tls ? { tls: options.tls } : {}),

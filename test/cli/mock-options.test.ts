@@ -88,7 +88,7 @@ it('reloads an edited scenario file with --watch, notes it in the journal, and k
   // Reset keeps the reloaded version as the starting scenario.
   await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
   expect(await createAndFinish(mock.url, 'w-4')).toMatchObject({ status: 'COMPLETE', evaluation: 'FAIL' });
-}, 30_000);
+});
 
 it('refuses --watch without a scenario file, naming what to pass', async () => {
   const result = await runCli(['mock', '--watch']);

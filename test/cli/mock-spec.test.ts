@@ -13,6 +13,7 @@ import { executablePath } from '../../src/openapi/package-root.js';
 import { runCli } from '../conformance/cli-process.js';
 import { contractVersions, writeVersion } from '../fixtures/contract-versions/versions.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+import { testTimeout } from '../support/time-limits.js';
 
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -36,30 +37,34 @@ function startMock(args: string[]): Promise<{ url: string; output: () => string 
   });
 }
 
-it('serves a proposed version and passes the runner given the same document', async () => {
-  const file = writeVersion(contractVersions.find((version) => version.name === 'v02-proposal')!);
-  const mock = await startMock(['--spec', file]);
-  expect(mock.output()).toContain(`contract: ${file} (version 0.2.0-draft)`);
-  const create = (body: unknown, key: string) => fetch(`${mock.url}/v0/evaluations`, jsonPost(body, { 'idempotency-key': key }));
-  expect((await create({ ...evaluationRequest(), priority: 'low' }, 'spec-1')).status).toBe(202);
-  expect((await create({ ...evaluationRequest(), operationId: 'o'.repeat(65) }, 'spec-2')).status).toBe(413);
-  const run = await runCli([
-    'conformance',
-    '--base-url',
-    mock.url,
-    '--spec',
-    file,
-    '--seed',
-    '3',
-    '--replay-wait',
-    '0',
-    '--header',
-    'Authorization: Bearer team-a',
-    '--second-caller-header',
-    'Authorization: Bearer team-b',
-  ]);
-  expect(run.code, run.stdout.slice(-2000) + run.stderr.slice(-1000)).toBe(0);
-}, 90_000);
+it(
+  'serves a proposed version and passes the runner given the same document',
+  async () => {
+    const file = writeVersion(contractVersions.find((version) => version.name === 'v02-proposal')!);
+    const mock = await startMock(['--spec', file]);
+    expect(mock.output()).toContain(`contract: ${file} (version 0.2.0-draft)`);
+    const create = (body: unknown, key: string) => fetch(`${mock.url}/v0/evaluations`, jsonPost(body, { 'idempotency-key': key }));
+    expect((await create({ ...evaluationRequest(), priority: 'low' }, 'spec-1')).status).toBe(202);
+    expect((await create({ ...evaluationRequest(), operationId: 'o'.repeat(65) }, 'spec-2')).status).toBe(413);
+    const run = await runCli([
+      'conformance',
+      '--base-url',
+      mock.url,
+      '--spec',
+      file,
+      '--seed',
+      '3',
+      '--replay-wait',
+      '0',
+      '--header',
+      'Authorization: Bearer team-a',
+      '--second-caller-header',
+      'Authorization: Bearer team-b',
+    ]);
+    expect(run.code, run.stdout.slice(-2000) + run.stderr.slice(-1000)).toBe(0);
+  },
+  testTimeout({ processes: 4 }),
+);
 
 it('lists the operations it serves from examples at start', async () => {
   const file = writeVersion(contractVersions.find((version) => version.name === 'new-operation')!);

@@ -8,6 +8,7 @@ import { checks } from '../../src/conformance/checks/registry.js';
 import { runConformance } from '../../src/conformance/run.js';
 import { type FaultHandler, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, type Fault, faults } from '../fixtures/fault-zoo/faults.js';
+import { runnerTimeoutMs } from '../support/time-limits.js';
 
 const seed = 20261122;
 
@@ -21,7 +22,7 @@ async function failingChecks(handler: FaultHandler, options: Fault['options'] = 
       examplesPerOperation: 8,
       headers: { Authorization: 'Bearer alice' },
       secondCallerHeaders: { Authorization: 'Bearer bob' },
-      timeoutMs: options.timeoutMs ?? 5000,
+      timeoutMs: options.timeoutMs ?? runnerTimeoutMs,
       jobTimeoutMs: options.jobTimeoutMs ?? 10_000,
       ...(options.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: options.maxResponseTimeMs }),
       ...(options.workflows === undefined ? {} : { workflows: { file: options.workflows } }),

@@ -9,11 +9,21 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { conformanceDefaults } from '../../src/conformance/run.js';
 import { hostileServers, startHostileServer } from '../fixtures/hostile-servers/hostile-servers.js';
-import { scaledBound } from '../support/machine-time.js';
+import { inTime, runnerTimeoutMs, testTimeout } from '../support/time-limits.js';
 import { type CliRun, runCli } from './cli-process.js';
 
-const timeoutMs = Number(process.env.HOSTILE_TIMEOUT_MS ?? 1500);
+const timeoutMs = Number(process.env.HOSTILE_TIMEOUT_MS ?? runnerTimeoutMs);
+/**
+ * How long a run against a hostile server may take before the safety net kills it (and the exit
+ * code check fails): its own --time-budget (10 minutes by default), by which it ends by itself
+ * whatever the server does, plus the allowance. Idle, a run takes seconds; at load 20 with five
+ * runs at once, some took over 100 s.
+ */
+const runLimitMs = inTime(conformanceDefaults.timeBudgetMs);
+/** The --timeout of the runs a signal stops: so long that only the signal can end them before it. */
+const silentTimeoutMs = 3 * inTime();
 const secrets = { alice: 'Bearer alice-s3cret-token-7f3a', bob: 'Bearer bob-s3cret-token-91c2' };
 const exitCodes = { passed: 0, failed: 1, incomplete: 3 } as const;
 
@@ -47,37 +57,40 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
     const target = await startHostileServer(server);
     const folder = mkdtempSync(join(tmpdir(), `eh-hostile-${server.name}-`));
     try {
-      const run = await runCli([
-        'conformance',
-        '--base-url',
-        target.url,
-        '--seed',
-        '11',
-        '--timeout',
-        String(timeoutMs),
-        '--header',
-        `Authorization: ${secrets.alice}`,
-        '--second-caller-header',
-        `Authorization: ${secrets.bob}`,
-        '--report',
-        `json=${join(folder, 'report.json')}`,
-        '--report',
-        `junit=${join(folder, 'junit.xml')}`,
-        '--report',
-        `html=${join(folder, 'report.html')}`,
-        ...(server.args ?? []),
-      ]);
+      const run = await runCli(
+        [
+          'conformance',
+          '--base-url',
+          target.url,
+          '--seed',
+          '11',
+          '--timeout',
+          String(timeoutMs),
+          '--header',
+          `Authorization: ${secrets.alice}`,
+          '--second-caller-header',
+          `Authorization: ${secrets.bob}`,
+          '--report',
+          `json=${join(folder, 'report.json')}`,
+          '--report',
+          `junit=${join(folder, 'junit.xml')}`,
+          '--report',
+          `html=${join(folder, 'report.html')}`,
+          ...(server.args ?? []),
+        ],
+        { killAfterMs: runLimitMs },
+      );
       if (process.env.HOSTILE_FIGURES === '1')
         console.log(`| \`${server.name}\` | ${(run.wallMs / 1000).toFixed(1)} s | ${Math.round(run.peakRssMb)} MB | exit ${run.code} |`);
       expect(run.code, run.stdout.slice(-3000) + run.stderr.slice(-2000)).toBe(exitCodes[server.verdict]);
       const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8'));
       expect(report.verdict).toBe(server.verdict);
       expect(run.stdout).toMatch(new RegExp(`· ${server.verdict.toUpperCase()} \\(exit ${exitCodes[server.verdict]}\\)\\n$`));
-      expect(run.wallMs).toBeLessThan(await scaledBound(150_000));
       expect(run.peakRssMb).toBeLessThan(300);
       // Nothing the server left open keeps the process alive once the summary and reports are out.
+      // Ended by itself (the safety net would have left no exit code), within its run limit:
       if (server.exitsWithinMsOfLastOutput !== undefined)
-        expect(run.wallMs - run.lastOutputMs).toBeLessThan(server.exitsWithinMsOfLastOutput);
+        expect(run.wallMs - run.lastOutputMs).toBeLessThan(inTime(server.exitsWithinMsOfLastOutput));
       expectPlainOutput(run);
       const written = everythingWritten(run, folder);
       if (server.maxWrittenBytes !== undefined) {
@@ -90,79 +103,87 @@ it.concurrent.each(hostileServers.map((server) => [server.name, server] as const
       await target.close();
     }
   },
-  170_000,
+  testTimeout({ waitsMs: [runLimitMs] }),
 );
 
-it('scrubs a credential the server echoes across the cut of an excerpt, which a scrub after cutting would miss', async () => {
-  const server = hostileServers.find((candidate) => candidate.name === 'echo-across-the-excerpt-cut')!;
-  const target = await startHostileServer(server);
-  const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-excerpt-'));
-  try {
-    const run = await runCli([
-      'conformance',
-      '--base-url',
-      target.url,
-      '--seed',
-      '11',
-      '--checks',
-      'unknown_job_not_found',
-      '--header',
-      `Authorization: ${secrets.alice}`,
-      '--report',
-      `json=${join(folder, 'report.json')}`,
-      '--report',
-      `junit=${join(folder, 'junit.xml')}`,
-      '--report',
-      `html=${join(folder, 'report.html')}`,
-    ]);
-    expect(run.code, run.stdout + run.stderr).toBe(1);
-    // The path-character probes (issue 23) fail the same check first; this is the plain unknown job's failure.
-    const failures: { title: string; received: string }[] = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).checks[0]
-      .failures;
-    const failure = failures.find((candidate) => candidate.title === 'unknown job answered 200')!;
-    expect(failure, JSON.stringify(failures.map((candidate) => candidate.title))).toBeDefined();
-    // The excerpt was cut where the credential had been: the echo reached it, scrubbed whole before the cut.
-    expect(failure.received).toMatch(/"limitations":\["p+\[REDACTED\]"\]\}$/);
-    expectNoLeak(everythingWritten(run, folder), [secrets.alice, 'alice-s3cret-token-7f3a']);
-  } finally {
-    await target.close();
-  }
-}, 120_000);
+it(
+  'scrubs a credential the server echoes across the cut of an excerpt, which a scrub after cutting would miss',
+  async () => {
+    const server = hostileServers.find((candidate) => candidate.name === 'echo-across-the-excerpt-cut')!;
+    const target = await startHostileServer(server);
+    const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-excerpt-'));
+    try {
+      const run = await runCli([
+        'conformance',
+        '--base-url',
+        target.url,
+        '--seed',
+        '11',
+        '--checks',
+        'unknown_job_not_found',
+        '--header',
+        `Authorization: ${secrets.alice}`,
+        '--report',
+        `json=${join(folder, 'report.json')}`,
+        '--report',
+        `junit=${join(folder, 'junit.xml')}`,
+        '--report',
+        `html=${join(folder, 'report.html')}`,
+      ]);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      // The path-character probes (issue 23) fail the same check first; this is the plain unknown job's failure.
+      const failures: { title: string; received: string }[] = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).checks[0]
+        .failures;
+      const failure = failures.find((candidate) => candidate.title === 'unknown job answered 200')!;
+      expect(failure, JSON.stringify(failures.map((candidate) => candidate.title))).toBeDefined();
+      // The excerpt was cut where the credential had been: the echo reached it, scrubbed whole before the cut.
+      expect(failure.received).toMatch(/"limitations":\["p+\[REDACTED\]"\]\}$/);
+      expectNoLeak(everythingWritten(run, folder), [secrets.alice, 'alice-s3cret-token-7f3a']);
+    } finally {
+      await target.close();
+    }
+  },
+  testTimeout({ waitsMs: [runLimitMs] }),
+);
 
-it('moves userinfo in --base-url to an Authorization header, says so, and never prints the password', async () => {
-  const server = hostileServers.find((candidate) => candidate.name === 'echoed-credentials')!;
-  const target = await startHostileServer(server);
-  const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-userinfo-'));
-  try {
-    const withUserinfo = target.url.replace('http://', 'http://admin:hunter2-pass@');
-    const run = await runCli([
-      'conformance',
-      '--base-url',
-      withUserinfo,
-      '--seed',
-      '11',
-      '--timeout',
-      String(timeoutMs),
-      '--checks',
-      'unknown_job_not_found,error_body',
-      '--report',
-      `json=${join(folder, 'report.json')}`,
-    ]);
-    expect(run.code, run.stdout + run.stderr).toBe(1);
-    expect(run.stderr).toMatch(/the user name and password in --base-url are sent as an Authorization: Basic header \(never printed\)/);
-    // The server echoed the credentials back into the failure; they are scrubbed.
-    expect(run.stdout).toMatch(/unknown_job_not_found · getJob · unknown job answered 200/);
-    expect(run.stdout).toContain('[REDACTED]');
-    expectNoLeak(everythingWritten(run, folder), [
-      'hunter2-pass',
-      'admin:hunter2-pass',
-      Buffer.from('admin:hunter2-pass').toString('base64'),
-    ]);
-    expect(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).target).toBe(target.url);
-  } finally {
-    await target.close();
-  }
-}, 120_000);
+it(
+  'moves userinfo in --base-url to an Authorization header, says so, and never prints the password',
+  async () => {
+    const server = hostileServers.find((candidate) => candidate.name === 'echoed-credentials')!;
+    const target = await startHostileServer(server);
+    const folder = mkdtempSync(join(tmpdir(), 'eh-hostile-userinfo-'));
+    try {
+      const withUserinfo = target.url.replace('http://', 'http://admin:hunter2-pass@');
+      const run = await runCli([
+        'conformance',
+        '--base-url',
+        withUserinfo,
+        '--seed',
+        '11',
+        '--timeout',
+        String(timeoutMs),
+        '--checks',
+        'unknown_job_not_found,error_body',
+        '--report',
+        `json=${join(folder, 'report.json')}`,
+      ]);
+      expect(run.code, run.stdout + run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/the user name and password in --base-url are sent as an Authorization: Basic header \(never printed\)/);
+      // The server echoed the credentials back into the failure; they are scrubbed.
+      expect(run.stdout).toMatch(/unknown_job_not_found · getJob · unknown job answered 200/);
+      expect(run.stdout).toContain('[REDACTED]');
+      expectNoLeak(everythingWritten(run, folder), [
+        'hunter2-pass',
+        'admin:hunter2-pass',
+        Buffer.from('admin:hunter2-pass').toString('base64'),
+      ]);
+      expect(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')).target).toBe(target.url);
+    } finally {
+      await target.close();
+    }
+  },
+  testTimeout({ waitsMs: [runLimitMs] }),
+);
 
 it.each([
   ['SIGINT', 130],
@@ -183,7 +204,7 @@ it.each([
           '--seed',
           '11',
           '--timeout',
-          '20000',
+          String(silentTimeoutMs),
           '--report',
           `json=${join(folder, 'report.json')}`,
           '--report',
@@ -199,11 +220,12 @@ it.each([
               setTimeout(() => child.kill(signal), 300);
             }
           },
-          killAfterMs: 60_000,
+          killAfterMs: 3 * silentTimeoutMs,
         },
       );
       expect(run.code, run.stdout + run.stderr).toBe(code);
-      expect(run.wallMs).toBeLessThan(await scaledBound(15_000));
+      // Without the signal the run waits out 3 silent --timeouts (3 × silentTimeoutMs); stopped, it ends well before one.
+      expect(run.wallMs).toBeLessThan(silentTimeoutMs);
       expect(run.stderr).toContain(`conformance: ${signal}: stopping`);
       expect(run.stdout).toMatch(/^check +kind +result/);
       expect(run.stdout).toMatch(new RegExp(`INTERRUPTED by ${signal}, INCOMPLETE \\(exit ${code}\\)\\n$`));
@@ -216,5 +238,5 @@ it.each([
       await target.close();
     }
   },
-  60_000,
+  testTimeout({ waitsMs: [3 * silentTimeoutMs] }),
 );

@@ -13,6 +13,7 @@ import { PatternCache, readCategory, readContext } from '../../src/conformance/p
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
 import { runMain } from '../support/run-main.js';
+import { inTime } from '../support/time-limits.js';
 
 const fixture = new URL('../fixtures/pact/web-app-evidence-service.json', import.meta.url).pathname;
 const folder = mkdtempSync(join(tmpdir(), 'eh-pact-hostile-'));
@@ -165,7 +166,8 @@ describe('run in bounded time', () => {
     const started = performance.now();
     const mismatches = matchJsonBody({ expected: { id: 'a' }, actual: { id: `${'a'.repeat(100_000)}!` }, rules });
     expect(mismatches).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(2000);
+    // Ends: a backtracking match of 100,000 characters never would (its speed is the bench's).
+    expect(performance.now() - started).toBeLessThan(inTime());
   });
 
   it('arrayContains over a large answer stays within its step budget', async () => {
@@ -196,7 +198,7 @@ describe('run in bounded time', () => {
     }
     // Either judged or refused as too complex, within seconds, never a hang.
     expect(outcome instanceof Error ? outcome.name : 'judged').toMatch(/TooComplexToMatch|judged/);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(inTime());
   });
 });
 

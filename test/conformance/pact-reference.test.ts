@@ -110,7 +110,7 @@ it('verifies a pact written by pact-js (pact-reference) against a fresh mock', a
   );
   expect(report.verdict, shown).toBe('passed');
   expect(report.checks.find((check) => check.name === 'pact_interaction_matches')).toMatchObject({ status: 'passed', applied: 4 });
-}, 60_000);
+});
 
 it('does not pass it against a provider whose jobs never complete, naming the state it could not reach', async () => {
   const file = readdirSync(dir).find((name) => name.endsWith('.json'));
@@ -120,4 +120,4 @@ it('does not pass it against a provider whose jobs never complete, naming the st
   expect(report.notes.join('\n')).toMatch(
     /not sent: pact interaction 'read a completed job': state not reachable: the job went QUEUED → FAILED and never was COMPLETE/,
   );
-}, 60_000);
+});

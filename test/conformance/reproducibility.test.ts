@@ -12,6 +12,7 @@ import { expect, it } from 'vitest';
 import { runConformance } from '../../src/conformance/run.js';
 import { createMockEngine, VirtualClock } from '../../src/engine/index.js';
 import { startMockServer } from '../../src/server/mock-server.js';
+import { testTimeout } from '../support/time-limits.js';
 import { runCli } from './cli-process.js';
 import { freePort } from './prism-support.js';
 
@@ -78,42 +79,46 @@ it('reruns a seed against the same long-lived server: the same requests under ne
   expect(second.report.verdict).toBe('passed');
 });
 
-it('writes byte-identical JSON reports for the same --seed and --run-id through the built CLI, apart from timings', async () => {
-  const port = await freePort();
-  const folder = mkdtempSync(join(tmpdir(), 'eh-reproducible-'));
-  const reports: string[] = [];
-  for (const run of [1, 2]) {
-    // A fresh mock on the same port each time: the same keys on a server that has seen them would be replays.
-    const server = await startMockServer({ port, host: '127.0.0.1' });
-    try {
-      const file = join(folder, `report-${run}.json`);
-      const result = await runCli([
-        'conformance',
-        '--base-url',
-        server.url,
-        '--seed',
-        '5',
-        '--run-id',
-        'repeat-5',
-        '--quiet',
-        '--header',
-        'Authorization: Bearer alice',
-        '--second-caller-header',
-        'Authorization: Bearer bob',
-        '--report',
-        `json=${file}`,
-      ]);
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-      reports.push(readFileSync(file, 'utf8'));
-    } finally {
-      await server.close();
+it(
+  'writes byte-identical JSON reports for the same --seed and --run-id through the built CLI, apart from timings',
+  async () => {
+    const port = await freePort();
+    const folder = mkdtempSync(join(tmpdir(), 'eh-reproducible-'));
+    const reports: string[] = [];
+    for (const run of [1, 2]) {
+      // A fresh mock on the same port each time: the same keys on a server that has seen them would be replays.
+      const server = await startMockServer({ port, host: '127.0.0.1' });
+      try {
+        const file = join(folder, `report-${run}.json`);
+        const result = await runCli([
+          'conformance',
+          '--base-url',
+          server.url,
+          '--seed',
+          '5',
+          '--run-id',
+          'repeat-5',
+          '--quiet',
+          '--header',
+          'Authorization: Bearer alice',
+          '--second-caller-header',
+          'Authorization: Bearer bob',
+          '--report',
+          `json=${file}`,
+        ]);
+        expect(result.code, result.stdout + result.stderr).toBe(0);
+        reports.push(readFileSync(file, 'utf8'));
+      } finally {
+        await server.close();
+      }
     }
-  }
-  // How tightly the bursts went out is a timing too (a note: "… within 0.12 ms of each other").
-  const withoutTimings = (text: string) =>
-    text
-      .replace(/"startedAt": "[^"]+"/, '"startedAt": ""')
-      .replace(/"durationMs": \d+/, '"durationMs": 0')
-      .replace(/within [\d.]+ ms of each other/g, 'within N ms of each other');
-  expect(withoutTimings(reports[1]!)).toBe(withoutTimings(reports[0]!));
-}, 120_000);
+    // How tightly the bursts went out is a timing too (a note: "… within 0.12 ms of each other").
+    const withoutTimings = (text: string) =>
+      text
+        .replace(/"startedAt": "[^"]+"/, '"startedAt": ""')
+        .replace(/"durationMs": \d+/, '"durationMs": 0')
+        .replace(/within [\d.]+ ms of each other/g, 'within N ms of each other');
+    expect(withoutTimings(reports[1]!)).toBe(withoutTimings(reports[0]!));
+  },
+  testTimeout({ processes: 5 }),
+);

@@ -8,6 +8,7 @@
 import { expect, it } from 'vitest';
 import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { runConformance } from '../../src/conformance/run.js';
+import { testTimeout } from '../support/time-limits.js';
 import { startPrism } from './prism-support.js';
 import { type RunningThirdParty, startMockoon, startOpenapiBackend, thirdPartyPackage } from './third-party-mocks.js';
 
@@ -81,60 +82,68 @@ const allChecksPassing = (overrides: Record<string, Status>): Record<string, Sta
   ...overrides,
 });
 
-it('prism mock (static examples): every create gives the same job, so two keys give one job; no 409, no 404', async () => {
-  const report = await judge(prism([]));
-  expect(statuses(report)).toEqual(
-    allChecksPassing({
-      // Prism 5.14.2 answers its own validation failures 400 with a problem+json body without code.
-      error_body: 'failed',
-      negative_data_rejection: 'failed',
-      idempotency_conflict: 'failed',
-      distinct_keys_distinct_jobs: 'failed',
-      second_caller_isolation: 'failed',
-      // One job for every key: whether keys are the caller's own, whether forms of a key are keys of
-      // their own, and whether rounds of a race give one job each are not asked (distinct_keys_distinct_jobs reports it).
-      key_scoped_to_caller: 'skipped',
-      keys_compared_exactly: 'skipped',
-      concurrent_duplicates_one_job: 'skipped',
-      // No 409: different bodies at once are all taken (idempotency_conflict reports it).
-      concurrent_bodies_one_accepted: 'skipped',
-      unknown_job_not_found: 'failed',
-      // Prism refuses a body over 10 MB (413): the largest valid verifyReport, \u-escaped, is 12.6 MB (A-13's limit is 16 MiB).
-      positive_data_acceptance: 'failed',
-      // Jobs shared between callers are shared with no caller too: second_caller_isolation reports it.
-      ignored_auth: 'skipped',
-      // The example job is COMPLETE from its first read.
-      job_status_moves_forward: 'skipped',
-      no_evaluation_before_complete: 'skipped',
-      invalid_job_id_not_found: 'failed',
-      oversized_body_rejected: 'failed',
-      undeclared_method_rejected: 'failed',
-      // Prism takes a body under any media type (A-21 asks for 415).
-      unsupported_media_type_rejected: 'failed',
-      // The example job is COMPLETE from its first read: no earlier state to carry limitations.
-      limitations_only_when_final: 'skipped',
-    }),
-  );
-  expect(report.verdict).toBe('failed');
-}, 90_000);
+it(
+  'prism mock (static examples): every create gives the same job, so two keys give one job; no 409, no 404',
+  async () => {
+    const report = await judge(prism([]));
+    expect(statuses(report)).toEqual(
+      allChecksPassing({
+        // Prism 5.14.2 answers its own validation failures 400 with a problem+json body without code.
+        error_body: 'failed',
+        negative_data_rejection: 'failed',
+        idempotency_conflict: 'failed',
+        distinct_keys_distinct_jobs: 'failed',
+        second_caller_isolation: 'failed',
+        // One job for every key: whether keys are the caller's own, whether forms of a key are keys of
+        // their own, and whether rounds of a race give one job each are not asked (distinct_keys_distinct_jobs reports it).
+        key_scoped_to_caller: 'skipped',
+        keys_compared_exactly: 'skipped',
+        concurrent_duplicates_one_job: 'skipped',
+        // No 409: different bodies at once are all taken (idempotency_conflict reports it).
+        concurrent_bodies_one_accepted: 'skipped',
+        unknown_job_not_found: 'failed',
+        // Prism refuses a body over 10 MB (413): the largest valid verifyReport, \u-escaped, is 12.6 MB (A-13's limit is 16 MiB).
+        positive_data_acceptance: 'failed',
+        // Jobs shared between callers are shared with no caller too: second_caller_isolation reports it.
+        ignored_auth: 'skipped',
+        // The example job is COMPLETE from its first read.
+        job_status_moves_forward: 'skipped',
+        no_evaluation_before_complete: 'skipped',
+        invalid_job_id_not_found: 'failed',
+        oversized_body_rejected: 'failed',
+        undeclared_method_rejected: 'failed',
+        // Prism takes a body under any media type (A-21 asks for 415).
+        unsupported_media_type_rejected: 'failed',
+        // The example job is COMPLETE from its first read: no earlier state to carry limitations.
+        limitations_only_when_final: 'skipped',
+      }),
+    );
+    expect(report.verdict).toBe('failed');
+  },
+  testTimeout({ processes: 4 }),
+);
 
-it('prism mock --dynamic: random jobIds, so a replay and a read of a created job show other jobs', async () => {
-  const report = await judge(prism(['--dynamic']));
-  // Random answers: only the verdicts that do not depend on what was drawn are written down.
-  expect(statuses(report)).toMatchObject({
-    status_code_documented: 'passed',
-    response_schema_conformance: 'passed',
-    created_job_readable: 'failed',
-    idempotent_replay: 'failed',
-    idempotency_conflict: 'failed',
-    // distinct_keys_distinct_jobs is left out: it passed in every run but one, on Node 22 in CI,
-    // where two creates got the same jobId from Prism; why Prism drew it twice was not found.
-    second_caller_isolation: 'failed',
-    unknown_job_not_found: 'failed',
-    reserialized_replay: 'skipped',
-  });
-  expect(report.verdict).toBe('failed');
-}, 90_000);
+it(
+  'prism mock --dynamic: random jobIds, so a replay and a read of a created job show other jobs',
+  async () => {
+    const report = await judge(prism(['--dynamic']));
+    // Random answers: only the verdicts that do not depend on what was drawn are written down.
+    expect(statuses(report)).toMatchObject({
+      status_code_documented: 'passed',
+      response_schema_conformance: 'passed',
+      created_job_readable: 'failed',
+      idempotent_replay: 'failed',
+      idempotency_conflict: 'failed',
+      // distinct_keys_distinct_jobs is left out: it passed in every run but one, on Node 22 in CI,
+      // where two creates got the same jobId from Prism; why Prism drew it twice was not found.
+      second_caller_isolation: 'failed',
+      unknown_job_not_found: 'failed',
+      reserialized_replay: 'skipped',
+    });
+    expect(report.verdict).toBe('failed');
+  },
+  testTimeout({ processes: 4 }),
+);
 
 const mockoon = thirdPartyPackage('@mockoon/cli');
 it.skipIf(!mockoon)(
@@ -180,7 +189,7 @@ it.skipIf(!mockoon)(
     );
     expect(report.verdict).toBe('failed');
   },
-  90_000,
+  testTimeout({ processes: 4 }),
 );
 
 const openapiBackend = thirdPartyPackage('openapi-backend');
@@ -216,5 +225,5 @@ it.skipIf(!openapiBackend)(
     );
     expect(report.verdict).toBe('failed');
   },
-  90_000,
+  testTimeout({ processes: 4 }),
 );

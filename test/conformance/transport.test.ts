@@ -170,6 +170,37 @@ it('keeps the status and the start of a body still arriving at the timeout, and 
   });
 });
 
+it('reads on past --timeout an answer whose body keeps coming, and cuts one that stalls, never past the run’s end', async () => {
+  // 64 kB every 100 ms for 2 s: more than 16 KiB in every 1 s window, two windows past the
+  // deadline of the three a body may take. A busy machine would have to hold the server's writes
+  // for a whole second to look like a stall.
+  const chunk = 'x'.repeat(64 * 1024);
+  const chunks = 20;
+  const body = `{"jobId":"job_slow","status":"QUEUED","limitations":["${chunk.repeat(chunks)}"]}`;
+  const target = await serve((_, response) => {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    let sent = 0;
+    const next = () => {
+      if (response.destroyed) return;
+      const end = Math.min(body.length, sent + chunk.length);
+      response.write(body.slice(sent, end));
+      sent = end;
+      if (sent < body.length) setTimeout(next, 100);
+      else response.end();
+    };
+    next();
+  });
+  const transport = new Transport({ baseUrl: target, timeoutMs: 1000, maxResponseBytes: 8 * 2 ** 20 });
+  const slow = await transport.send({ method: 'GET', path: '/', headers: {} });
+  expect(slow.timedOut).toBe(false);
+  expect(slow.response?.incomplete).toBeUndefined();
+  expect(slow.response?.json).toMatchObject({ jobId: 'job_slow' });
+  // The run's end comes first: the body is cut there however it moves.
+  const budgeted = await transport.send({ method: 'GET', path: '/', headers: {} }, { runDeadline: Date.now() + 1500 });
+  expect(budgeted.timedOut).toBe(true);
+  expect(budgeted.response?.incomplete?.reason).toBe('timeout');
+});
+
 it('reuses one connection for requests in a row (HTTP/1.1 keep-alive)', async () => {
   let connections = 0;
   const target = await serve((_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));

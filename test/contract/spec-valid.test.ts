@@ -33,7 +33,7 @@ it('passes spectral with the spectral:oas ruleset with 0 errors', async () => {
   const results = JSON.parse(stdout || '[]') as { code: string; severity: number; message: string; path: string[] }[];
   const errors = results.filter((result) => result.severity === 0);
   expect(errors.map((error) => `${error.code} at ${error.path.join('.')}: ${error.message}`)).toEqual([]);
-}, 60_000);
+});
 
 /** Every schema object in the document with a readable location. */
 function everySchema(): { where: string; schema: JsonSchema }[] {

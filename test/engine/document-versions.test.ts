@@ -83,7 +83,6 @@ it.each(contractVersions.map((candidate) => [candidate.name, candidate.why] as c
     );
     expect(failures).toEqual([]);
   },
-  60_000,
 );
 
 it('a job state the document adds can end a timeline and be set by hand; the bundled contract refuses it', async () => {

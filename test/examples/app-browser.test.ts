@@ -66,7 +66,7 @@ beforeAll(async () => {
   page.on('response', (response) => {
     if (response.url().startsWith(api) && response.fromServiceWorker()) apiAnswersFromWorker += 1;
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   // The final state, whether the steps passed or not: the picture says what a person would see.

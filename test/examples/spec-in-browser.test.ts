@@ -17,6 +17,7 @@ import { afterAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { packageRoot } from '../../src/openapi/package-root.js';
 import { contractVersions, writeVersion } from '../fixtures/contract-versions/versions.js';
+import { testTimeout } from '../support/time-limits.js';
 import { type StaticServer, startStaticServer } from './static-server.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -120,5 +121,5 @@ it.skipIf(skip)(
     });
     expect(errors).toEqual([]);
   },
-  120_000,
+  testTimeout({ processes: 5 }),
 );

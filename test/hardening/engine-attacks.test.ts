@@ -14,7 +14,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createMockEngine, scenarioLimits } from '../../src/engine/index.js';
 import { checkPattern } from '../../src/engine/patterns.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
-import { scaledBound } from '../support/machine-time.js';
+import { inTime, testTimeout } from '../support/time-limits.js';
 import { median, probeHealth } from './attack-clients.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
 
@@ -104,7 +104,9 @@ it('matches a catastrophic pattern such as ^(a+)+$ in linear time: the create is
   );
   expect(new Set(probe.results)).toEqual(new Set([202]));
   expect(probe.statuses).toEqual(Array(20).fill(200));
-  expect(allButOne(probe.ms)).toBeLessThan(await scaledBound(100));
+  // Answered at all while under attack: a backtracking match of 2^40 steps holds the event loop for
+  // hours, so a bound a busy machine keeps still tells it apart (how fast is the bench's, here and below).
+  expect(allButOne(probe.ms)).toBeLessThan(inTime());
   console.log(
     `^(a+)+$ against 40 a and '!': ${probe.results.length} creates answered 202; /health p50 ${median(probe.ms).toFixed(1)} ms, 19th of 20 ${allButOne(probe.ms).toFixed(1)} ms meanwhile`,
   );
@@ -177,7 +179,7 @@ it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge pa
     async (round) => (await fetch(`${mock.url}/__mock/scenario`, put({ scenario: heaviest(`heaviest-${round}`) }))).status,
   );
   expect(new Set(loads.results)).toEqual(new Set([200]));
-  expect(allButOne(loads.ms)).toBeLessThan(await scaledBound(100));
+  expect(allButOne(loads.ms)).toBeLessThan(inTime());
   // Creating under it over and over.
   const createMs: number[] = [];
   const creates = await healthDuring(mock.url, async (round) => {
@@ -187,59 +189,63 @@ it('refuses a 17,000-rule scenario, a 65-rule one, a 1 MB one and one of huge pa
     return status;
   });
   expect(new Set(creates.results)).toEqual(new Set([202]));
-  expect(allButOne(creates.ms)).toBeLessThan(await scaledBound(100));
+  expect(allButOne(creates.ms)).toBeLessThan(inTime());
   console.log(
     `heaviest scenario allowed: ${loads.results.length} loads, /health 19th of 20 ${allButOne(loads.ms).toFixed(1)} ms; ${creates.results.length} creates, p50 ${median(createMs).toFixed(1)} ms, /health 19th of 20 ${allButOne(creates.ms).toFixed(1)} ms`,
   );
 });
 
-it('keeps memory bounded under a flood of run-time scenarios, and forgets them on reset', async () => {
-  const mock = await start();
-  // The mock as it is once it has served each kind of call: later growth is the attack's.
-  await fetch(`${mock.url}/__mock/scenario`, put({ scenario: { name: 'warm-up' } }));
-  await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
-  const before = mock.rssBytes();
-  // 300 scenarios, each about 125 KB of JSON (half the size limit): 37 MB in all.
-  const limitations = Array(60).fill('l'.repeat(2000));
-  const statuses = await inParallel({
-    count: 300,
-    clients: 4,
-    run: async (round) => {
-      const scenario = {
-        name: `flood-${round}`,
-        job: { timeline: [{ status: 'FAILED', limitations, at: { reads: 1 } }] },
-        description: 'x'.repeat(1000),
-      };
-      return (await fetch(`${mock.url}/__mock/scenario`, put({ scenario }))).status;
-    },
-  });
-  expect(new Set(statuses)).toEqual(new Set([200]));
-  const listed = await (await fetch(`${mock.url}/__mock/scenarios`)).json();
-  // Registered at run time: at most the registry's 16 MiB (each about 0.25 MB as UTF-16), the oldest dropped.
-  const runtime = listed.scenarios.filter((scenario: { name: string }) => scenario.name.startsWith('flood-'));
-  expect(runtime.length).toBeGreaterThan(10);
-  expect(runtime.length).toBeLessThan(100);
-  expect(listed.current).toMatch(/^flood-/);
-  const peak = mock.rssBytes();
-  expect(peak - before).toBeLessThan(150 * mebibyte);
-  // An unknown name in Prefer lists a few names, not all of them.
-  const unknown = await fetch(
-    `${mock.url}/v0/evaluations`,
-    jsonPost(evaluationRequest(), { prefer: 'scenario=nope', 'idempotency-key': 'k' }),
-  );
-  expect((await unknown.json()).message).toMatch(/and \d+ more \(GET \/__mock\/scenarios lists them\)/);
-  expect((await (await fetch(`${mock.url}/__mock/reset`, { method: 'POST' })).json()).current).toBe('default');
-  const after = await (await fetch(`${mock.url}/__mock/scenarios`)).json();
-  expect(after.scenarios.some((scenario: { name: string }) => scenario.name.startsWith('flood-'))).toBe(false);
-  // The registry's memory is free now, and once the server has been quiet after the reset it
-  // asks V8 to give it back: RSS comes back within 20% of where it started.
-  const settled = await rssAfterReset(mock, before);
-  console.log(`scenario flood: 300 × 125 KB, ${runtime.length} kept; RSS ${mb(before)} → ${mb(peak)} MB; after reset ${mb(settled)} MB`);
-  // Issue 10's bound. On Node 24 it holds because `mock` runs with glibc's mmap threshold fixed
-  // (src/cli/malloc-tuning.ts): without it glibc kept 10-17 MB of freed bodies, 1.15-1.27×.
-  expect(settled).toBeLessThanOrEqual(before * 1.2);
-  // The flood, then up to 30 s for the release after the reset's quiet period: more than vitest's default 30 s.
-}, 90_000);
+it(
+  'keeps memory bounded under a flood of run-time scenarios, and forgets them on reset',
+  async () => {
+    const mock = await start();
+    // The mock as it is once it has served each kind of call: later growth is the attack's.
+    await fetch(`${mock.url}/__mock/scenario`, put({ scenario: { name: 'warm-up' } }));
+    await fetch(`${mock.url}/__mock/reset`, { method: 'POST' });
+    const before = mock.rssBytes();
+    // 300 scenarios, each about 125 KB of JSON (half the size limit): 37 MB in all.
+    const limitations = Array(60).fill('l'.repeat(2000));
+    const statuses = await inParallel({
+      count: 300,
+      clients: 4,
+      run: async (round) => {
+        const scenario = {
+          name: `flood-${round}`,
+          job: { timeline: [{ status: 'FAILED', limitations, at: { reads: 1 } }] },
+          description: 'x'.repeat(1000),
+        };
+        return (await fetch(`${mock.url}/__mock/scenario`, put({ scenario }))).status;
+      },
+    });
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const listed = await (await fetch(`${mock.url}/__mock/scenarios`)).json();
+    // Registered at run time: at most the registry's 16 MiB (each about 0.25 MB as UTF-16), the oldest dropped.
+    const runtime = listed.scenarios.filter((scenario: { name: string }) => scenario.name.startsWith('flood-'));
+    expect(runtime.length).toBeGreaterThan(10);
+    expect(runtime.length).toBeLessThan(100);
+    expect(listed.current).toMatch(/^flood-/);
+    const peak = mock.rssBytes();
+    expect(peak - before).toBeLessThan(150 * mebibyte);
+    // An unknown name in Prefer lists a few names, not all of them.
+    const unknown = await fetch(
+      `${mock.url}/v0/evaluations`,
+      jsonPost(evaluationRequest(), { prefer: 'scenario=nope', 'idempotency-key': 'k' }),
+    );
+    expect((await unknown.json()).message).toMatch(/and \d+ more \(GET \/__mock\/scenarios lists them\)/);
+    expect((await (await fetch(`${mock.url}/__mock/reset`, { method: 'POST' })).json()).current).toBe('default');
+    const after = await (await fetch(`${mock.url}/__mock/scenarios`)).json();
+    expect(after.scenarios.some((scenario: { name: string }) => scenario.name.startsWith('flood-'))).toBe(false);
+    // The registry's memory is free now, and once the server has been quiet after the reset it
+    // asks V8 to give it back: RSS comes back within 20% of where it started.
+    const settled = await rssAfterReset(mock, before);
+    console.log(`scenario flood: 300 × 125 KB, ${runtime.length} kept; RSS ${mb(before)} → ${mb(peak)} MB; after reset ${mb(settled)} MB`);
+    // Issue 10's bound. On Node 24 it holds because `mock` runs with glibc's mmap threshold fixed
+    // (src/cli/malloc-tuning.ts): without it glibc kept 10-17 MB of freed bodies, 1.15-1.27×.
+    expect(settled).toBeLessThanOrEqual(before * 1.2);
+    // The flood, then up to 30 s for the release after the reset's quiet period: more than vitest's default 30 s.
+  },
+  testTimeout({ processes: 4 }),
+);
 
 it(
   'stores a caller with a 15 KB credential as a fingerprint: memory stays small and the job list answers a page at once',
@@ -283,7 +289,7 @@ it(
       expect(listed.nextCursor).toEqual(expect.any(String));
       expect(JSON.stringify(listed)).not.toContain('sssss');
     });
-    expect(allButOne(probe.ms)).toBeLessThan(await scaledBound(100));
+    expect(allButOne(probe.ms)).toBeLessThan(inTime());
     const pageStarted = performance.now();
     await (await fetch(`${mock.url}/__mock/jobs`)).json();
     console.log(

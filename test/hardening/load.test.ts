@@ -7,6 +7,7 @@
  *
  * Sizes: LOAD_SECONDS (default 5; the long run uses 30) and LOAD_CLIENTS (default 1,000).
  */
+import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
@@ -31,10 +32,22 @@ interface Tally {
   replayMismatches: string[];
 }
 
+/**
+ * The clients' connections: an idle one is closed after 1 s, 4 s before the mock closes it
+ * (Keep-Alive: timeout=5). Fetch's own margin is 2 s, and on a loaded machine the client's timers
+ * ran seconds late: it reused a connection the mock had closed meanwhile ("other side closed",
+ * issue 33), a race of keep-alive that any HTTP server loses, not an error of the mock.
+ */
+const clientConnections = new Agent({ keepAliveTimeout: 1000, keepAliveMaxTimeout: 1000 });
+afterAll(() => clientConnections.close());
+
 async function send(tally: Tally, path: string, init: RequestInit = {}): Promise<Response | undefined> {
   tally.requests += 1;
   try {
-    const response = await fetch(`${mock.url}${path}`, init);
+    const response = (await undiciFetch(`${mock.url}${path}`, {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher: clientConnections,
+    })) as unknown as Response;
     tally.statuses.set(response.status, (tally.statuses.get(response.status) ?? 0) + 1);
     return response;
   } catch (error) {

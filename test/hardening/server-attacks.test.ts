@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { evaluationRequest } from '../support/fixtures.js';
-import { scaledBound } from '../support/machine-time.js';
+import { inTime } from '../support/time-limits.js';
 import { bodyOf, median, probeHealth, rawExchange, startAttack, statusOf } from './attack-clients.js';
 import { type MockProcess, startMockProcess } from './mock-process.js';
 
@@ -59,9 +59,8 @@ it('answers requests with 16 KB whitespace header values at once, and another cl
   await attack.stop();
   console.log(`whitespace headers: ${attack.answers.length} attacking requests; /health p50 ${median(probe.ms).toFixed(1)} ms`);
   expect(probe.statuses).toEqual(Array(20).fill(200));
-  expect(median(probe.ms), `/health ms during the attack: ${probe.ms.map((ms) => ms.toFixed(0)).join(', ')}`).toBeLessThan(
-    await scaledBound(100),
-  );
+  // Answered while under attack; how fast is the bench's (a busy machine moves any tighter bound).
+  expect(median(probe.ms), `/health ms during the attack: ${probe.ms.map((ms) => ms.toFixed(0)).join(', ')}`).toBeLessThan(inTime());
   // Every attacking request got its own answer: getJob's 404, createEvaluation's 202.
   expect(attack.answers.length).toBeGreaterThan(20);
   for (const answer of attack.answers) expect([404, 202]).toContain(statusOf(answer));
@@ -130,7 +129,8 @@ it('exits within 5 s of SIGTERM while 200 requests wait out a 60 s scenario late
   const { exit, ms } = await exitWithin(mock, { since: signalled, limitMs: 10_000 });
   console.log(`SIGTERM with 200 requests in a 60 s latency: exit after ${ms.toFixed(0)} ms`);
   expect(exit, `exit after ${ms.toFixed(0)} ms`).toEqual({ code: 0, signal: null });
-  expect(ms).toBeLessThan(await scaledBound(5000));
+  // The stop's deadline (3 s grace, 1 s to exit) honoured; how soon is the bench's.
+  expect(ms).toBeLessThan(inTime(4000));
   // The latency wait was cancelled, not the requests: each got the answer it was waiting for.
   expect(await Promise.all(outcomes)).toEqual(Array(200).fill(404));
 });
@@ -149,8 +149,9 @@ it.each([
   mock.child.kill(signal);
   const { exit, ms } = await exitWithin(mock, { since: again, limitMs: 10_000 });
   expect(exit).toEqual({ code, signal: null });
-  // At once: well before the 3 s the first signal gives in-flight requests.
-  expect(ms).toBeLessThan(await scaledBound(2000));
+  // The exit code (130/143, not the 0 a graceful stop gives after its 3 s grace) shows the second
+  // signal forced the exit; the bound only says it did not hang (how soon is the bench's).
+  expect(ms).toBeLessThan(inTime(3000));
   // The line of the request answered before the signals was not lost to the forced exit.
   expect(mock.output()).toMatch(/ GET \/health 200 /);
 });

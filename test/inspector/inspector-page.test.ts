@@ -120,7 +120,7 @@ beforeAll(async () => {
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

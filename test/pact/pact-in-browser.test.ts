@@ -15,6 +15,7 @@ import { build, type Plugin } from 'vite';
 import { afterAll, expect, it } from 'vitest';
 import { packageRoot } from '../../src/openapi/package-root.js';
 import { type StaticServer, startStaticServer } from '../examples/static-server.js';
+import { testTimeout } from '../support/time-limits.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
@@ -101,5 +102,5 @@ it.skipIf(skip)(
     expect(text).not.toContain('browser-secret-0123456789');
     expect(errors).toEqual([]);
   },
-  120_000,
+  testTimeout({ processes: 5 }),
 );

@@ -49,7 +49,7 @@ it("verifies, with Pact's verifier, against `evidence-harness mock` under a base
     logLevel: 'error',
   }).verifyProvider();
   await expect(verified).resolves.toBeDefined();
-}, 60_000);
+});
 
 it('refuses a party name it cannot use, and a name without --pact-out, with exit 2', async () => {
   const bad = await runMain('mock', '--pact-out', 'p.json', '--pact-provider', 'a/b');

@@ -33,7 +33,7 @@ beforeAll(async () => {
     if (request.method !== 'POST' || new URL(request.url).pathname !== '/v0/evaluations' || answer.status !== 202) return answer;
     return new Response(await answer.text(), { status: 200, headers: answer.headers });
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await fresh?.close();
@@ -60,7 +60,7 @@ it('verifies against a fresh mock with its states set up through the API alone: 
   expect(run.stderr).toBe('');
   expect(run.stdout).toContain('pact_interaction_matches');
   expect(run.code, run.stdout).toBe(0);
-}, 60_000);
+});
 
 it("verifies against a fresh mock with the mock's own state endpoint: exit 0", async () => {
   const run = await runMain(
@@ -74,11 +74,11 @@ it("verifies against a fresh mock with the mock's own state endpoint: exit 0", a
     `${fresh.url}/__mock/provider-states`,
   );
   expect(run.code, run.stdout).toBe(0);
-}, 60_000);
+});
 
 it('fails against a server that answers a create 200, naming the create interactions: exit 1', async () => {
   const run = await runMain('conformance', '--base-url', createAnswers200.url, '--pact', pactFile, '--quiet');
   expect(run.code).toBe(1);
   expect(run.stdout).toMatch(/pact_interaction_matches[\s\S]*createEvaluation|createEvaluation[\s\S]*pact_interaction_matches/);
   expect(run.stdout).toContain('status: 200');
-}, 60_000);
+});

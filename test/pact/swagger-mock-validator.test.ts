@@ -57,7 +57,7 @@ it('accepts the pact the mock wrote against spec/openapi.yaml', async () => {
   const result = await validate(pact);
   expect(result.code, result.output).toBe(0);
   expect(result.output).toMatch(/\b0 error\(s\)\s+0 warning\(s\)/);
-}, 60_000);
+});
 
 it('refuses a pact whose create is answered 200', async () => {
   const broken = structuredClone(pact) as unknown as {
@@ -69,4 +69,4 @@ it('refuses a pact whose create is answered 200', async () => {
   expect(result.code).not.toBe(0);
   // 200 falls under the create's default (an Error): the Job body is what breaks it.
   expect(result.output).toMatch(/response\.body\.incompatible/);
-}, 60_000);
+});

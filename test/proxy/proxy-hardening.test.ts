@@ -17,8 +17,8 @@ import { afterEach, expect, it } from 'vitest';
 import { Scrubber } from '../../src/conformance/secrets.js';
 import { ProxyCassette } from '../../src/proxy/cassette.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
-import { scaledBound } from '../support/machine-time.js';
 import { makeTestCertificate } from '../support/test-certificate.js';
+import { inTime } from '../support/time-limits.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -111,13 +111,7 @@ it('keeps serving other clients while an upstream answers with thousands of stac
     response.end(Buffer.concat([stacked, padding]));
   });
   const proxy = await proxyTo(upstream.url);
-  const timeHealth = async () => {
-    const started = performance.now();
-    expect((await fetch(`${proxy.url}/health`)).status).toBe(200);
-    return performance.now() - started;
-  };
-  await timeHealth();
-  const baseline = Math.max(await timeHealth(), await timeHealth());
+  const health = async () => (await fetch(`${proxy.url}/health`, { signal: AbortSignal.timeout(inTime()) })).status;
   // node:http, not fetch: fetch itself refuses more than 5 codings.
   const bombs = Array.from(
     { length: 4 },
@@ -131,20 +125,21 @@ it('keeps serving other clients while an upstream answers with thousands of stac
           .end();
       }),
   );
+  // Other clients are answered while the bombs are in flight. A decode that held the event loop
+  // would hold these for seconds; that figure, not a bound a busy machine moves, is the bench's.
   const during: number[] = [];
-  for (let probe = 0; probe < 5; probe += 1) during.push(await timeHealth());
+  for (let probe = 0; probe < 5; probe += 1) during.push(await health());
+  expect(during).toEqual([200, 200, 200, 200, 200]);
   const answers = await Promise.all(bombs);
   // Passed on as sent; judged only as far as the proxy decodes (at most 3 codings).
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
-  // Relative to this run's own baseline: a blocked event loop held /health for seconds.
-  expect(Math.max(...during)).toBeLessThan(Math.max(100, baseline * 20));
   expect(
     proxy
       .report()
       .recent.filter((record) => record.operationId === 'getJob')
       .map((record) => record.upstreamStatus),
   ).toEqual([200, 200, 200, 200]);
-}, 60_000);
+});
 
 it('keeps a header-heavy exchange under 200 kB of cassette, says what it left out, and writes the cassette entry by entry', async () => {
   const cassette = new ProxyCassette({ creator: { name: 'test', version: '0' } });
@@ -232,7 +227,7 @@ it('keeps the client’s connection usable when the upstream answers before the 
   });
   expect(answers).toMatch(/^HTTP\/1\.1 413/);
   expect(answers).toMatch(/HTTP\/1\.1 200 OK[\s\S]*"status":"ok"/);
-}, 20_000);
+});
 
 it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () => {
   const upstream = await upstreamWith((_, response) => response.end());
@@ -253,7 +248,8 @@ it('answers CONNECT with an Error body: the proxy is a reverse proxy', async () 
   // The CONNECT socket is closed by the proxy, so close() does not wait on it.
   const closing = performance.now();
   await proxy.close({ graceMs: 100 });
-  expect(performance.now() - closing).toBeLessThan(await scaledBound(4000));
+  // Ends by itself: a CONNECT socket left open would hold close() for ever.
+  expect(performance.now() - closing).toBeLessThan(inTime(100));
 });
 
 it('takes every credential form out of the log, the report, /__proxy/report, the JUnit and HTML reports and the cassette', async () => {

@@ -245,7 +245,7 @@ it('in front of Prism’s static mock: flags what a standard client flow exposes
   } finally {
     await prism.stop();
   }
-}, 60_000);
+});
 
 it('judges a gzipped answer decoded and passes it on as the upstream sent it; HEAD keeps its stated length', async () => {
   const mock = await startMock();

@@ -10,6 +10,7 @@ import { startMockServer } from '../../src/server/index.js';
 import { controlTokenFor, isLoopbackHost } from '../../src/server/mock-server.js';
 import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
 import { mockServersClosedAfterEach } from '../support/started-servers.js';
+import { testTimeout } from '../support/time-limits.js';
 
 const start = mockServersClosedAfterEach();
 
@@ -247,6 +248,38 @@ it('cuts off a client that trickles its headers, with 408 request_timeout, while
   expect(reply).toMatch(/^HTTP\/1\.1 408 /);
   expect(reply).toContain('"code":"request_timeout"');
 });
+
+it(
+  'takes a body slower than one window as long as it keeps coming: the cut is for a stall, not a slow link',
+  async () => {
+    // A window of 2 s, a chunk every 100 ms: the body takes 5 s, past any deadline of one window for
+    // the whole body, while each window brings 40 kB. A busy machine would have to hold this test's
+    // writes for 2 s to look like a stall.
+    const server = await start({ timeouts: { headersMs: 2000, requestMs: 2000, bodyMinBytes: 1024 } });
+    const json = JSON.stringify(evaluationRequest());
+    const chunks = 50;
+    const padding = ' '.repeat(2048);
+    const received = await rawExchange({
+      port: server.port,
+      send: (socket) => {
+        socket.write(
+          `POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: slow-link\r\nContent-Length: ${json.length + chunks * padding.length}\r\nConnection: close\r\n\r\n`,
+        );
+        let sent = 0;
+        const next = () => {
+          if (socket.destroyed) return;
+          if (sent === chunks) return void socket.write(json);
+          sent += 1;
+          socket.write(padding);
+          setTimeout(next, 100);
+        };
+        next();
+      },
+    });
+    expect(received).toMatch(/^HTTP\/1\.1 202 /);
+  },
+  testTimeout({ waitsMs: [5000] }),
+);
 
 it('cuts off a client that trickles its body, with 408, and logs the request as aborted', async () => {
   const lines: string[] = [];

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { openRedisConnection, type RedisConnection } from '../../src/server/redis/redis-connection.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
-import { scaledBound } from '../support/machine-time.js';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { inTime } from '../support/time-limits.js';
 
 let redis: TestRedis;
 let namespaces = 0;
@@ -105,7 +105,8 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
       );
       for (const answer of answers) {
         expect(answer.status).toBe(503);
-        expect(answer.ms).toBeLessThan(await scaledBound(1500));
+        // The store's 1 s command deadline turns a hang into a 503: an answer at all, not its speed.
+        expect(answer.ms).toBeLessThan(inTime(1000));
       }
     } finally {
       redis.resume();

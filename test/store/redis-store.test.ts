@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src/engine/index.js';
 import { openRedisConnection, type RedisConnection } from '../../src/server/redis/redis-connection.js';
 import { RedisStore } from '../../src/server/redis/redis-store.js';
-import { scaledBound } from '../support/machine-time.js';
 import { redisAvailable, startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { inTime } from '../support/time-limits.js';
 import { storeContractSuite } from './store-contract.suite.js';
 
 let redis: TestRedis;
@@ -57,7 +57,8 @@ describe.runIf(redisAvailable)('Redis store', () => {
       await own.stop({ hard: true });
       const started = performance.now();
       await expect(store.get('k')).rejects.toBeInstanceOf(StoreUnavailableError);
-      expect(performance.now() - started).toBeLessThan(await scaledBound(2000));
+      // The 1 s command deadline, not a hang: how fast is the bench's.
+      expect(performance.now() - started).toBeLessThan(inTime(1000));
       await own.start();
       // The client reconnects by itself (every 100 ms at first); no persistence here, so the entry is gone.
       await expect

@@ -176,7 +176,7 @@ ${createStep('runs-goto-1', `        onSuccess: [{ name: skip, type: goto, stepI
     const long = await run(loop, { maxRequests: 5000 });
     expect(long.exitCode).toBe(1);
     expect(failuresOf(long)).toEqual([expect.objectContaining({ title: 'loop › ping: more than 1000 step runs' })]);
-  }, 60_000);
+  });
 });
 
 describe('workflows, inputs and outputs', () => {

@@ -42,10 +42,24 @@ export interface ExchangeLimits {
    * gets only what is left of its request's deadline, but the request had --timeout in all.
    */
   readonly statedTimeoutMs?: number;
+  /**
+   * Until when (a Date.now() time) a body still arriving at the deadline may be read on while
+   * it keeps coming (16 KiB per --timeout at least: A-41). Absent: cut at the deadline.
+   */
+  readonly bodyProgressUntil?: number;
   readonly maxResponseBytes: number;
   /** Aborting it destroys the request at once (SIGINT, SIGTERM). */
   readonly signal?: AbortSignal;
 }
+
+/** What an answer's body must bring per --timeout window to be read on past the deadline (A-41). */
+export const answerProgressBytes = 16 * 1024;
+
+/**
+ * How many windows past the deadline a moving body may take: a request costs at most 4 × --timeout,
+ * so a server sending just enough (or a million one-byte chunks) cannot hold the run to its budget.
+ */
+export const answerProgressWindows = 3;
 
 const tooLarge = (limit: number): IncompleteBody['message'] => `answer larger than ${limit} bytes (--max-response-bytes)`;
 
@@ -93,6 +107,9 @@ export class BoundedNodeClient {
       ...(body ? { body: held ?? body } : {}),
       deadlineMs: Math.max(1, Math.ceil(limits.timeoutMs)),
       statedTimeout: { ms: stated(limits), flag: '--timeout' },
+      ...(limits.bodyProgressUntil === undefined
+        ? {}
+        : { bodyProgress: { minBytes: answerProgressBytes, maxWindows: answerProgressWindows, until: limits.bodyProgressUntil } }),
       ...(limits.signal ? { signal: limits.signal } : {}),
     });
     if (outcome.interrupted) return { error: 'the run was interrupted', timedOut: false, interrupted: true };

@@ -208,6 +208,8 @@ interface Deadline {
   readonly at: number;
   /** The --timeout, named in "no answer within … ms". */
   readonly statedMs: number;
+  /** The run's own end (--time-budget): a body still coming is read on at most until then. */
+  readonly runAt: number;
 }
 
 export class Transport {
@@ -256,7 +258,7 @@ export class Transport {
     started = performance.now();
     const ownDeadline = Date.now() + timeoutMs;
     const runDeadline = sendOptions.runDeadline ?? Number.POSITIVE_INFINITY;
-    const deadline: Deadline = { at: Math.min(ownDeadline, runDeadline), statedMs: timeoutMs };
+    const deadline: Deadline = { at: Math.min(ownDeadline, runDeadline), statedMs: timeoutMs, runAt: runDeadline };
     let attempt = await this.follow(request, notes, { deadline, paced: true });
     requestsSent += attempt.sent;
     let rateLimited = false;
@@ -338,6 +340,8 @@ export class Transport {
     const limits = {
       timeoutMs: left,
       statedTimeoutMs: timing.deadline.statedMs,
+      // Read on while the body keeps coming, but never past the run's end (a number, not Infinity, for the timer).
+      bodyProgressUntil: Math.min(timing.deadline.runAt, Date.now() + 2 ** 31 - 1),
       maxResponseBytes: this.maxResponseBytes,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
     };

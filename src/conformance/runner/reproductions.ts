@@ -12,8 +12,17 @@ import type { ReplayableRequest } from '../failures.js';
 import { inlineBodyLimit, toCurl } from '../http/curl.js';
 import { replayableRequest } from '../replay.js';
 
+/**
+ * What one run writes into its body folder at most: the largest valid bodies are 12.6 MB, and a
+ * run that fails them all against a broken server must not fill the disk (A-42).
+ */
+export const maxBodyFolderBytes = 256 * 2 ** 20;
+
 export class Reproductions {
   private directoryMade = false;
+  private writtenBytes = 0;
+  /** Said once: which long bodies the curl lines leave out, and why. */
+  private leftOutSaid = false;
   /** Set once a body file could not be written: later long bodies stay out of curl lines too. */
   private filesFailed = false;
   /** The body file each exchange's curl line reads, by exchange id: its replay reads the same. */
@@ -55,12 +64,21 @@ export class Reproductions {
   private bodyFileFor(exchange: Pick<Exchange, 'id' | 'request'>): string | undefined {
     const body = exchange.request.body;
     const directory = this.options.bodyDirectory;
-    if (body === undefined || body.length <= inlineBodyLimit || !directory || this.filesFailed) return undefined;
+    if (body === undefined || body.length <= inlineBodyLimit || this.filesFailed) return undefined;
+    if (!directory)
+      return this.leftOut(
+        'Request bodies over 16 KiB are left out of the curl lines: the CLI keeps them with --keep-bodies DIR or --report (runConformance: bodyDirectory).',
+      );
+    if (this.writtenBytes + body.length > maxBodyFolderBytes)
+      return this.leftOut(
+        `Request bodies past ${maxBodyFolderBytes / 2 ** 20} MiB in all were not written to ${directory}; their curl lines leave the body out.`,
+      );
     try {
       if (!this.directoryMade) mkdirSync(directory, { recursive: true });
       this.directoryMade = true;
       const bodyFile = join(directory, `exchange-${exchange.id}.json`);
       writeOutputFileSync({ path: bodyFile, data: body });
+      this.writtenBytes += body.length;
       this.bodyFiles.set(exchange.id, bodyFile);
       return bodyFile;
     } catch (error) {
@@ -71,5 +89,11 @@ export class Reproductions {
       );
       return undefined;
     }
+  }
+
+  private leftOut(message: string): undefined {
+    if (!this.leftOutSaid) this.options.note(message);
+    this.leftOutSaid = true;
+    return undefined;
   }
 }

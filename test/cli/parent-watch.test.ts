@@ -1,0 +1,121 @@
+/**
+ * No orphans (issue 33): `npx evidence-harness mock` is npm, the shell npm starts and the mock.
+ * SIGTERM or SIGINT to npm's PID (as Makefiles, `concurrently`, CI scripts and container
+ * runtimes send it) stops the mock as SIGTERM to the mock itself would: the port is freed and
+ * its --coverage-report written. And the watch itself, on facts given to it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { type ParentFacts, watchParent } from '../../src/cli/parent-watch.js';
+import { packageRoot } from '../../src/openapi/package-root.js';
+import { inTime, testTimeout } from '../support/time-limits.js';
+
+const started: ChildProcess[] = [];
+const folders: string[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** Facts whose parent PID and files the test changes as it goes. */
+function facts(options: { env?: Record<string, string>; cmdline?: string }) {
+  const state = { ppid: 4242, switches: 10 };
+  const given: ParentFacts = {
+    ppid: () => state.ppid,
+    read: (path) =>
+      path.endsWith('/cmdline')
+        ? options.cmdline
+        : `Name:\tsh\nvoluntary_ctxt_switches:\t${state.switches}\nnonvoluntary_ctxt_switches:\t3\n`,
+    env: options.env ?? {},
+  };
+  return { state, given };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+it('says when the parent ends, once', async () => {
+  const { state, given } = facts({});
+  const events: unknown[] = [];
+  const stop = watchParent((event) => events.push(event), given);
+  await tick();
+  expect(events).toEqual([]);
+  state.ppid = 1;
+  await tick();
+  state.ppid = 77;
+  await tick();
+  stop();
+  expect(events).toEqual([{ kind: 'parent-ended', parent: 4242 }]);
+});
+
+it('takes a wake-up of the shell npm started as the SIGINT it holds; not so for any other parent', async () => {
+  const npmShell = facts({ env: { npm_command: 'exec' }, cmdline: 'sh\0-c\0evidence-harness mock\0' });
+  const events: unknown[] = [];
+  const stop = watchParent((event) => events.push(event), npmShell.given);
+  await tick();
+  expect(events).toEqual([]);
+  npmShell.state.switches += 1;
+  await tick();
+  stop();
+  expect(events).toEqual([{ kind: 'shell-interrupted', shell: 4242 }]);
+
+  for (const other of [
+    facts({ cmdline: 'sh\0-c\0evidence-harness mock\0' }),
+    facts({ env: { npm_command: 'exec' }, cmdline: 'node\0x.js\0' }),
+  ]) {
+    const seen: unknown[] = [];
+    const done = watchParent((event) => seen.push(event), other.given);
+    other.state.switches += 5;
+    await tick();
+    done();
+    expect(seen).toEqual([]);
+  }
+});
+
+it.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s to the PID of `npx evidence-harness mock` stops the mock: the port is free and its coverage report written',
+  async (signal) => {
+    const folder = mkdtempSync(join(tmpdir(), 'eh-orphan-'));
+    folders.push(folder);
+    const report = join(folder, 'coverage.json');
+    const npx = spawn('npx', ['evidence-harness', 'mock', '--port', '0', '--coverage-report', `json=${report}`], {
+      cwd: packageRoot(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    started.push(npx);
+    let output = '';
+    npx.stdout!.on('data', (chunk) => (output += chunk));
+    npx.stderr!.on('data', (chunk) => (output += chunk));
+    await expect.poll(() => /listening on (http\S+)/.exec(output)?.[1], { timeout: inTime(), interval: 100 }).toBeDefined();
+    const url = /listening on (http\S+)/.exec(output)![1]!;
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    npx.kill(signal);
+    // The product stops within 2 s (a watch 4 times a second, then the stop of SIGTERM); the bound
+    // adds a busy machine's allowance: an orphan would serve the port for ever.
+    await expect
+      .poll(
+        async () => {
+          try {
+            await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+            return 'still serving';
+          } catch {
+            return 'port free';
+          }
+        },
+        { timeout: inTime(2000), interval: 200 },
+      )
+      .toBe('port free');
+    await expect.poll(() => existsSync(report), { timeout: inTime(), interval: 100 }).toBe(true);
+    await expect.poll(() => output).toMatch(/coverage report written/);
+    // The coverage of this run: the /health answered before the signal.
+    const written = JSON.parse(readFileSync(report, 'utf8')) as { behaviours: { id: string; covered: boolean }[] };
+    expect(written.behaviours.find((behaviour) => behaviour.id === 'health 200')?.covered).toBe(true);
+    expect(output).toMatch(
+      signal === 'SIGTERM' ? /the process that started it \(PID \d+\) ended: stopping/ : /SIGINT to the npm that started it/,
+    );
+  },
+  testTimeout({ waitsMs: [2000], processes: 2 }),
+);
