@@ -24,6 +24,7 @@ import {
   renderReport,
   withImpact,
 } from '../evolution/index.js';
+import { defaultDiffLimits, valueCount } from '../evolution/limits.js';
 import { headline } from '../evolution/render/groups.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
@@ -163,6 +164,8 @@ export const diffCommand: Command = {
       if (!isHttpUrl(source)) checkLocalFile({ source, label, maxBytes: documentLimits.maxBytes });
     const coverage = values.coverage === undefined ? undefined : readCoverage(values.coverage);
     const documents: BundledDocument[] = [];
+    // The step budget is charged as each document is parsed (A-35): NEW may hold only what OLD left.
+    let valuesLeft = defaultDiffLimits.maxSteps;
     for (const [label, source] of [
       ['OLD', oldSource],
       ['NEW', newSource],
@@ -170,9 +173,24 @@ export const diffCommand: Command = {
       try {
         // The one loader: every file either document draws in is held to the same bounds and
         // $ref policy (A-30, A-31); a URL is resolved against itself, never a temporary file.
-        documents.push(await loadBundledDocument({ source, tls, allowRemoteRefs: values['allow-remote-refs'] === true }));
+        const document = await loadBundledDocument({
+          source,
+          tls,
+          allowRemoteRefs: values['allow-remote-refs'] === true,
+          maxValues: valuesLeft,
+        });
+        documents.push(document);
+        valuesLeft -= valueCount(document.document, valuesLeft + 1);
       } catch (error) {
         if (!(error instanceof InvalidSpecError)) throw error;
+        if (error.problem === 'budget' && /more than \d+ values/.test(error.message) && valuesLeft < defaultDiffLimits.maxSteps) {
+          io.stderr(
+            diagnostic(
+              `diff: the documents cannot be compared: OLD and NEW together hold more than the ${defaultDiffLimits.maxSteps} values and steps the diff compares (reached reading ${label}); compare smaller documents, or the parts that changed.`,
+            ),
+          );
+          return exitCodes.usage;
+        }
         io.stderr(
           diagnostic(
             `diff: ${label} is not a valid OpenAPI 3.1 document: ${error.message}. Fix it (the message says where) and run the command again.`,

@@ -64,6 +64,12 @@ export interface DocumentReadOptions {
   readonly timeBudgetMs?: number;
   /** Trust for https URLs (--ca, --insecure). */
   readonly tls?: DocumentTls | undefined;
+  /**
+   * Values the named document may hold, below documentLimits.maxNodes: `diff` gives NEW what its
+   * step budget has left after OLD, so two documents too large to compare are refused as soon as
+   * they are parsed, before validation and bundling (A-35).
+   */
+  readonly maxValues?: number;
 }
 
 export interface LoadDocumentOptions extends DocumentReadOptions {
@@ -104,6 +110,7 @@ interface Reading {
   readonly scrubber: Scrubber;
   readonly signal: AbortSignal;
   readonly maxBytes: number;
+  readonly maxNodes: number;
   readonly tls: DocumentTls | undefined;
   /** A message with the raw source (and any URL in it) replaced and every credential taken out. */
   clean(message: string): string;
@@ -125,6 +132,7 @@ async function withinBudget<T>(options: DocumentReadOptions, work: (reading: Rea
     scrubber,
     signal: controller.signal,
     maxBytes: options.maxBytes ?? documentLimits.maxBytes,
+    maxNodes: Math.min(documentLimits.maxNodes, options.maxValues ?? Number.POSITIVE_INFINITY),
     tls: options.tls,
     clean: (message) =>
       scrubber.scrub(
@@ -217,7 +225,7 @@ async function parseText(reading: Reading, options: { text: string; name: string
     const frame = at ? `:\n${lineFrame(text, at)}` : '';
     throw fail('syntax', `not valid ${json ? 'JSON' : 'YAML'}: ${reason}${at ? ` at line ${at.line}, column ${at.column}` : ''}${frame}`);
   }
-  const shape = shapeProblem(value);
+  const shape = shapeProblem(value, { maxNodes: reading.maxNodes });
   if (shape) {
     const aliases = !json && /(^|[\s[{,:])\*[^\s,\]}]/.test(text);
     throw fail(

@@ -21,6 +21,8 @@ export async function loadBundledDocument(options: {
   readonly allowRemoteRefs?: boolean;
   readonly tls?: DocumentTls | undefined;
   readonly maxBytes?: number;
+  /** Values the named document may hold (the loader's `maxValues`). */
+  readonly maxValues?: number;
 }): Promise<BundledDocument> {
   let loaded: Awaited<ReturnType<typeof loadOpenApiDocument>>;
   try {
@@ -30,9 +32,10 @@ export async function loadBundledDocument(options: {
       ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.maxValues === undefined ? {} : { maxValues: options.maxValues }),
     });
   } catch (error) {
-    if (error instanceof DocumentError) throw new InvalidSpecError(error.message);
+    if (error instanceof DocumentError) throw new InvalidSpecError(error.message, { problem: error.problem });
     throw error;
   }
   const { document } = loaded;

@@ -55,6 +55,12 @@ export interface ContractDocument {
 /** Thrown when the document is not a valid OpenAPI document; `message` says where. */
 export class InvalidSpecError extends Error {
   override readonly name = 'InvalidSpecError';
+  /** Why, when the one loader refused it (src/documents DocumentProblem: 'budget', 'ref-refused', …). */
+  readonly problem: string | undefined;
+  constructor(message: string, options: { readonly problem?: string } = {}) {
+    super(message);
+    this.problem = options.problem;
+  }
 }
 
 export interface LoadContractOptions {
@@ -90,7 +96,7 @@ export async function loadContract(options: LoadContractOptions = {}): Promise<C
     document = loaded.document;
     source = loaded.displayName;
   } catch (error) {
-    if (error instanceof DocumentError) throw new InvalidSpecError(error.message);
+    if (error instanceof DocumentError) throw new InvalidSpecError(error.message, { problem: error.problem });
     throw error;
   }
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {

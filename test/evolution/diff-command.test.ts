@@ -115,3 +115,23 @@ it('compares recursive $refs (A → B → A) and ends', async () => {
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout).changes).toEqual([]);
 });
+
+it('refuses two documents too large to compare as soon as NEW is read, naming the budget (A-35)', async () => {
+  // Each holds 1.2 million values (300 enums of 4,000): either alone is read, both pass the budget.
+  const big = (prefix: string) => {
+    const schemas: Record<string, unknown> = {};
+    for (let index = 0; index < 300; index += 1)
+      schemas[`${prefix}${index}`] = { type: 'integer', enum: Array.from({ length: 4000 }, (_, value) => value * 7 + index) };
+    return JSON.stringify({ openapi: '3.1.0', info: { title: prefix, version: '1' }, paths: {}, components: { schemas } });
+  };
+  const older = join(folder, 'big-old.json');
+  const newer = join(folder, 'big-new.json');
+  writeFileSync(older, big('a'));
+  writeFileSync(newer, big('b'));
+  const result = await runMain('diff', older, newer);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(
+    /the documents cannot be compared: OLD and NEW together hold more than the 2000000 values .*reached reading NEW/,
+  );
+  expect(result.stdout).toBe('');
+});
