@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import type { JsonSchema } from '../../openapi/document.js';
+import { typesOf } from './schema-types.js';
 
 const supportedKeywords = new Set([
   'type',
@@ -24,6 +25,9 @@ const supportedKeywords = new Set([
   'description',
   'examples',
   'title',
+  // An annotation: the server applies it when the property is absent, and any valid value may
+  // still be sent, so it shapes nothing generated.
+  'default',
 ]);
 
 export interface SchemaArbitraryOptions {
@@ -56,6 +60,12 @@ export function arbitraryFromSchema(schema: JsonSchema, options: SchemaArbitrary
     }
   }
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  // A type list: values of each member type, the other keywords applying to the member they fit.
+  if (Array.isArray(schema.type)) {
+    const members = typesOf(schema) ?? [];
+    if (members.length === 0) throw new Error('schema-arbitrary: an empty type list is not supported');
+    return fc.oneof(...members.map((type) => arbitraryFromSchema({ ...schema, type }, options)));
+  }
   switch (schema.type) {
     case 'object':
       return objectArbitrary(schema, options);
@@ -66,6 +76,8 @@ export function arbitraryFromSchema(schema: JsonSchema, options: SchemaArbitrary
       });
     case 'string':
       return stringArbitrary(schema, options);
+    case 'null':
+      return fc.constant(null);
     case undefined:
       return fc.jsonValue();
     default:
