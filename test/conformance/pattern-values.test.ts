@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { fullValidValue, mutationsOf } from '../../src/conformance/generators/mutations.js';
+import { boundariesOf, fullValidValue, mutationsOf } from '../../src/conformance/generators/mutations.js';
 import { patternValue, UngenerableValueError } from '../../src/conformance/generators/pattern-values.js';
 
 it.each([
@@ -51,4 +51,6 @@ it('a type list with null: the value is of the other type, and null is no type m
   const atNote = mutationsOf(schema).filter((mutation) => mutation.pointer === '/note');
   expect(atNote.map((mutation) => (mutation.value as { note: unknown }).note)).not.toContain(null);
   expect(atNote.map((mutation) => mutation.constraint)).toEqual(expect.arrayContaining(['type', 'maxLength']));
+  // null is sent as a valid value instead: a server that refuses it fails.
+  expect(boundariesOf(schema).map((boundary) => boundary.value)).toContainEqual({ note: null });
 });

@@ -135,6 +135,7 @@ it('a pattern no value is built for leaves the checks that needed one not judged
   const { report, failures } = await run({ serverDocument: document, specFile: await write(document) });
   expect(failures).toEqual([]);
   expect(report.verdict).toBe('incomplete');
+  expect(report.exitCode).toBe(3);
   const notJudged = report.checks.filter((check) => check.status === 'skipped' && check.note?.includes('not judged'));
   expect(notJudged.map((check) => check.name)).toContain('negative_data_rejection');
   expect(notJudged[0]?.note).toContain('pattern ^\\p{Lu}{3}$: it uses the escape \\p');

@@ -149,6 +149,13 @@ function visit(walk: Walk, given: JsonSchema, value: unknown, path: (string | nu
       null,
     );
 
+  // A type list: a value of each other member type must be accepted too (null where null is listed).
+  if (Array.isArray(given.type)) {
+    const members = given.type.map(String);
+    for (const member of members.filter((type) => type !== schema.type))
+      boundary('type', `a value of type ${member} (type ${members.join(', ')})`, fullValidValue({ ...given, type: member }));
+  }
+
   if (schema.type === 'object') {
     mutate('type', 'an array instead of an object', []);
     nullInstead();
