@@ -54,3 +54,18 @@ it('a type list with null: the value is of the other type, and null is no type m
   // null is sent as a valid value instead: a server that refuses it fails.
   expect(boundariesOf(schema).map((boundary) => boundary.value)).toContainEqual({ note: null });
 });
+
+it('a format other than uri gets no guessed value, and the reason', () => {
+  const schema = { type: 'object', properties: { contact: { type: 'string', format: 'email' } } };
+  expect(() => fullValidValue(schema)).toThrow(UngenerableValueError);
+  expect(() => fullValidValue(schema)).toThrow("no value is built for format 'email'");
+});
+
+it('a const is the valid value, and an enum of one to mutate', () => {
+  const schema = { type: 'object', properties: { priority: { type: 'string', const: 'low' } } };
+  expect(fullValidValue(schema)).toEqual({ priority: 'low' });
+  const values = mutationsOf(schema)
+    .filter((mutation) => mutation.constraint === 'enum')
+    .map((mutation) => (mutation.value as { priority: unknown }).priority);
+  expect(values).toEqual(expect.arrayContaining(['NOT_A_LISTED_VALUE', 'LOW']));
+});

@@ -100,6 +100,12 @@ const variants: readonly Variant[] = [
     failureMentions: /priority.*enum/,
   },
   {
+    name: 'a const',
+    variant: (doc) => (request(doc).properties.priority = { type: 'string', const: 'low' }),
+    ignoring: (doc) => delete request(doc).properties.priority.const,
+    failureMentions: /priority.*enum/,
+  },
+  {
     name: 'a type list',
     variant: (doc) => (request(doc).properties.priority = { type: ['string', 'null'], maxLength: 8 }),
     ignoring: (doc) => delete request(doc).properties.priority.maxLength,

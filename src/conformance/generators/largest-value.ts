@@ -24,6 +24,7 @@ const numberOf = (value: unknown): number | undefined => (typeof value === 'numb
 /** The largest valid value of `schema` (see the module's header). */
 export function largestValue(given: JsonSchema): unknown {
   if (Array.isArray(given.enum)) return longestMember(given.enum);
+  if ('const' in given) return given.const;
   const schema = withPrimaryType(given);
   switch (schema.type) {
     case 'object':

@@ -48,6 +48,7 @@ const astral = '\u{1F600}';
 /** A deterministic valid value with every optional property present, to mutate from. */
 export function fullValidValue(given: JsonSchema): unknown {
   if (Array.isArray(given.enum)) return given.enum[0];
+  if ('const' in given) return given.const;
   const schema = withPrimaryType(given);
   switch (schema.type) {
     case 'object': {
@@ -77,6 +78,8 @@ export function fullValidValue(given: JsonSchema): unknown {
 
 function validString(schema: JsonSchema): string {
   if (schema.format === 'uri') return 'https://evidence.example/item';
+  // Another format's value is not guessed: one the server refused would be a false failure.
+  if (typeof schema.format === 'string') throw new UngenerableValueError(`no value is built for format '${schema.format}'`);
   // A pattern outside the shapes pattern-values.ts builds for throws UngenerableValueError,
   // which the run reports as the probe's checks not judged.
   if (typeof schema.pattern === 'string') return patternValueOf(schema as JsonSchema & { pattern: string });
@@ -228,9 +231,11 @@ function visit(walk: Walk, given: JsonSchema, value: unknown, path: (string | nu
     const text = value as string;
     mutate('type', 'a number instead of a string', 42);
     nullInstead();
-    if (Array.isArray(schema.enum)) {
-      mutate('enum', `'NOT_A_LISTED_VALUE' (enum ${schema.enum.join(', ')})`, 'NOT_A_LISTED_VALUE');
-      for (const neighbour of enumNeighbours(text, schema.enum))
+    // A `const` is an enum of one.
+    const listed = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : undefined;
+    if (listed) {
+      mutate('enum', `'NOT_A_LISTED_VALUE' (enum ${listed.join(', ')})`, 'NOT_A_LISTED_VALUE');
+      for (const neighbour of enumNeighbours(text, listed))
         mutate('enum', `'${shown(neighbour.value)}' (enum, ${neighbour.how})`, neighbour.value);
       return;
     }
