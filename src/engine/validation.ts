@@ -40,7 +40,21 @@ export function diagnose(options: { schema: z.ZodType; value: unknown; prefix?: 
   const result = options.schema.safeParse(options.value);
   if (result.success) return [];
   const prefix = options.prefix ?? '';
-  return result.error.issues.flatMap((issue): Diagnostic[] => {
+  return diagnosticsOf(result.error.issues, prefix, []);
+}
+
+/**
+ * A union's failure (a type list such as `[string, "null"]`) is read through the one member
+ * whose type the value has: a 9-character string against `[string, null]` with maxLength 8 is
+ * over a maximum (413 on createEvaluation), not a bare "invalid input".
+ */
+function diagnosticsOf(issues: readonly z.core.$ZodIssue[], prefix: string, base: readonly PropertyKey[]): Diagnostic[] {
+  return issues.flatMap((found): Diagnostic[] => {
+    const issue = { ...found, path: [...base, ...found.path] } as z.core.$ZodIssue;
+    if (issue.code === 'invalid_union' && 'errors' in issue) {
+      const typed = issue.errors.filter((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+      if (typed.length === 1) return diagnosticsOf(typed[0]!, prefix, issue.path);
+    }
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
         path: pointer(prefix, [...issue.path, key]),

@@ -11,6 +11,7 @@
  */
 import type { JsonSchema } from '../../openapi/document.js';
 import { fullValidValue } from './mutations.js';
+import { withPrimaryType } from './schema-types.js';
 
 /** A 4-byte code point in UTF-8: one character to a length bound, four bytes on the wire. */
 export const fourByteCharacter = '\u{1F600}';
@@ -21,8 +22,10 @@ const uriPrefix = 'https://evidence.example/';
 const numberOf = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
 /** The largest valid value of `schema` (see the module's header). */
-export function largestValue(schema: JsonSchema): unknown {
-  if (Array.isArray(schema.enum)) return longestMember(schema.enum);
+export function largestValue(given: JsonSchema): unknown {
+  if (Array.isArray(given.enum)) return longestMember(given.enum);
+  if ('const' in given) return given.const;
+  const schema = withPrimaryType(given);
   switch (schema.type) {
     case 'object':
       return largestObject(schema);

@@ -8,6 +8,8 @@
 import { isUri } from '../../contract/uri.js';
 import type { JsonSchema } from '../../openapi/document.js';
 import { enumNeighbours, formatNearMisses, patternNearMisses, propertyCaseNearMiss } from './near-misses.js';
+import { patternValue, patternValueOf, UngenerableValueError } from './pattern-values.js';
+import { typeAllows, withPrimaryType } from './schema-types.js';
 
 export type ConstraintKind =
   | 'type'
@@ -44,8 +46,10 @@ export interface Boundary {
 const astral = '\u{1F600}';
 
 /** A deterministic valid value with every optional property present, to mutate from. */
-export function fullValidValue(schema: JsonSchema): unknown {
-  if (Array.isArray(schema.enum)) return schema.enum[0];
+export function fullValidValue(given: JsonSchema): unknown {
+  if (Array.isArray(given.enum)) return given.enum[0];
+  if ('const' in given) return given.const;
+  const schema = withPrimaryType(given);
   switch (schema.type) {
     case 'object': {
       const result: Record<string, unknown> = {};
@@ -60,6 +64,13 @@ export function fullValidValue(schema: JsonSchema): unknown {
     }
     case 'string':
       return validString(schema);
+    case 'null':
+      return null;
+    case 'boolean':
+      return true;
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 0;
     default:
       return {};
   }
@@ -67,14 +78,11 @@ export function fullValidValue(schema: JsonSchema): unknown {
 
 function validString(schema: JsonSchema): string {
   if (schema.format === 'uri') return 'https://evidence.example/item';
-  if (typeof schema.pattern === 'string') {
-    // The patterns of this contract are fixed-width character classes; a generic pattern
-    // needs a generator, so fail loudly rather than guess.
-    const fixed = /^\^\[([^\]]+)\]\{(\d+)\}\$$/.exec(schema.pattern);
-    if (!fixed) throw new Error(`mutations: cannot build a value for pattern ${schema.pattern}`);
-    const first = (fixed[1] ?? 'a')[0] ?? 'a';
-    return first.repeat(Number(fixed[2]));
-  }
+  // Another format's value is not guessed: one the server refused would be a false failure.
+  if (typeof schema.format === 'string') throw new UngenerableValueError(`no value is built for format '${schema.format}'`);
+  // A pattern outside the shapes pattern-values.ts builds for throws UngenerableValueError,
+  // which the run reports as the probe's checks not judged.
+  if (typeof schema.pattern === 'string') return patternValueOf(schema as JsonSchema & { pattern: string });
   return 'v'.repeat(Math.max(1, (schema.minLength as number | undefined) ?? 0));
 }
 
@@ -119,9 +127,13 @@ export function boundariesOf(schema: JsonSchema, base: unknown = fullValidValue(
   return walk.boundaries;
 }
 
-function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | number)[]): void {
+function visit(walk: Walk, given: JsonSchema, value: unknown, path: (string | number)[]): void {
   const at = pointerOf(path);
-  const mutate = (constraint: ConstraintKind, description: string, replacement: unknown, overMaximum = false) =>
+  // A type list: the value is of its first non-null member, whose constraints are walked; a
+  // type mutation to another listed type (null where null is listed) would be a valid value.
+  const schema = withPrimaryType(given);
+  const mutate = (constraint: ConstraintKind, description: string, replacement: unknown, overMaximum = false) => {
+    if (constraint === 'type' && typeAllows(given, replacement)) return;
     walk.mutations.push({
       pointer: at,
       constraint,
@@ -129,6 +141,7 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
       description: `${at}: ${description}`,
       value: setAt(walk.root, path, replacement),
     });
+  };
   const boundary = (constraint: ConstraintKind, description: string, replacement: unknown) =>
     walk.boundaries.push({ pointer: at, constraint, description: `${at}: ${description}`, value: setAt(walk.root, path, replacement) });
   // null where a value is due: many servers read null as "absent", which an optional property allows.
@@ -138,6 +151,13 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
       `null instead of ${schema.type === 'array' ? 'an array' : `a${schema.type === 'object' ? 'n' : ''} ${schema.type}`}`,
       null,
     );
+
+  // A type list: a value of each other member type must be accepted too (null where null is listed).
+  if (Array.isArray(given.type)) {
+    const members = given.type.map(String);
+    for (const member of members.filter((type) => type !== schema.type))
+      boundary('type', `a value of type ${member} (type ${members.join(', ')})`, fullValidValue({ ...given, type: member }));
+  }
 
   if (schema.type === 'object') {
     mutate('type', 'an array instead of an object', []);
@@ -211,9 +231,11 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
     const text = value as string;
     mutate('type', 'a number instead of a string', 42);
     nullInstead();
-    if (Array.isArray(schema.enum)) {
-      mutate('enum', `'NOT_A_LISTED_VALUE' (enum ${schema.enum.join(', ')})`, 'NOT_A_LISTED_VALUE');
-      for (const neighbour of enumNeighbours(text, schema.enum))
+    // A `const` is an enum of one.
+    const listed = Array.isArray(schema.enum) ? schema.enum : 'const' in schema ? [schema.const] : undefined;
+    if (listed) {
+      mutate('enum', `'NOT_A_LISTED_VALUE' (enum ${listed.join(', ')})`, 'NOT_A_LISTED_VALUE');
+      for (const neighbour of enumNeighbours(text, listed))
         mutate('enum', `'${shown(neighbour.value)}' (enum, ${neighbour.how})`, neighbour.value);
       return;
     }
@@ -232,18 +254,39 @@ function visit(walk: Walk, schema: JsonSchema, value: unknown, path: (string | n
     }
     if (typeof schema.maxLength === 'number') {
       const max = schema.maxLength;
-      mutate('maxLength', `${max + 1} characters (maxLength ${max})`, padTo(text, max + 1, schema), true);
+      mutate('maxLength', `${max + 1} characters (maxLength ${max})`, ofLength(text, max + 1, schema), true);
       if (!schema.pattern && !schema.format) {
         // Astral characters: exactly max code points but 2×max UTF-16 units.
         boundary('maxLength', `exactly ${max} characters, all astral (maxLength ${max})`, astral.repeat(max));
       }
-      boundary('maxLength', `exactly ${max} characters (maxLength ${max})`, padTo(text, max, schema));
+      const atMax = ofLength(text, max, schema);
+      if (atMax !== undefined) boundary('maxLength', `exactly ${max} characters (maxLength ${max})`, atMax);
     }
     if (typeof schema.minLength === 'number' && schema.minLength > 0) {
       const min = schema.minLength;
-      mutate('minLength', `${min - 1} characters (minLength ${min})`, text.slice(0, min - 1));
-      boundary('minLength', `exactly ${min} characters (minLength ${min})`, 'v'.repeat(min));
+      mutate('minLength', `${min - 1} characters (minLength ${min})`, ofLength(text, min - 1, schema, true));
+      const atMin = typeof schema.pattern === 'string' ? ofLength(text, min, schema) : 'v'.repeat(min);
+      if (atMin !== undefined) boundary('minLength', `exactly ${min} characters (minLength ${min})`, atMin);
     }
+  }
+}
+
+/**
+ * A string of exactly `length` code points. Under a pattern, one that still matches it, so a
+ * length mutation breaks the length alone (undefined for a boundary when the pattern has no
+ * such value: a boundary that broke the pattern would be no valid input). Without a pattern,
+ * or for a mutation the pattern cannot fit, `text` padded or cut, as before.
+ */
+function ofLength(text: string, length: number, schema: JsonSchema): string | undefined;
+function ofLength(text: string, length: number, schema: JsonSchema, mutation: true): string;
+function ofLength(text: string, length: number, schema: JsonSchema, mutation = false): string | undefined {
+  const plain = length < lengthOf(text) ? [...text].slice(0, length).join('') : padTo(text, length, schema);
+  if (typeof schema.pattern !== 'string') return plain;
+  try {
+    return patternValue(schema.pattern, { minLength: length, maxLength: length });
+  } catch (error) {
+    if (!(error instanceof UngenerableValueError)) throw error;
+    return mutation ? plain : undefined;
   }
 }
 

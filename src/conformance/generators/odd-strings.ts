@@ -9,6 +9,7 @@
  * percent-encoded in the URI's path), else keeps its valid value.
  */
 import type { JsonSchema } from '../../openapi/document.js';
+import { withPrimaryType } from './schema-types.js';
 
 export interface OddStrings {
   /** Kebab-case, for request purposes and reports. */
@@ -111,7 +112,8 @@ export function withOddStrings(options: {
   readonly accepts: (schema: JsonSchema, value: string) => boolean;
 }): OddValue {
   const pointers: string[] = [];
-  const visit = (schema: JsonSchema, value: unknown, pointer: string): unknown => {
+  const visit = (given: JsonSchema, value: unknown, pointer: string): unknown => {
+    const schema = withPrimaryType(given);
     if (typeof value === 'string' && schema.type === 'string') {
       const candidates = [
         ...(schema.enum === undefined && schema.format === undefined ? [fitToCodePoints(options.text, schema)] : []),

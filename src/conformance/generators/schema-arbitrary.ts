@@ -2,11 +2,13 @@
  * @module conformance/generators/schema-arbitrary
  * fast-check arbitraries for values valid against a JSON Schema of the OpenAPI document. Only
  * the keywords read here shape the values, so an edit to the spec changes what is generated
- * with no code change. Unsupported keywords raise an error rather than producing values the
- * schema might reject.
+ * with no code change. Unsupported keywords raise an UngenerableValueError (the run reports the
+ * checks that needed the value as not judged) rather than producing values the schema might reject.
  */
 import fc from 'fast-check';
 import type { JsonSchema } from '../../openapi/document.js';
+import { UngenerableValueError } from './pattern-values.js';
+import { typesOf } from './schema-types.js';
 
 const supportedKeywords = new Set([
   'type',
@@ -24,6 +26,10 @@ const supportedKeywords = new Set([
   'description',
   'examples',
   'title',
+  // An annotation: the server applies it when the property is absent, and any valid value may
+  // still be sent, so it shapes nothing generated.
+  'default',
+  'const',
 ]);
 
 export interface SchemaArbitraryOptions {
@@ -52,10 +58,17 @@ const uriArbitrary: fc.Arbitrary<string> = fc.oneof(
 export function arbitraryFromSchema(schema: JsonSchema, options: SchemaArbitraryOptions = {}): fc.Arbitrary<unknown> {
   for (const keyword of Object.keys(schema)) {
     if (!supportedKeywords.has(keyword) && !keyword.startsWith('x-')) {
-      throw new Error(`schema-arbitrary: keyword '${keyword}' is not supported`);
+      throw new UngenerableValueError(`no value is generated for a schema with the keyword '${keyword}'`);
     }
   }
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  if ('const' in schema) return fc.constant(schema.const);
+  // A type list: values of each member type, the other keywords applying to the member they fit.
+  if (Array.isArray(schema.type)) {
+    const members = typesOf(schema) ?? [];
+    if (members.length === 0) throw new UngenerableValueError('no value is generated for an empty type list');
+    return fc.oneof(...members.map((type) => arbitraryFromSchema({ ...schema, type }, options)));
+  }
   switch (schema.type) {
     case 'object':
       return objectArbitrary(schema, options);
@@ -66,10 +79,12 @@ export function arbitraryFromSchema(schema: JsonSchema, options: SchemaArbitrary
       });
     case 'string':
       return stringArbitrary(schema, options);
+    case 'null':
+      return fc.constant(null);
     case undefined:
       return fc.jsonValue();
     default:
-      throw new Error(`schema-arbitrary: type '${String(schema.type)}' is not supported`);
+      throw new UngenerableValueError(`no value is generated for type '${String(schema.type)}'`);
   }
 }
 
@@ -86,7 +101,7 @@ function stringArbitrary(schema: JsonSchema, options: SchemaArbitraryOptions): f
   const maxLength = schema.maxLength as number | undefined;
   if (typeof schema.format === 'string') {
     const format = options.formats?.[schema.format] ?? (schema.format === 'uri' ? uriArbitrary : undefined);
-    if (!format) throw new Error(`schema-arbitrary: format '${schema.format}' is not supported`);
+    if (!format) throw new UngenerableValueError(`no value is generated for format '${schema.format}'`);
     return format.filter((value) => withinLength(value, minLength, maxLength));
   }
   if (typeof schema.pattern === 'string') {

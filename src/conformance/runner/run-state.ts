@@ -10,6 +10,7 @@
  */
 import type { Check, ProbeName } from '../checks/check.js';
 import type { Exchange } from '../exchange.js';
+import { UngenerableValueError } from '../generators/pattern-values.js';
 import { type JudgeSetting, verdictsOn } from '../judge.js';
 
 /** A duration as a person writes it: 600000 → "10m", 5000 → "5s", 1500 → "1500ms". */
@@ -155,9 +156,26 @@ export class RunState {
   async phase(probe: ProbeName, label: string, run: () => Promise<void>): Promise<void> {
     this.currentProbe = probe;
     const before = this.sent;
-    await run();
+    try {
+      await run();
+    } catch (error) {
+      if (!(error instanceof UngenerableValueError)) throw error;
+      this.notJudged(probe, error.reason);
+    }
     const count = this.sent - before;
     this.progress(`${label}: ${plural(count, 'request')} (${this.sent}/${this.options.limits.maxRequests} sent)`);
+  }
+
+  /**
+   * A phase that could not build a value the spec asks for (a pattern outside the shapes the
+   * generators build, docs/conformance.md) stops there: the probe's checks did not run in
+   * full, say why, and cannot pass; the rest of the run goes on.
+   */
+  private notJudged(probe: ProbeName, reason: string): void {
+    const why = `not judged: ${reason}`;
+    this.note(why);
+    addTo(this.unsent, probe, why, 1);
+    for (const check of this.options.setting.checks) if (check.probes.includes(probe)) addTo(this.unsentForCheck, check.name, why);
   }
 
   /** A note in the report about the running probe (why it did less than usual). */
