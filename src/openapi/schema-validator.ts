@@ -10,6 +10,57 @@ import { isUri } from '../contract/uri.js';
 /** OpenAPI 3.1 keywords that are annotations to a JSON Schema validator. */
 const openApiAnnotations = ['discriminator', 'xml', 'externalDocs', 'example'];
 
+/**
+ * The formats of JSON Schema 2020-12 and of the OpenAPI Format Registry, other than `uri`: read as
+ * annotations, as both specifications allow ("MAY default back to the type alone"). The contract
+ * uses only `uri`, which is validated; a successor or a user's document using `email` or `int64`
+ * is still read (strict mode would refuse it, and the runner would not start).
+ */
+const annotationFormats = [
+  'date-time',
+  'date',
+  'time',
+  'duration',
+  'email',
+  'idn-email',
+  'hostname',
+  'idn-hostname',
+  'ipv4',
+  'ipv6',
+  'uri-reference',
+  'iri',
+  'iri-reference',
+  'uuid',
+  'uri-template',
+  'json-pointer',
+  'relative-json-pointer',
+  'regex',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'byte',
+  'binary',
+  'password',
+  'char',
+  'decimal',
+  'decimal128',
+  'int8',
+  'int16',
+  'uint8',
+  'sf-binary',
+  'sf-boolean',
+  'sf-decimal',
+  'sf-integer',
+  'sf-string',
+  'sf-token',
+  'media-range',
+  'commonmark',
+  'html',
+  'http-date',
+  'duration',
+];
+
 export type SchemaValidator = Ajv2020;
 
 /**
@@ -21,6 +72,7 @@ export function createSchemaValidator(options: { allErrors?: boolean } = {}): Sc
   const ajv = new Ajv2020({ allErrors: options.allErrors ?? true, strict: true, strictRequired: false, validateFormats: true });
   for (const keyword of openApiAnnotations) ajv.addKeyword({ keyword });
   ajv.addFormat('uri', { type: 'string', validate: isUri });
+  for (const format of new Set(annotationFormats)) ajv.addFormat(format, true);
   return ajv;
 }
 
