@@ -4,6 +4,8 @@
  * `X-Mock-Session`, so it acts on that session alone (docs/assumptions.md A-60). Imports nothing
  * from Node, so it runs wherever fetch does: a Playwright worker, a test runner, a browser.
  */
+// A type only, erased when built: nothing of the engine is loaded.
+import type { JournalEntry } from '../engine/index.js';
 
 /** Which calls `calls()` returns (GET /__mock/journal's filters, A-61). */
 export interface CallFilter {
@@ -17,22 +19,8 @@ export interface CallFilter {
   readonly limit?: number;
 }
 
-/** A journal entry as the control API gives it (spec/control-api.yaml, JournalEntry). */
-export interface RecordedCall {
-  readonly seq: number;
-  readonly time: number;
-  readonly method: string;
-  readonly path: string;
-  readonly operationId?: string;
-  readonly status: number;
-  readonly scenario: string;
-  readonly code?: string;
-  readonly forced: boolean;
-  readonly jobId?: string;
-  readonly idempotencyKey?: string;
-  readonly jobStatus?: string;
-  readonly durationMs: number;
-}
+/** A journal entry as the control API gives it (spec/control-api.yaml, JournalEntry): the engine's own type. */
+export type RecordedCall = JournalEntry;
 
 /** Thrown when the control API refuses a call: `status` and the Error body's `code` say why. */
 export class MockControlError extends Error {
