@@ -77,6 +77,35 @@ export function shapeProblem(
 }
 
 /**
+ * Whether an object handed over already parsed (`createMockEngine({ spec })`) nests deeper than
+ * `maxDepth` or holds more than `maxNodes` distinct values, walked without recursion. Each object
+ * is visited once, so a dereferenced document whose schemas recurse (a cycle of objects) is
+ * measured by its shape, not unrolled; what comes after (resolving `$ref`s, converting schemas)
+ * recurses no deeper than this bound.
+ */
+export function objectShapeProblem(
+  value: unknown,
+  limits: { readonly maxDepth?: number; readonly maxNodes?: number } = {},
+): BudgetProblem | undefined {
+  const maxDepth = limits.maxDepth ?? documentLimits.maxDepth;
+  const maxNodes = limits.maxNodes ?? documentLimits.maxNodes;
+  const seen = new Set<object>();
+  let nodes = 0;
+  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value, pointer: '', depth: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    nodes += 1;
+    if (nodes > maxNodes) return { pointer: next.pointer, problem: `the document holds more than ${maxNodes} values` };
+    if (next.depth > maxDepth) return { pointer: next.pointer, problem: `the document nests more than ${maxDepth} levels deep` };
+    if (next.value === null || typeof next.value !== 'object' || seen.has(next.value)) continue;
+    seen.add(next.value);
+    for (const [key, child] of Object.entries(next.value))
+      stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}`, depth: next.depth + 1 });
+  }
+  return undefined;
+}
+
+/**
  * The pointer of a place where `value` contains itself, or undefined. An example is data sent as
  * an answer: a cycle there (an example's `$ref`s that lead back to it) cannot be written as JSON,
  * and every call of its operation would fail. Schemas may recurse; examples may not.

@@ -8,7 +8,7 @@
  * messages). Isomorphic: a browser hands the document in as an object.
  */
 import type * as z from 'zod';
-import { cyclePointer } from '../contract/document-budget.js';
+import { cyclePointer, objectShapeProblem } from '../contract/document-budget.js';
 import {
   bodyLimits,
   EvaluationRequest,
@@ -202,6 +202,9 @@ function exampleOperation(operation: Json, pattern: PatternMatcher): ExampleOper
  */
 export function contractFromDocument(input: unknown): EngineContract {
   if (!input || typeof input !== 'object') throw new ContractDocumentError('the document is not an object');
+  // A library caller's object is held to the loader's budgets too (A-30): resolving its $refs recurses.
+  const shape = objectShapeProblem(input);
+  if (shape) throw new ContractDocumentError(`refused: ${shape.problem} (at ${shape.pointer || '/'})`);
   const document = resolveLocalRefs(input) as Json;
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
     throw new ContractDocumentError(`expected an OpenAPI 3.1 document, found ${String(document.openapi ?? document.swagger)}`);

@@ -96,3 +96,21 @@ it('measures depth and size without recursing, whatever the nesting', () => {
   ).toBe('the document holds more than 20 values');
   expect(shapeProblem(bundled())).toBeUndefined();
 });
+
+it('holds an object handed to createMockEngine to the depth budget, and still takes a dereferenced recursive one', async () => {
+  // 100,000 levels built by a library caller: refused with the pointer's start, not a stack overflow.
+  let deep: Record<string, unknown> = {};
+  const root = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, 'x-deep': deep };
+  for (let level = 0; level < 100_000; level += 1) {
+    const child = {};
+    deep.a = child;
+    deep = child;
+  }
+  expect(() => createMockEngine({ spec: root })).toThrow(/refused: the document nests more than 256 levels deep \(at \/x-deep\/a\/a/);
+  // A schema that refers to itself, dereferenced into a cycle of objects, is a shape, not a depth.
+  const document = parse(readFileSync(bundledSpecPath(), 'utf8'));
+  const node: Record<string, unknown> = { type: 'object', properties: {} };
+  (node.properties as Record<string, unknown>).child = node;
+  document.components.schemas.Tree = node;
+  expect(() => contractFromDocument(document)).not.toThrow();
+});
