@@ -51,6 +51,23 @@ export function pointerToken(key: string | number): string {
 }
 
 /**
+ * A place in a walk: its key and the place it is in. The walks below visit every value of
+ * documents of millions of values, and a pointer string built for each cost a second of a 9 MB
+ * document's reading; the pointer is written only for the place a problem is found.
+ */
+export interface WalkPlace {
+  readonly parent: WalkPlace | undefined;
+  readonly key: string;
+}
+
+/** The JSON pointer of `place` (RFC 6901), `base` before it. */
+export function placePointer(place: WalkPlace | undefined, base = ''): string {
+  const tokens: string[] = [];
+  for (let at = place; at !== undefined; at = at.parent) tokens.push(pointerToken(at.key));
+  return tokens.length === 0 ? base : `${base}/${tokens.reverse().join('/')}`;
+}
+
+/**
  * Whether `value` nests deeper than `maxDepth` or holds more than `maxNodes` values; the first
  * bound passed, with the pointer where it was passed. A value reached twice (a YAML alias, an
  * object shared after dereferencing) counts at each place, as a serializer would write it; a
@@ -60,20 +77,7 @@ export function shapeProblem(
   value: unknown,
   limits: { readonly maxDepth?: number; readonly maxNodes?: number } = {},
 ): BudgetProblem | undefined {
-  const maxDepth = limits.maxDepth ?? documentLimits.maxDepth;
-  const maxNodes = limits.maxNodes ?? documentLimits.maxNodes;
-  let nodes = 0;
-  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value, pointer: '', depth: 0 }];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    nodes += 1;
-    if (nodes > maxNodes) return { pointer: next.pointer, problem: `the document holds more than ${maxNodes} values` };
-    if (next.depth > maxDepth) return { pointer: next.pointer, problem: `the document nests more than ${maxDepth} levels deep` };
-    if (next.value === null || typeof next.value !== 'object') continue;
-    for (const [key, child] of Object.entries(next.value))
-      stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}`, depth: next.depth + 1 });
-  }
-  return undefined;
+  return walkShape(value, limits, false);
 }
 
 /**
@@ -87,20 +91,41 @@ export function objectShapeProblem(
   value: unknown,
   limits: { readonly maxDepth?: number; readonly maxNodes?: number } = {},
 ): BudgetProblem | undefined {
+  return walkShape(value, limits, true);
+}
+
+/** The walk of shapeProblem (every place counted) and objectShapeProblem (each object once). */
+function walkShape(
+  value: unknown,
+  limits: { readonly maxDepth?: number; readonly maxNodes?: number },
+  objectsOnce: boolean,
+): BudgetProblem | undefined {
   const maxDepth = limits.maxDepth ?? documentLimits.maxDepth;
   const maxNodes = limits.maxNodes ?? documentLimits.maxNodes;
-  const seen = new Set<object>();
+  const seen = objectsOnce ? new Set<object>() : undefined;
   let nodes = 0;
-  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value, pointer: '', depth: 0 }];
+  const stack: { value: unknown; place: WalkPlace | undefined; depth: number }[] = [{ value, place: undefined, depth: 0 }];
   while (stack.length > 0) {
     const next = stack.pop()!;
     nodes += 1;
-    if (nodes > maxNodes) return { pointer: next.pointer, problem: `the document holds more than ${maxNodes} values` };
-    if (next.depth > maxDepth) return { pointer: next.pointer, problem: `the document nests more than ${maxDepth} levels deep` };
-    if (next.value === null || typeof next.value !== 'object' || seen.has(next.value)) continue;
-    seen.add(next.value);
-    for (const [key, child] of Object.entries(next.value))
-      stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}`, depth: next.depth + 1 });
+    if (nodes > maxNodes) return { pointer: placePointer(next.place), problem: `the document holds more than ${maxNodes} values` };
+    if (next.depth > maxDepth)
+      return { pointer: placePointer(next.place), problem: `the document nests more than ${maxDepth} levels deep` };
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (seen) {
+      if (seen.has(next.value)) continue;
+      seen.add(next.value);
+    }
+    for (const [key, child] of Object.entries(next.value)) {
+      // A leaf is counted here, with no place of its own unless it is where a bound is passed.
+      if ((child === null || typeof child !== 'object') && next.depth + 1 <= maxDepth) {
+        nodes += 1;
+        if (nodes > maxNodes)
+          return { pointer: placePointer({ parent: next.place, key }), problem: `the document holds more than ${maxNodes} values` };
+        continue;
+      }
+      stack.push({ value: child, place: { parent: next.place, key }, depth: next.depth + 1 });
+    }
   }
   return undefined;
 }
@@ -187,7 +212,7 @@ export function schemaBudgetProblem(schema: unknown, base: string): BudgetProble
  * validation of a 500,000-value enum alone took tens of seconds.
  */
 export function schemaSizeProblem(document: unknown): BudgetProblem | undefined {
-  const stack: { value: unknown; pointer: string }[] = [{ value: document, pointer: '' }];
+  const stack: { value: unknown; place: WalkPlace | undefined }[] = [{ value: document, place: undefined }];
   const seen = new Set<object>();
   while (stack.length > 0) {
     const next = stack.pop()!;
@@ -198,7 +223,7 @@ export function schemaSizeProblem(document: unknown): BudgetProblem | undefined 
     if (!Array.isArray(value)) {
       if (Array.isArray(record.enum) && record.enum.length > schemaLimits.maxEnumValues)
         return {
-          pointer: `${next.pointer}/enum`,
+          pointer: `${placePointer(next.place)}/enum`,
           problem: `${record.enum.length} values; an enum of at most ${schemaLimits.maxEnumValues} is read`,
         };
       const properties = record.properties;
@@ -206,7 +231,7 @@ export function schemaSizeProblem(document: unknown): BudgetProblem | undefined 
         const count = Object.keys(properties).length;
         if (count > schemaLimits.maxProperties)
           return {
-            pointer: `${next.pointer}/properties`,
+            pointer: `${placePointer(next.place)}/properties`,
             problem: `${count} properties; an object schema of at most ${schemaLimits.maxProperties} is read`,
           };
       }
@@ -214,7 +239,7 @@ export function schemaSizeProblem(document: unknown): BudgetProblem | undefined 
     for (const [key, child] of Object.entries(record)) {
       // Example values are data; `default` is not skipped, since a Responses object names a response so.
       if (key === 'example' || key === 'examples' || key === 'const') continue;
-      if (child !== null && typeof child === 'object') stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}` });
+      if (child !== null && typeof child === 'object') stack.push({ value: child, place: { parent: next.place, key } });
     }
   }
   return undefined;

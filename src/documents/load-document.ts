@@ -27,7 +27,7 @@ import { lineFrame, withShortQuotes } from '../server/document-text.js';
 import { readRegularFile, UserFileError } from '../server/regular-file.js';
 import { type DocumentTls, FetchTextError, fetchText } from './fetch-text.js';
 import { nestingProblem } from './nesting-scan.js';
-import { type DocumentBase, firstRefusal, type RefPolicy, targetRefusal } from './ref-policy.js';
+import { type DocumentBase, firstRefusal, hasOutsideRef, type RefPolicy, targetRefusal } from './ref-policy.js';
 
 /** What a document is read for: named in messages. */
 export type DocumentPurpose = 'openapi' | 'arazzo' | 'scenario' | 'profile' | 'config' | 'pact' | 'coverage';
@@ -424,13 +424,20 @@ export async function loadOpenApiDocument(options: LoadOpenApiOptions): Promise<
     const state: Resolution = { files: 0 };
     refuseRefs({ reading, value, base, policy, shown: reading.shown, refused: (error) => error });
     const location = base.kind === 'file' ? base.path : base.url;
-    const parserSettings = parserOptions(reading, policy, base, state);
+    const settings = parserOptions(reading, policy, base, state);
+    // A document that refers only into itself has nothing more to read: the library's crawl for
+    // outside files, and bundling (which would change nothing), are a second or more of a 9 MB
+    // document's reading.
+    const outside = hasOutsideRef(value);
+    const parserSettings = outside ? settings : { ...settings, resolve: { ...settings.resolve, external: false } };
     let document: Record<string, any>;
     try {
       if (options.mode === 'dereference') {
         document = (await SwaggerParser.validate(location, value as never, parserSettings as never)) as unknown as Record<string, any>;
       } else {
-        document = (await SwaggerParser.bundle(location, value as never, parserSettings as never)) as unknown as Record<string, any>;
+        document = outside
+          ? ((await SwaggerParser.bundle(location, value as never, parserSettings as never)) as unknown as Record<string, any>)
+          : (value as Record<string, any>);
         // validate() dereferences what it is given in place; a copy keeps the bundled form intact.
         await SwaggerParser.validate(location, structuredClone(document) as never, parserSettings as never);
       }

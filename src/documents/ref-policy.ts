@@ -14,7 +14,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { pointerToken } from '../contract/document-budget.js';
+import { placePointer, type WalkPlace } from '../contract/document-budget.js';
 
 /** Where a document was read from: a file (its real path) or a URL. */
 export type DocumentBase = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'url'; readonly url: string };
@@ -74,7 +74,7 @@ export interface RefRefusal {
 
 /** The first `$ref` of a parsed file that the policy refuses, or undefined. Iterative: the value's depth is already bounded, not trusted. */
 export function firstRefusal(value: unknown, base: DocumentBase, policy: RefPolicy): RefRefusal | undefined {
-  const stack: { value: unknown; pointer: string }[] = [{ value, pointer: '' }];
+  const stack: { value: unknown; place: WalkPlace | undefined }[] = [{ value, place: undefined }];
   const seen = new Set<object>();
   while (stack.length > 0) {
     const next = stack.pop()!;
@@ -83,11 +83,27 @@ export function firstRefusal(value: unknown, base: DocumentBase, policy: RefPoli
     const ref = (next.value as Record<string, unknown>).$ref;
     if (typeof ref === 'string') {
       const reason = refRefusal(ref, base, policy);
-      if (reason) return { pointer: `${next.pointer}/$ref`, ref, reason };
+      if (reason) return { pointer: `${placePointer(next.place)}/$ref`, ref, reason };
     }
-    for (const [key, child] of Object.entries(next.value)) stack.push({ value: child, pointer: `${next.pointer}/${pointerToken(key)}` });
+    for (const [key, child] of Object.entries(next.value))
+      if (child !== null && typeof child === 'object') stack.push({ value: child, place: { parent: next.place, key } });
   }
   return undefined;
+}
+
+/** Whether `value` holds a `$ref` to anything but a place in itself (`#…`): only then is there more to read. */
+export function hasOutsideRef(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next !== 'object' || seen.has(next)) continue;
+    seen.add(next);
+    const ref = (next as Record<string, unknown>).$ref;
+    if (typeof ref === 'string' && !ref.startsWith('#')) return true;
+    for (const child of Object.values(next)) if (child !== null && typeof child === 'object') stack.push(child);
+  }
+  return false;
 }
 
 /**
