@@ -21,6 +21,8 @@ export interface ControlCall {
   readonly path: string;
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   readonly body?: unknown;
+  /** The mock session the call acts on (X-Mock-Session, A-60); none: the default session. */
+  readonly session?: string | undefined;
 }
 
 const maxAnswerBytes = 4 * 1024 * 1024;
@@ -42,6 +44,7 @@ export class MockLink {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token !== undefined) headers['x-mock-token'] = this.token;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
+    if (call.session !== undefined) headers['x-mock-session'] = call.session;
     const outcome = await this.client.send({
       method: call.method,
       url,

@@ -29,6 +29,13 @@ const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
 type Result = ReturnType<typeof boundedResult>;
 
+/** The mock session a tool acts on (X-Mock-Session, docs/assumptions.md A-60); left out, the default one. */
+const session = z
+  .string()
+  .regex(/^[A-Za-z0-9._~-]{1,64}$/)
+  .optional()
+  .describe('the mock session to act on (X-Mock-Session: 1-64 of A-Z a-z 0-9 . _ ~ -); default: the default session');
+
 /** Runs a tool's body; a refusal of ours or a thrown error becomes a tool error with a plain message. */
 async function answered(context: ToolContext, work: () => Promise<unknown>): Promise<Result> {
   try {
@@ -46,12 +53,13 @@ function registerScenarioTools(context: ToolContext): void {
     {
       title: 'List scenarios',
       description: 'The scenario in force and every scenario the mock knows (name and description), with the document in force.',
+      inputSchema: { session },
       annotations: readOnly,
     },
-    () =>
+    ({ session: name }) =>
       answered(context, async () => ({
-        ...((await link.call({ method: 'GET', path: '/scenarios' })) as Record<string, unknown>),
-        inForce: await link.call({ method: 'GET', path: '/scenario' }),
+        ...((await link.call({ method: 'GET', path: '/scenarios', session: name })) as Record<string, unknown>),
+        inForce: await link.call({ method: 'GET', path: '/scenario', session: name }),
       })),
   );
   server.registerTool(
@@ -63,24 +71,27 @@ function registerScenarioTools(context: ToolContext): void {
       inputSchema: {
         name: z.string().min(1).max(200).optional().describe('a scenario the mock knows (list_scenarios)'),
         scenario: z.record(z.string(), z.unknown()).optional().describe('a whole scenario document, validated by the mock'),
+        session,
       },
       annotations: { destructiveHint: true, openWorldHint: false },
     },
-    ({ name, scenario }) =>
+    ({ name, scenario, session: inSession }) =>
       answered(context, async () => {
         if ((name === undefined) === (scenario === undefined)) throw new ToolInputError('give exactly one of name and scenario');
         if (scenario !== undefined) checkDepth(scenario, 'scenario');
-        return link.call({ method: 'PUT', path: '/scenario', body: name !== undefined ? { name } : { scenario } });
+        return link.call({ method: 'PUT', path: '/scenario', body: name !== undefined ? { name } : { scenario }, session: inSession });
       }),
   );
   server.registerTool(
     'reset',
     {
       title: 'Reset the mock',
-      description: 'Forgets every job, idempotency key and journal entry, and puts the starting scenario back in force.',
+      description:
+        'Forgets every job, idempotency key and journal entry of the session, and puts the starting scenario back in force there (other sessions keep theirs).',
+      inputSchema: { session },
       annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    () => answered(context, () => link.call({ method: 'POST', path: '/reset' })),
+    ({ session: name }) => answered(context, () => link.call({ method: 'POST', path: '/reset', session: name })),
   );
 }
 
@@ -92,30 +103,31 @@ function registerJobTools(context: ToolContext): void {
     {
       title: 'List jobs',
       description: 'One page of the jobs the mock holds, with their status; pass nextCursor back for the next page.',
-      inputSchema: { limit: pageLimit, cursor },
+      inputSchema: { limit: pageLimit, cursor, session },
       annotations: readOnly,
     },
-    ({ limit, cursor: after }) => answered(context, () => link.call({ method: 'GET', path: '/jobs', query: { limit, cursor: after } })),
+    ({ limit, cursor: after, session: name }) =>
+      answered(context, () => link.call({ method: 'GET', path: '/jobs', query: { limit, cursor: after }, session: name })),
   );
   server.registerTool(
     'inspect_job',
     {
       title: 'Inspect a job',
       description: 'One job as the mock holds it: its status, its timeline, reads so far and what comes next.',
-      inputSchema: { jobId },
+      inputSchema: { jobId, session },
       annotations: readOnly,
     },
-    ({ jobId: id }) => answered(context, () => link.call({ method: 'GET', path: jobPath(id) })),
+    ({ jobId: id, session: name }) => answered(context, () => link.call({ method: 'GET', path: jobPath(id), session: name })),
   );
   server.registerTool(
     'advance_job',
     {
       title: 'Advance a job',
       description: 'Moves a job to the next state of its timeline now (QUEUED → RUNNING → COMPLETE or FAILED).',
-      inputSchema: { jobId },
+      inputSchema: { jobId, session },
       annotations: { openWorldHint: false },
     },
-    ({ jobId: id }) => answered(context, () => link.call({ method: 'POST', path: jobPath(id, '/advance') })),
+    ({ jobId: id, session: name }) => answered(context, () => link.call({ method: 'POST', path: jobPath(id, '/advance'), session: name })),
   );
   server.registerTool(
     'set_job_state',
@@ -128,13 +140,14 @@ function registerJobTools(context: ToolContext): void {
         status: z.string().min(1).max(64).describe('QUEUED, RUNNING, COMPLETE or FAILED (or a state the served document adds)'),
         evaluation: z.record(z.string(), z.unknown()).optional().describe('the Evaluation of a COMPLETE job'),
         limitations: z.array(z.string().max(1024)).max(64).optional(),
+        session,
       },
       annotations: { openWorldHint: false },
     },
-    ({ jobId: id, ...state }) =>
+    ({ jobId: id, session: name, ...state }) =>
       answered(context, async () => {
         checkDepth(state, 'state');
-        return link.call({ method: 'PUT', path: jobPath(id, '/state'), body: state });
+        return link.call({ method: 'PUT', path: jobPath(id, '/state'), body: state, session: name });
       }),
   );
 }
@@ -145,11 +158,23 @@ function registerObservationTools(context: ToolContext): void {
     'query_journal',
     {
       title: 'Query the journal',
-      description: 'One page of the calls the mock answered, newest last: method, path, status, operation, caller fingerprint.',
-      inputSchema: { limit: pageLimit, cursor },
+      description:
+        'One page of the calls the mock answered in the session (request verification, A-61): method, path, status, operation, Idempotency-Key, jobId; filtered, oldest or newest first.',
+      inputSchema: {
+        limit: pageLimit,
+        cursor,
+        order: z.enum(['oldest', 'newest']).optional().describe('oldest first (default) or newest first'),
+        operation: z.string().min(1).max(64).optional().describe('only calls of this operationId'),
+        status: z.number().int().min(100).max(599).optional().describe('only calls answered with this status'),
+        idempotencyKey: z.string().min(1).max(255).optional().describe('only creates that carried this Idempotency-Key'),
+        jobId: z.string().min(1).max(200).optional().describe('only calls about this job'),
+        since: z.number().int().min(0).optional().describe('only calls at or after this engine-clock time (ms)'),
+        session,
+      },
       annotations: readOnly,
     },
-    ({ limit, cursor: after }) => answered(context, () => link.call({ method: 'GET', path: '/journal', query: { limit, cursor: after } })),
+    ({ limit, cursor: after, session: name, ...filters }) =>
+      answered(context, () => link.call({ method: 'GET', path: '/journal', query: { limit, cursor: after, ...filters }, session: name })),
   );
   server.registerTool(
     'coverage',
@@ -157,12 +182,15 @@ function registerObservationTools(context: ToolContext): void {
       title: 'Consumer coverage',
       description:
         'Which behaviours of the contract the client under test has met (docs/coverage.md); covered=false lists only what it has not.',
-      inputSchema: { covered: z.boolean().optional().describe('only the covered (true) or only the missing (false) behaviours') },
+      inputSchema: { covered: z.boolean().optional().describe('only the covered (true) or only the missing (false) behaviours'), session },
       annotations: readOnly,
     },
-    ({ covered }) =>
+    ({ covered, session: name }) =>
       answered(context, async () => {
-        const report = (await link.call({ method: 'GET', path: '/coverage', query: { covered } })) as Record<string, unknown>;
+        const report = (await link.call({ method: 'GET', path: '/coverage', query: { covered }, session: name })) as Record<
+          string,
+          unknown
+        >;
         const { clientFindings: _findings, ...coverage } = report;
         return coverage;
       }),
@@ -173,13 +201,33 @@ function registerObservationTools(context: ToolContext): void {
       title: 'Client findings',
       description:
         'What the client judge saw the client do that would hurt against the real service (a poll loop with no back-off, a retry without its Idempotency-Key, …; docs/client-findings.md).',
+      inputSchema: { session },
       annotations: readOnly,
     },
-    () =>
+    ({ session: name }) =>
       answered(context, async () => {
-        const report = (await link.call({ method: 'GET', path: '/coverage' })) as { clientFindings?: unknown };
+        const report = (await link.call({ method: 'GET', path: '/coverage', session: name })) as { clientFindings?: unknown };
         return { clientFindings: report.clientFindings ?? [] };
       }),
+  );
+  server.registerTool(
+    'profile',
+    {
+      title: 'The server profile in force',
+      description:
+        'The mock’s answers where the contract says "not shown", as the profile in force decides them (docs/profiles.md): where it came from, the entries it declares, and every entry’s value.',
+      annotations: readOnly,
+    },
+    () => answered(context, () => link.call({ method: 'GET', path: '/profile' })),
+  );
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List sessions',
+      description: 'The sessions of the mock (X-Mock-Session, A-60): each one’s name, jobs, calls and scenario in force.',
+      annotations: readOnly,
+    },
+    () => answered(context, () => link.call({ method: 'GET', path: '/sessions' })),
   );
 }
 

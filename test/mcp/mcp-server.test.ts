@@ -55,9 +55,13 @@ async function refusal(name: string, args: unknown, on: Client = client): Promis
 const json = (result: ToolResult) => JSON.parse(result.content[0]!.text);
 const everyText: string[] = [];
 
-async function createJob(): Promise<string> {
+async function createJob(session?: string): Promise<string> {
   const answer = await fetch(`${mock.url}/v0/evaluations`, {
-    ...jsonPost(evaluationRequest(), { 'idempotency-key': newKey(), authorization: bearer }),
+    ...jsonPost(evaluationRequest(), {
+      'idempotency-key': newKey(),
+      authorization: bearer,
+      ...(session === undefined ? {} : { 'x-mock-session': session }),
+    }),
   });
   return ((await answer.json()) as { jobId: string }).jobId;
 }
@@ -93,6 +97,8 @@ it('lists every tool, each with an input schema', async () => {
       'inspect_job',
       'list_jobs',
       'list_scenarios',
+      'list_sessions',
+      'profile',
       'put_scenario',
       'query_journal',
       'reset',
@@ -133,6 +139,27 @@ it('drives scenarios, jobs, the journal and coverage on the running mock', async
   );
   expect(own.current).toBe('from-agent');
   record(await call('reset'));
+});
+
+it('acts on the session it is given, and shows the sessions and the profile in force', async () => {
+  const record = (result: ToolResult) => {
+    everyText.push(result.content[0]!.text);
+    expect(result.isError, result.content[0]!.text).toBeFalsy();
+    return json(result);
+  };
+  expect(record(await call('put_scenario', { name: 'job-failed', session: 'agent-a' })).current).toBe('job-failed');
+  // The default session keeps its own scenario.
+  expect(record(await call('list_scenarios')).inForce.current).not.toBe('job-failed');
+  const inA = await createJob('agent-a');
+  const inDefault = await createJob();
+  const journal = record(await call('query_journal', { session: 'agent-a', operation: 'createEvaluation', order: 'newest' }));
+  expect(JSON.stringify(journal)).toContain(inA);
+  expect(JSON.stringify(journal)).not.toContain(inDefault);
+  expect((await call('inspect_job', { jobId: inDefault, session: 'agent-a' })).isError).toBe(true);
+  expect(JSON.stringify(record(await call('list_sessions')))).toContain('agent-a');
+  expect(record(await call('profile')).entries).toBeDefined();
+  expect(await refusal('reset', { session: 'bad name!' })).toMatch(/session|Invalid|invalid/);
+  record(await call('reset', { session: 'agent-a' }));
 });
 
 it('runs the conformance runner against the mock and answers a summary with the failures capped', async () => {
