@@ -66,10 +66,14 @@ describe.skipIf(skipPackageTests)('a consumer project', { timeout: 300_000 }, ()
     expect(files).toContain('bin/evidence-harness.js');
     expect(files).toContain('dist/cli/evidence-harness.js');
     expect(files).toContain('spec/openapi.yaml');
-    // Only what runs: no benchmarks (they import dev-only autocannon), no maps to unshipped sources, no sources, no CLI tsc output (bundled).
-    expect(
-      files.filter((file) => /^(dist\/bench|dist\/src\/cli|src|test|docs)\/|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts')),
-    ).toEqual([]);
+    // Only what runs, and the docs the README and the runner's A-nn references lead to (A-64): no
+    // benchmarks (they import dev-only autocannon), no maps to unshipped sources, no sources, no
+    // CLI tsc output (bundled).
+    expect(files.filter((file) => /^(dist\/bench|dist\/src\/cli|src|test)\/|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual(
+      [],
+    );
+    expect(files).toContain('docs/assumptions.md');
+    expect(files.filter((file) => file.startsWith('docs/') && !file.endsWith('.md') && !file.endsWith('.png'))).toEqual([]);
 
     const installed = await run('npm', ['i', '-D', `../evidence-harness/${tarballName}`, ...speed], { cwd: app, env });
     installOutput = installed.stdout + installed.stderr;
