@@ -96,11 +96,14 @@ describe.skipIf(skipPackageTests)('a consumer project', { timeout: 300_000 }, ()
         `typescript@${devVersion('typescript')}`,
         // The server and conformance entry points speak node:http types, as any Node library does.
         `@types/node@${devVersion('@types/node')}`,
+        // evidence-harness/playwright's types are Playwright's fixtures: its optional peer, which
+        // whoever imports that entry point has (no browser is downloaded by the package).
+        `@playwright/test@${devVersion('@playwright/test')}`,
         ...speed,
       ],
       {
         cwd: app,
-        env,
+        env: { ...env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
       },
     );
     const subpaths = Object.keys(manifest.exports).filter((subpath) => subpath !== './package.json');
