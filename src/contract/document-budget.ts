@@ -52,8 +52,8 @@ export function pointerToken(key: string | number): string {
 
 /**
  * A place in a walk: its key and the place it is in. The walks below visit every value of
- * documents of millions of values, and a pointer string built for each cost a second of a 9 MB
- * document's reading; the pointer is written only for the place a problem is found.
+ * documents of millions of values, so a pointer is written only for the place a problem is
+ * found, not built for every value on the way.
  */
 export interface WalkPlace {
   readonly parent: WalkPlace | undefined;
