@@ -115,3 +115,11 @@ export const unseenWidening = {
   advice:
     'No client needs to change, and `conformance --spec NEW` cannot fail a server implementing OLD for it (the operation documents no 400, so the 404 OLD answers is accepted, A-23); servers should still accept the wider values before clients send them.',
 } as const;
+
+/**
+ * What a security change asks of people: the runner sends the credentials it is given (--header)
+ * whatever the document's security says, and reads no scheme (A-10, A-46), so a server
+ * implementing OLD passes `conformance --spec NEW` all the same.
+ */
+export const unreadSecurityAdvice =
+  'Clients written against OLD may authenticate in a way NEW no longer accepts: review and update them. `conformance --spec NEW` does not read security schemes or requirements, so it cannot fail a server implementing OLD for this; servers must still enforce what NEW requires.';
