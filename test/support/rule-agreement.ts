@@ -85,8 +85,15 @@ async function build(document: Doc): Promise<Built> {
   return entry;
 }
 
-/** The failures of `conformance --spec NEW` against a fresh server implementing `server`. */
-async function runnerFailures(options: { server: Doc; reshape?: Reshape; spec: Doc; operations: readonly string[] }): Promise<string[]> {
+/** What `conformance --spec NEW` says of a fresh server implementing `server`. */
+interface RunOutcome {
+  /** The run's verdict, what its exit code says: failed when a required check failed. */
+  readonly verdict: string;
+  /** The required checks' failures, which make that verdict (advisory ones do not, without --strict). */
+  readonly failures: readonly string[];
+}
+
+async function runAgainst(options: { server: Doc; reshape?: Reshape; spec: Doc; operations: readonly string[] }): Promise<RunOutcome> {
   const [server, spec] = await Promise.all([build(options.server), build(options.spec)]);
   const engine = createMockEngine({ spec: server.engine, clock: new VirtualClock({ start: Date.UTC(2026, 10, 25) }) });
   const plain: Handler = async (request) => engine.handle(await framed(request));
@@ -100,7 +107,10 @@ async function runnerFailures(options: { server: Doc; reshape?: Reshape; spec: D
       operations: { includeOperations: [...options.operations] },
       fetch: handler,
     });
-    return report.checks.flatMap((check) => check.failures.map((failure) => `${check.name}: ${failure.input} → ${failure.received}`));
+    const failures = report.checks
+      .filter((check) => check.severity === 'required')
+      .flatMap((check) => check.failures.map((failure) => `${check.name}: ${failure.input} → ${failure.received}`));
+    return { verdict: report.verdict, failures };
   } finally {
     engine.close?.();
   }
@@ -131,7 +141,8 @@ export async function documentsOf(pair: RulePair): Promise<{ before: Doc; after:
 /**
  * The agreement: the pair's rule fires; the server implementing NEW passes `conformance --spec
  * NEW`; and the rule (and the whole diff) says "breaks servers" exactly when the server
- * implementing OLD fails that run.
+ * implementing OLD fails that run: its verdict, what the command exits with (advisory checks
+ * fail a run only under --strict, so they do not count, on either side).
  */
 export async function expectAgreement(pair: RulePair): Promise<void> {
   const { before, after } = await documentsOf(pair);
@@ -139,16 +150,17 @@ export async function expectAgreement(pair: RulePair): Promise<void> {
   const own = report.changes.filter((change) => change.rule === pair.rule);
   expect(own, `the pair makes ${pair.rule} fire`).not.toEqual([]);
   const operations = pair.operations ?? ['createEvaluation'];
-  const newServer = await runnerFailures({ server: after, reshape: pair.newServer, spec: after, operations });
-  expect(newServer, 'the server implementing NEW passes conformance --spec NEW').toEqual([]);
-  const oldServer = await runnerFailures({ server: before, reshape: pair.oldServer, spec: after, operations });
-  const runnerFailsOld = oldServer.length > 0;
+  const newServer = await runAgainst({ server: after, reshape: pair.newServer, spec: after, operations });
+  expect(newServer, 'the server implementing NEW passes conformance --spec NEW').toEqual({ verdict: 'passed', failures: [] });
+  const oldServer = await runAgainst({ server: before, reshape: pair.oldServer, spec: after, operations });
+  expect(oldServer.verdict, 'the run against the server implementing OLD completes').not.toBe('incomplete');
+  const runnerFailsOld = oldServer.verdict === 'failed';
   const verdict = {
     rule: own.some((change) => change.breaks.servers),
     diff: report.changes.some((change) => change.breaks.servers),
   };
   const expected = pair.runnerGap === undefined ? runnerFailsOld : !runnerFailsOld;
-  expect({ ...verdict, runnerFailsOld, failures: oldServer.slice(0, 3) }).toMatchObject({ rule: expected, diff: expected });
+  expect({ ...verdict, runnerFailsOld, failures: oldServer.failures.slice(0, 3) }).toMatchObject({ rule: expected, diff: expected });
 }
 
 /** The test name of a pair. */
@@ -159,10 +171,7 @@ export function pairName(pair: RulePair, index: number): string {
 // Reshapes: what a document promises that the engine does not do by itself.
 
 /** Answers of `path` (a prefix) passed through `change`. */
-export function reshapeAnswers(
-  path: string,
-  change: (response: Response, request: Request) => Promise<Response> | Response,
-): Reshape {
+export function reshapeAnswers(path: string, change: (response: Response, request: Request) => Promise<Response> | Response): Reshape {
   return (handler) => async (request) => {
     const response = await handler(request);
     return new URL(request.url).pathname.startsWith(path) ? change(response, request) : response;
@@ -189,7 +198,10 @@ export function refuseRequests(path: string, refuse: (request: Request) => strin
     if (new URL(request.url).pathname.startsWith(path)) {
       const problem = refuse(request);
       if (problem !== undefined)
-        return Response.json({ code: 'invalid_request', message: problem }, { status: 400, headers: { 'content-type': 'application/json' } });
+        return Response.json(
+          { code: 'invalid_request', message: problem },
+          { status: 400, headers: { 'content-type': 'application/json' } },
+        );
     }
     return handler(request);
   };
@@ -197,5 +209,6 @@ export function refuseRequests(path: string, refuse: (request: Request) => strin
 
 /** Requests to `path` (a prefix) rewritten before the engine sees them. */
 export function rewriteRequests(path: string, rewrite: (request: Request) => Request | Promise<Request>): Reshape {
-  return (handler) => async (request) => (new URL(request.url).pathname.startsWith(path) ? handler(await rewrite(request)) : handler(request));
+  return (handler) => async (request) =>
+    new URL(request.url).pathname.startsWith(path) ? handler(await rewrite(request)) : handler(request);
 }

@@ -79,7 +79,8 @@ export const documentPairs: readonly RulePair[] = [
     what: 'a header, which the runner leaves out',
     operations: fileReport,
     base: withReportOperation,
-    edit: (doc) => report(doc).parameters.push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', maxLength: 16 } }),
+    edit: (doc) =>
+      report(doc).parameters.push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', maxLength: 16 } }),
   },
   {
     rule: 'required-parameter-added',
@@ -125,5 +126,23 @@ export const documentPairs: readonly RulePair[] = [
       report(doc).parameters.push({ name: 'X-Tenant', in: 'header', required: true, schema: { type: 'string', maxLength: 16 } });
     },
     edit: (doc) => report(doc).parameters.pop(),
+  },
+  { rule: 'wording-changed', edit: (doc) => (doc.paths['/v0/evaluations'].post.description = 'Creates an evaluation job.') },
+  { rule: 'extension-changed', edit: (doc) => (doc.paths['/v0/evaluations'].post['x-implemented'] = true) },
+  { rule: 'deprecation-changed', edit: (doc) => (doc.paths['/v0/evaluations'].post.deprecated = true) },
+  {
+    rule: 'unclassified-change',
+    what: 'a callback added to an operation',
+    edit: (doc) =>
+      (doc.paths['/v0/evaluations'].post.callbacks = {
+        jobDone: { '{$request.body#/callbackUrl}': { post: { responses: { '204': { description: 'Received.' } } } } },
+      }),
+  },
+  {
+    rule: 'unclassified-change',
+    what: 'a link added to a response',
+    operations: fileReport,
+    base: withReportOperation,
+    edit: (doc) => (report(doc).responses['200'].links = { receipt: { operationId: 'getJob', parameters: { jobId: '$response.body#/receipt' } } }),
   },
 ];

@@ -131,16 +131,6 @@ export const requestPairs: readonly RulePair[] = [
 
   {
     rule: 'format-changed',
-    what: 'uri to email (required, so every body carries one)',
-    operations: fileReport,
-    base: withSource('uri', 'https://reports.example/q3'),
-    edit: (doc) => {
-      reportBody(doc).properties.source.format = 'email';
-      reportExample(doc).source = 'q3@reports.example';
-    },
-  },
-  {
-    rule: 'format-changed',
     what: 'email to uri, which the runner sends near misses of',
     operations: fileReport,
     base: withSource('email', 'https://reports.example/q3'),
@@ -172,7 +162,7 @@ export const requestPairs: readonly RulePair[] = [
   },
   {
     rule: 'parameter-serialization-changed',
-    what: 'a header\'s explode',
+    what: "a header's explode",
     operations: fileReport,
     base: withTenantHeader(true),
     edit: (doc) => (report(doc).parameters[1].explode = true),
