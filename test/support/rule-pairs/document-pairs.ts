@@ -143,6 +143,7 @@ export const documentPairs: readonly RulePair[] = [
     what: 'a link added to a response',
     operations: fileReport,
     base: withReportOperation,
-    edit: (doc) => (report(doc).responses['200'].links = { receipt: { operationId: 'getJob', parameters: { jobId: '$response.body#/receipt' } } }),
+    edit: (doc) =>
+      (report(doc).responses['200'].links = { receipt: { operationId: 'getJob', parameters: { jobId: '$response.body#/receipt' } } }),
   },
 ];
