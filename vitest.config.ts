@@ -20,8 +20,10 @@ const slow = [
   'test/pact/swagger-mock-validator.test.ts',
   'test/proxy/proxy-hardening.test.ts',
   'test/workflows/respect-and-cli.test.ts',
-  // 52 runner runs in-process, one per rule and side (2.5–5 min on 2 cores).
-  'test/evolution/runner-agreement.test.ts',
+  // Two runner runs in-process per rule pair of `diff` (the coverage test beside them is fast).
+  'test/evolution/runner-agreement-request.test.ts',
+  'test/evolution/runner-agreement-response.test.ts',
+  'test/evolution/runner-agreement-document.test.ts',
   // Builds the Storybook example (its own install, examples/storybook) and loads it in Chromium.
   'test/examples/storybook.test.ts',
 ];

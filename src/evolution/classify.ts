@@ -115,3 +115,36 @@ export const unseenWidening = {
   advice:
     'No client needs to change, and `conformance --spec NEW` cannot fail a server implementing OLD for it (the operation documents no 400, so the 404 OLD answers is accepted, A-23); servers should still accept the wider values before clients send them.',
 } as const;
+
+/**
+ * What a security change asks of people: the runner sends the credentials it is given (--header)
+ * whatever the document's security says, and reads no scheme (A-10, A-46), so a server
+ * implementing OLD passes `conformance --spec NEW` all the same.
+ */
+export const unreadSecurityAdvice =
+  'Clients written against OLD may authenticate in a way NEW no longer accepts: review and update them. `conformance --spec NEW` does not read security schemes or requirements, so it cannot fail a server implementing OLD for this; servers must still enforce what NEW requires.';
+
+/**
+ * A request widening the runner never exercises: it sends nothing a server implementing OLD
+ * refuses (no request without an optional body, no body in a media type other than
+ * application/json), so that server passes `conformance --spec NEW` (A-46); `what` says what
+ * servers should still accept before clients rely on it.
+ */
+export function unexercisedWidening(what: string): { readonly breaks: Breaks; readonly advice: string } {
+  return {
+    breaks: compatible,
+    advice: `No client needs to change, and \`conformance --spec NEW\` sends nothing a server implementing OLD refuses for it; but such a server still refuses ${what}: update servers before clients rely on it.`,
+  };
+}
+
+/**
+ * A change the runner cannot see, classified as breaking clients only: the runner does not read
+ * the part that changed (serialization styles, defaults), so a server implementing OLD passes
+ * `conformance --spec NEW` (A-46); `clients` says what clients should do, `why` why the run cannot tell.
+ */
+export function unseenByRunner(options: { clients: string; why: string }): { readonly breaks: Breaks; readonly advice: string } {
+  return {
+    breaks: breaksClients,
+    advice: `${options.clients}. \`conformance --spec NEW\` cannot fail a server implementing OLD for it (${options.why}); servers must still follow NEW.`,
+  };
+}

@@ -4,7 +4,7 @@
  * operation's URL starts with), its security schemes, its components, and which operations
  * exist: added, removed, or moved to another method or path under the same operationId.
  */
-import { breaksBoth, breaksClients, breaksServers, compatible } from '../classify.js';
+import { breaksBoth, breaksClients, breaksServers, compatible, unreadSecurityAdvice } from '../classify.js';
 import { valueCount } from '../limits.js';
 import { indexOperations, matchOperations } from '../operations.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
@@ -60,7 +60,8 @@ function basePaths(document: Record<string, any>): string[] {
 export const basePathChanged: Rule = {
   name: 'base-path-changed',
   sites: ['document'],
-  description: "The servers' base path changed: every operation's URL moved; breaks both.",
+  description:
+    "The servers' base path changed: every operation's URL moved; breaks clients (servers too in practice, but `conformance` sends to the base URL it is given, so the runner cannot fail an OLD server for it).",
   check({ old, new: next }) {
     const before = basePaths(old.value);
     const after = basePaths(next.value);
@@ -68,9 +69,11 @@ export const basePathChanged: Rule = {
     return [
       {
         fact: `the servers' base path changed from ${before.join(', ')} to ${after.join(', ')}, so every operation's URL moved`,
-        breaks: breaksBoth,
+        // The runner appends the document's paths to the --base-url it is given and never reads
+        // `servers` (A-46): an OLD server passes `conformance --spec NEW` at its own base URL.
+        breaks: breaksClients,
         advice:
-          'Clients written against OLD call URLs NEW does not serve, and OLD servers serve URLs NEW does not name: move both, or serve both base paths for a while.',
+          "Clients written against OLD call URLs NEW does not serve: move them, or serve both base paths for a while. `conformance --spec NEW` sends to the base URL it is given, so it cannot fail a server implementing OLD for this; but that server does not answer at NEW's URLs: serve NEW's base path before clients use it.",
         segments: ['servers'],
       },
     ];
@@ -92,14 +95,16 @@ export const serverChanged: Rule = {
 export const securitySchemeChanged: Rule = {
   name: 'security-scheme-changed',
   sites: ['document'],
-  description: 'components.securitySchemes changed; the diff does not reason about authentication, so it is classified as breaking both.',
+  description:
+    'components.securitySchemes changed; the diff does not reason about authentication, so it is classified as breaking clients; the runner reads no security scheme, so it breaks no server.',
   check(context) {
     const scheme = (side: 'old' | 'new') => record(context[side].value.components)?.securitySchemes ?? null;
     if (same(context, scheme('old'), scheme('new'))) return [];
     return [
       {
-        fact: 'the security schemes changed (classified as breaking both: how callers authenticate is not compared further; review it)',
-        breaks: breaksBoth,
+        fact: 'the security schemes changed (classified as breaking clients: how callers authenticate is not compared further; review it)',
+        breaks: breaksClients,
+        advice: unreadSecurityAdvice,
         segments: ['components', 'securitySchemes'],
       },
     ];

@@ -4,7 +4,7 @@
  * body's required-ness and media types, a response's media types and headers, a response
  * header's required-ness. Their schemas are compared at the schema site.
  */
-import { breaksBoth, breaksClients, breaksServers, compatible, probedNarrowing } from '../classify.js';
+import { breaksClients, breaksServers, compatible, probedNarrowing, unexercisedWidening, unseenByRunner } from '../classify.js';
 import { deref } from '../deref.js';
 import { type Finding, type Rule, record, type SiteContext } from '../rule.js';
 import { same } from '../same.js';
@@ -44,14 +44,18 @@ const serializationKeys = ['style', 'explode', 'allowReserved', 'allowEmptyValue
 export const parameterSerializationChanged: Rule = {
   name: 'parameter-serialization-changed',
   sites: ['parameter', 'header'],
-  description: 'How a parameter or header is written on the wire (style, explode, allowReserved, content) changed; breaks both.',
+  description:
+    'How a parameter or header is written on the wire (style, explode, allowReserved, content) changed; breaks clients (the runner writes every value in the default style, so no server).',
   check(context) {
     const changed = serializationKeys.filter((key) => !same(context, context.old.value[key] ?? null, context.new.value[key] ?? null));
     if (changed.length === 0) return [];
     return [
       {
         fact: `its serialization changed (${changed.join(', ')}): the same value is written differently on the wire`,
-        breaks: breaksBoth,
+        ...unseenByRunner({
+          clients: 'Clients written against OLD write the value as OLD says, which servers implementing NEW may misread: update them',
+          why: 'the runner writes every parameter in the default style, whatever the document says',
+        }),
         segments: [changed[0]!],
       },
     ];
@@ -68,8 +72,15 @@ export const requestBodyBecameRequired: Rule = {
 export const requestBodyBecameOptional: Rule = {
   name: 'request-body-became-optional',
   sites: ['request-body'],
-  description: 'A required request body became optional: OLD servers refuse a request without one; breaks servers.',
-  check: (context) => becameRequired(context, 'optional', 'the request body'),
+  description:
+    'A required request body became optional: OLD servers refuse a request without one, but the runner never sends one without it, so compatible on both axes (with a warning).',
+  check: (context) =>
+    becameRequired(context, 'optional', 'the request body').map((finding) => ({
+      ...finding,
+      fact: `${finding.fact}; the runner always sends a body, so servers implementing OLD still pass conformance`,
+      effect: undefined,
+      ...unexercisedWidening('a request without a body'),
+    })),
 };
 
 function mediaTypes(context: SiteContext, kind: 'added' | 'removed'): string[] {
@@ -86,11 +97,12 @@ function mediaTypes(context: SiteContext, kind: 'added' | 'removed'): string[] {
 export const requestMediaTypeAdded: Rule = {
   name: 'request-media-type-added',
   sites: ['request-body'],
-  description: 'The request body may be sent in another media type: OLD servers answer it 415; breaks servers.',
+  description:
+    'The request body may be sent in another media type: OLD servers answer it 415, but the runner sends JSON bodies as application/json only, so compatible on both axes (with a warning).',
   check: (context) =>
     mediaTypes(context, 'added').map((name) => ({
-      fact: `may now be sent as ${name}`,
-      breaks: breaksServers,
+      fact: `may now be sent as ${name}; the runner sends bodies as application/json only, so servers implementing OLD still pass conformance`,
+      ...unexercisedWidening(`bodies sent as ${name}`),
       segments: ['content', name],
     })),
 };

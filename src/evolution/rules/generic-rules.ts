@@ -2,10 +2,10 @@
  * @module evolution/rules/generic-rules
  * Rules that apply at every site: wording (descriptions, summaries, titles, examples), `x-`
  * extensions and deprecation, all compatible; and the safety net, `unclassified-change`, for a
- * field the diff does not understand, classified as breaking both so that nothing changes
- * unseen.
+ * field the diff does not understand, classified as breaking clients so that nothing changes
+ * unseen (and no server: the runner reads none of these fields either, A-46).
  */
-import { breaksBoth, compatible } from '../classify.js';
+import { compatible, unseenByRunner } from '../classify.js';
 import { type Finding, type Rule, record, type Site, type SiteContext } from '../rule.js';
 import { canonicalOf } from '../same.js';
 import { annotationKeys } from './schema-shape-rules.js';
@@ -99,7 +99,7 @@ export const unclassifiedChange: Rule = {
   name: 'unclassified-change',
   sites: ['document', 'operation', 'parameter', 'request-body', 'media-type', 'response', 'header'],
   description:
-    'A field the diff does not understand changed (callbacks, links, encoding, webhooks, servers of one operation, ...); classified as breaking both.',
+    'A field the diff does not understand changed (callbacks, links, encoding, webhooks, servers of one operation, ...); classified as breaking clients; the runner does not read it, so no server.',
   check(context) {
     const known = new Set(understood[context.site as Exclude<Site, 'schema'>] ?? []);
     const keys = changedKeys(
@@ -108,8 +108,11 @@ export const unclassifiedChange: Rule = {
     );
     return keys.map(
       (key): Finding => ({
-        fact: `\`${key}\` changed (the diff does not reason about it, so it is classified as breaking both; review it)`,
-        breaks: breaksBoth,
+        fact: `\`${key}\` changed (the diff does not reason about it, so it is classified as breaking clients; review it)`,
+        ...unseenByRunner({
+          clients: 'Clients written against OLD may rely on what this field described: review and update them',
+          why: 'the runner does not read this field',
+        }),
         segments: [key],
       }),
     );

@@ -5,7 +5,7 @@
  * statuses it documents. What the parameters, bodies and responses contain is compared at their
  * own sites.
  */
-import { breaksBoth, breaksClients, breaksServers, compatible, runnerCanMutatePattern } from '../classify.js';
+import { breaksBoth, breaksClients, breaksServers, compatible, runnerCanMutatePattern, unreadSecurityAdvice } from '../classify.js';
 import { deref } from '../deref.js';
 import { operationParameters, pathShape } from '../operations.js';
 import { type Finding, type Rule, record, type SiteContext, shown } from '../rule.js';
@@ -44,14 +44,16 @@ export const pathParameterRenamed: Rule = {
 export const securityChanged: Rule = {
   name: 'security-changed',
   sites: ['operation'],
-  description: 'The security requirements in force for the operation changed; not reasoned about, classified as breaking both.',
+  description:
+    'The security requirements in force for the operation changed; not reasoned about, classified as breaking clients; the runner reads no security requirement, so it breaks no server.',
   check(context) {
     const effective = (side: 'old' | 'new') => context[side].value.security ?? context.documents[side].security ?? null;
     if (same(context, effective('old'), effective('new'))) return [];
     return [
       {
-        fact: 'its security requirements changed (classified as breaking both: authentication is not compared further; review it)',
-        breaks: breaksBoth,
+        fact: 'its security requirements changed (classified as breaking clients: authentication is not compared further; review it)',
+        breaks: breaksClients,
+        advice: unreadSecurityAdvice,
         segments: ['security'],
       },
     ];

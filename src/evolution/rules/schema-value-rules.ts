@@ -4,7 +4,14 @@
  * Each says whether NEW accepts more values (widens) or fewer (narrows); classify.ts turns that
  * into who it breaks by the direction the values travel.
  */
-import { probedNarrowing, runnerBlindToWidening, runnerCanMutatePattern, runnerMutates, unseenWidening } from '../classify.js';
+import {
+  probedNarrowing,
+  runnerBlindToWidening,
+  runnerCanMutatePattern,
+  runnerMutates,
+  unseenByRunner,
+  unseenWidening,
+} from '../classify.js';
 import { compareRegexLanguages } from '../pattern-containment.js';
 import type { Finding, Rule, SiteContext } from '../rule.js';
 import { shown } from '../rule.js';
@@ -321,12 +328,17 @@ export const defaultValueChanged: Rule = {
   name: 'default-value-changed',
   sites: ['schema'],
   description:
-    'The default of a request value changed: a server fills in another value for clients that leave it out (breaks both); in a response it is only an annotation.',
+    'The default of a request value changed: a server fills in another value for clients that leave it out (breaks clients; the runner never tells the two apart, so no server); in a response it is only an annotation.',
   check(context) {
     const { old, new: next } = context;
     if (!('default' in old.value) && !('default' in next.value)) return [];
     if (same(context, old.value.default, next.value.default)) return [];
     const fact = `default changed from ${'default' in old.value ? shown(old.value.default) : 'none'} to ${'default' in next.value ? shown(next.value.default) : 'none'}`;
-    return [{ fact, effect: context.direction === 'request' ? 'both' : 'none', segments: ['default'] }];
+    if (context.direction !== 'request') return [{ fact, effect: 'none', segments: ['default'] }];
+    const unseen = unseenByRunner({
+      clients: 'Clients written against OLD that leave the value out get another one filled in: check that they still mean it',
+      why: "which value a server fills in is not in its answer, so no run tells OLD's from NEW's",
+    });
+    return [{ fact, ...unseen, segments: ['default'] }];
   },
 };

@@ -1,0 +1,13 @@
+/**
+ * `diff`'s servers axis against the runner for the rules on what a request carries (A-46; how a
+ * pair is run: test/support/rule-agreement.ts).
+ */
+import { it } from 'vitest';
+import { expectAgreement, pairName } from '../support/rule-agreement.js';
+import { requestPairs } from '../support/rule-pairs/request-pairs.js';
+
+it.each(requestPairs.map((pair, index) => [pairName(pair, index), pair] as const))(
+  '%s: breaks servers exactly when the runner fails a server implementing OLD',
+  async (_name, pair) => expectAgreement(pair),
+  180_000,
+);
