@@ -26,6 +26,16 @@ export interface ResponseDescription {
   readonly content: Readonly<Record<string, JsonSchema | undefined>>;
   /** Media type → named examples' values. */
   readonly examples: Readonly<Record<string, readonly unknown[]>>;
+  /** The headers documented for this response (Content-Type aside, which OpenAPI says to ignore). */
+  readonly headers?: readonly ResponseHeaderDescription[];
+}
+
+export interface ResponseHeaderDescription {
+  /** Lower-cased, as HTTP compares header names. */
+  readonly name: string;
+  readonly required: boolean;
+  /** The header's `schema` (undefined when it has none, or describes itself with `content`). */
+  readonly schema: JsonSchema | undefined;
 }
 
 export interface OperationDescription {
@@ -141,7 +151,8 @@ function indexOperations(document: Record<string, any>): OperationDescription[] 
       }
       const responses = Object.entries<any>(operation.responses ?? {}).map(([status, response]): ResponseDescription => {
         const { schemas, examples } = mediaTypes(response.content);
-        return { status, description: response.description ?? '', content: schemas, examples };
+        const headers = responseHeaders(response.headers);
+        return { status, description: response.description ?? '', content: schemas, examples, ...(headers.length > 0 ? { headers } : {}) };
       });
       operations.push({
         operationId: operation.operationId ?? `${method} ${path}`,
@@ -154,4 +165,15 @@ function indexOperations(document: Record<string, any>): OperationDescription[] 
     }
   }
   return operations;
+}
+
+function responseHeaders(headers: unknown): ResponseHeaderDescription[] {
+  if (headers === null || typeof headers !== 'object') return [];
+  return Object.entries(headers as Record<string, any>)
+    .filter(([name, header]) => name.toLowerCase() !== 'content-type' && header !== null && typeof header === 'object')
+    .map(([name, header]) => ({
+      name: name.toLowerCase(),
+      required: header.required === true,
+      schema: header.schema !== null && typeof header.schema === 'object' ? (header.schema as JsonSchema) : undefined,
+    }));
 }

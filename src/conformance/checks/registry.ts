@@ -24,6 +24,7 @@ import {
   responseSchemaConformance,
   statusCodeDocumented,
 } from './generic-checks.js';
+import { responseHeadersConformance } from './header-checks.js';
 import {
   concurrentBodiesOneAccepted,
   concurrentDuplicatesOneJob,
@@ -55,6 +56,7 @@ export const checks: readonly Check[] = [
   statusCodeDocumented,
   contentTypeDocumented,
   responseSchemaConformance,
+  responseHeadersConformance,
   errorBody,
   notAServerError,
   positiveDataAcceptance,
@@ -103,6 +105,7 @@ export const responseChecks: readonly Check[] = [
   statusCodeDocumented,
   contentTypeDocumented,
   responseSchemaConformance,
+  responseHeadersConformance,
   errorBody,
   notAServerError,
   errorCodeDocumented,
