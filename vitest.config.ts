@@ -25,6 +25,8 @@ const slow = [
   'test/evolution/runner-agreement-request.test.ts',
   'test/evolution/runner-agreement-response.test.ts',
   'test/evolution/runner-agreement-document.test.ts',
+  // MCP's own inspector (inspector-cli) starting `evidence-harness mcp` once per tool call.
+  'test/mcp/inspector-cli.test.ts',
   // Builds the Storybook example (its own install, examples/storybook) and loads it in Chromium.
   'test/examples/storybook.test.ts',
 ];
