@@ -84,7 +84,10 @@ it(
     expect((await call('reset')).current).toBe('default');
     expect((await call('list_scenarios')).scenarios.map((scenario: { name: string }) => scenario.name)).toContain('manual');
     expect((await call('put_scenario', { name: 'manual' })).current).toBe('manual');
-    const created = await fetch(`${mock.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': newKey(), authorization: bearer }));
+    const created = await fetch(
+      `${mock.url}/v0/evaluations`,
+      jsonPost(evaluationRequest(), { 'idempotency-key': newKey(), authorization: bearer }),
+    );
     const { jobId } = (await created.json()) as { jobId: string };
     expect(JSON.stringify(await call('list_jobs', { limit: 10 }))).toContain(jobId);
     expect((await call('inspect_job', { jobId })).job.status).toBe('QUEUED');
