@@ -6,9 +6,9 @@
  * user's first test makes (the README's: POST /v0/evaluations, answered 202); or the same with
  * MSW's own `setupServer` and one static handler answering the same request. Prints the
  * milliseconds from the process's start (performance.timeOrigin) to the answer's body read, as
- * one JSON line. The bench's MSW group (bench/groups/msw.ts) runs it, the two kinds in turn.
+ * one JSON line. The bench's MSW group (bench/groups/msw.ts) runs it, the kinds in turn.
  *
- * Run: node dist/bench/children/first-call.js engine|static
+ * Run: node dist/bench/children/first-call.js engine|unbundled|static
  */
 import type * as MockNode from '../../mocks/node.js';
 
@@ -18,13 +18,15 @@ const baseUrl = 'http://localhost:4010';
 const entry = 'evidence-harness/msw/node';
 
 async function listen(): Promise<{ close(): void }> {
-  if (kind === 'engine') {
-    const { setupMockService } = (await import(entry)) as typeof MockNode;
+  if (kind === 'engine' || kind === 'unbundled') {
+    // 'unbundled': tsc's output of the same entry, which the package shipped before
+    // scripts/bundle-lib.mjs, for the bench to show what the bundle saves.
+    const { setupMockService } = (await import(kind === 'engine' ? entry : '../../mocks/node.js')) as typeof MockNode;
     const mock = setupMockService({ baseUrl });
     mock.server.listen({ onUnhandledRequest: 'error' });
     return mock.server;
   }
-  if (kind !== 'static') throw new TypeError(`first-call: 'engine' or 'static', got '${kind}'`);
+  if (kind !== 'static') throw new TypeError(`first-call: 'engine', 'unbundled' or 'static', got '${kind}'`);
   const [{ HttpResponse, http }, { setupServer }] = await Promise.all([import('msw'), import('msw/node')]);
   const server = setupServer(
     http.post(`${baseUrl}/v0/evaluations`, () =>
