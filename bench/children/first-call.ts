@@ -5,8 +5,8 @@
  * so the built files a user gets), `setupMockService`, `listen()`, and the first request a
  * user's first test makes (the README's: POST /v0/evaluations, answered 202); or the same with
  * MSW's own `setupServer` and one static handler answering the same request. Prints the
- * milliseconds from the process's start (performance.timeOrigin) to the answer's body read, as
- * one JSON line. The bench's MSW group (bench/groups/msw.ts) runs it, the kinds in turn.
+ * milliseconds from the process's start (performance.timeOrigin) to the answer's body read, and
+ * the CPU time the process (all its threads) used by then, as one JSON line. The bench's MSW group (bench/groups/msw.ts) runs it, the kinds in turn.
  *
  * Run: node dist/bench/children/first-call.js engine|unbundled|static
  */
@@ -51,9 +51,10 @@ const response = await fetch(`${baseUrl}/v0/evaluations`, {
 });
 const body = (await response.json()) as { status?: string };
 const ms = performance.now();
+const cpu = process.cpuUsage();
 server.close();
 if (response.status !== 202 || body.status !== 'QUEUED') {
   process.stderr.write(`first-call ${kind}: expected 202 QUEUED, got ${response.status} ${JSON.stringify(body)}\n`);
   process.exit(1);
 }
-process.stdout.write(`${JSON.stringify({ kind, ms })}\n`);
+process.stdout.write(`${JSON.stringify({ kind, ms, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);

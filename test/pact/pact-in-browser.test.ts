@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type Plugin } from 'vite';
 import { afterAll, expect, it } from 'vitest';
-import { packageRoot } from '../../src/openapi/package-root.js';
 import { type StaticServer, startStaticServer } from '../examples/static-server.js';
 import { shippedEntry } from '../support/shipped-entry.js';
 import { testTimeout } from '../support/time-limits.js';
