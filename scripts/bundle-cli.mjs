@@ -20,22 +20,19 @@
  *   node scripts/bundle-cli.mjs        write dist/cli/
  */
 import { chmodSync, rmSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
+import { externalButZod } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist', 'cli');
-const bundled = /^zod(\/|$)/;
 
 rmSync(outDir, { recursive: true, force: true });
 await build({
   input: { 'evidence-harness': join(root, 'dist', 'src', 'cli', 'bin.js') },
   platform: 'node',
-  // Bare specifiers other than zod stay imports; relative ones (this package) are bundled. Once
-  // resolved (an absolute path, on Windows too), an id was already judged as it was written.
-  external: (id, _importer, isResolved) =>
-    !isResolved && !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('\0') && !bundled.test(id),
+  external: externalButZod,
   logLevel: 'warn',
   output: {
     dir: outDir,

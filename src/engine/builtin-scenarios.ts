@@ -1,7 +1,9 @@
 /**
  * @module engine/builtin-scenarios
  * The scenarios shipped in scenarios/, bundled into the engine so they work where there is no
- * file system (MSW in a browser). Each is validated when the engine starts.
+ * file system (MSW in a browser). Each is validated the first time an engine asks for it: an
+ * engine starts under one of them, and parsing all fourteen cost a test file's first answer
+ * more than the rest of the engine's set-up (docs/performance.md, "Import cost").
  */
 import byOperationId from '../../scenarios/by-operation-id.json' with { type: 'json' };
 import defaultScenario from '../../scenarios/default.json' with { type: 'json' };
@@ -36,7 +38,50 @@ const documents: Record<string, unknown> = {
   'slow-pass': slowPass,
 };
 
+function parseShipped(name: string): Scenario {
+  return parseScenario({ value: documents[name], source: `scenarios/${name}.json` });
+}
+
 /** The shipped scenarios by name, validated. */
 export function builtinScenarios(): Map<string, Scenario> {
-  return new Map(Object.entries(documents).map(([name, value]) => [name, parseScenario({ value, source: `scenarios/${name}.json` })]));
+  return new Map(Object.keys(documents).map((name) => [name, parseShipped(name)]));
+}
+
+/**
+ * The scenarios an engine knows for its life, as a Map of them would be (the shipped ones
+ * first, in their order, then those given at creation; a given one of a shipped name takes its
+ * place), but a shipped scenario is parsed only when first read, each engine its own copy.
+ */
+export class StartupScenarios {
+  /** undefined: a shipped scenario not parsed yet. */
+  private readonly byName = new Map<string, Scenario | undefined>(Object.keys(documents).map((name) => [name, undefined]));
+  readonly shippedNames: ReadonlySet<string> = new Set(Object.keys(documents));
+
+  get(name: string): Scenario | undefined {
+    const known = this.byName.get(name);
+    if (known !== undefined || !this.byName.has(name)) return known;
+    const parsed = parseShipped(name);
+    this.byName.set(name, parsed);
+    return parsed;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  set(name: string, scenario: Scenario): void {
+    this.byName.set(name, scenario);
+  }
+
+  delete(name: string): void {
+    this.byName.delete(name);
+  }
+
+  /** Every scenario, parsing the shipped ones not read yet (listing them is asking for them). */
+  *values(): IterableIterator<Scenario> {
+    for (const name of [...this.byName.keys()]) {
+      const scenario = this.get(name);
+      if (scenario) yield scenario;
+    }
+  }
 }

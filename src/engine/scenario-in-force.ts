@@ -6,7 +6,7 @@
  * scenario in force, the epoch or the draw changes; `settle` is the one place that happens, so
  * no path can change one and forget the others.
  */
-import { builtinScenarios } from './builtin-scenarios.js';
+import { StartupScenarios } from './builtin-scenarios.js';
 import { ControlError } from './control-error.js';
 import type { EngineContract } from './engine-contract.js';
 import { FaultInjector } from './faults.js';
@@ -55,8 +55,7 @@ function withStatesOf(options: { scenario: Scenario; contract: EngineContract; s
 
 export class ScenarioInForce {
   /** The shipped scenarios and those given at creation: they live as long as the engine. */
-  private readonly startup = builtinScenarios();
-  private readonly builtinNames = new Set(this.startup.keys());
+  private readonly startup = new StartupScenarios();
   private readonly registry: ScenarioRegistry;
   private starting: Scenario;
   private inForce: Scenario;
@@ -160,7 +159,7 @@ export class ScenarioInForce {
   reloadStarting(input: ScenarioInput): { scenario: Scenario; inForce: boolean } {
     const parsed = this.parse(input);
     const previous = this.starting;
-    if (previous.name !== parsed.name && !this.builtinNames.has(previous.name)) this.startup.delete(previous.name);
+    if (previous.name !== parsed.name && !this.startup.shippedNames.has(previous.name)) this.startup.delete(previous.name);
     this.startup.set(parsed.name, parsed);
     this.starting = parsed;
     const inForce = this.inForce === previous;

@@ -9,7 +9,7 @@ import type { Scenario } from './scenario.js';
 
 export interface ScenarioRegistryOptions {
   /** The shipped scenarios and those given at creation; never dropped. */
-  readonly startup: ReadonlyMap<string, Scenario>;
+  readonly startup: Pick<ReadonlyMap<string, Scenario>, 'get' | 'has' | 'values'>;
   /** Bytes (JSON text as UTF-16) that scenarios registered at run time may hold together. */
   readonly maxBytes: number;
   /** How many scenarios may be registered at run time. */

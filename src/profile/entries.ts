@@ -10,14 +10,15 @@ import { z } from 'zod';
 import { limits } from '../contract/limits.js';
 
 /** An Error `code` as a server may spell it: the contract's bound (80), no control characters. */
-const code = z
-  .string()
-  .min(1)
-  .max(limits.errorCodeLength.max)
-  .regex(/^[^\p{Cc}]+$/u, 'has a control character')
-  .describe("The Error body's `code` answered in this situation.");
+const code = () =>
+  z
+    .string()
+    .min(1)
+    .max(limits.errorCodeLength.max)
+    .regex(/^[^\p{Cc}]+$/u, 'has a control character')
+    .describe("The Error body's `code` answered in this situation.");
 
-const status = z.number().int().min(100).max(599).describe('The HTTP status answered in this situation.');
+const status = () => z.number().int().min(100).max(599).describe('The HTTP status answered in this situation.');
 
 /** Statuses an entry may declare, and the rule of the contract that limits them. */
 export interface StatusRule {
@@ -28,151 +29,190 @@ export interface StatusRule {
 }
 
 function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
-  return z.strictObject({ status, code, ...extra });
+  return z.strictObject({ status: status(), code: code(), ...extra });
 }
 
-const retryAfter = z.boolean().describe('Whether the answer carries a Retry-After header.');
+const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
 
 export const jobStates = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'] as const;
-const presence = z.enum(['present', 'absent']);
+const presence = () => z.enum(['present', 'absent']);
+
+type LazyEntry = { readonly schema: () => z.ZodType; readonly statuses?: StatusRule };
+type Built<Table> = {
+  readonly [Name in keyof Table]: Table[Name] extends { readonly schema: () => infer Schema }
+    ? Omit<Table[Name], 'schema'> & { readonly schema: Schema }
+    : never;
+};
+
+/**
+ * The table with each schema built on its first read. The engine imports this module for its
+ * defaults, and building all the schemas was the largest part of a test file's first answer
+ * after loading the modules (docs/performance.md, "Import cost"); only a profile given to the
+ * engine, the runner's --profile and `profile` read them.
+ */
+function builtWhenRead<Table extends Record<string, LazyEntry>>(table: Table): Built<Table> {
+  const entries = Object.entries(table).map(([name, { schema: make, ...rest }]) => {
+    let built: z.ZodType | undefined;
+    return [
+      name,
+      {
+        ...rest,
+        get schema() {
+          built ??= make();
+          return built;
+        },
+      },
+    ];
+  });
+  return Object.fromEntries(entries) as Built<Table>;
+}
 
 /** Every entry: its schema, and for an error answer the statuses the contract leaves it. */
-export const entryTable = {
+export const entryTable = builtWhenRead({
   'A-2.over-maximum': {
-    schema: errorEntry({}).describe('A value over a maximum of section 8 (createEvaluation; verifyReport answers 400 with this code).'),
+    schema: () =>
+      errorEntry({}).describe('A value over a maximum of section 8 (createEvaluation; verifyReport answers 400 with this code).'),
     statuses: {
       allowed: [413],
       because: 'createEvaluation documents 413 for input that exceeds limits (A-2, the required check negative_data_rejection)',
     },
   },
   'A-5.replay': {
-    schema: z
-      .strictObject({
-        compare: z
-          .enum(['canonical-json', 'raw-bytes'])
-          .describe('canonical-json: the same JSON value replays; raw-bytes: only the same bytes replay, a re-serialised body is a 409.'),
-      })
-      .describe('How a create under a used Idempotency-Key is compared with the first.'),
+    schema: () =>
+      z
+        .strictObject({
+          compare: z
+            .enum(['canonical-json', 'raw-bytes'])
+            .describe('canonical-json: the same JSON value replays; raw-bytes: only the same bytes replay, a re-serialised body is a 409.'),
+        })
+        .describe('How a create under a used Idempotency-Key is compared with the first.'),
   },
   'A-7.invalid-request': {
-    schema: errorEntry({}).describe('A field, header or parameter breaking the contract (not over a maximum).'),
+    schema: () => errorEntry({}).describe('A field, header or parameter breaking the contract (not over a maximum).'),
     statuses: { allowed: [400], because: 'both operations with a body document 400 for an invalid request' },
   },
   'A-8.server-failure': {
-    schema: errorEntry({}).describe('The service failed while processing.'),
+    schema: () => errorEntry({}).describe('The service failed while processing.'),
     statuses: { allowed: [500], because: 'a failure while processing is a 500 (A-8); other 5xx are not this situation' },
   },
   'A-8.unavailable': {
-    schema: errorEntry({ retryAfter }).describe('The service is temporarily unable to process.'),
+    schema: () => errorEntry({ retryAfter: retryAfter() }).describe('The service is temporarily unable to process.'),
     statuses: { allowed: [503], because: 'temporarily unavailable is 503 (RFC 9110 §15.6.4)' },
   },
   'A-9.health': {
-    schema: z
-      .strictObject({
-        body: z
-          .record(z.string().max(128), z.json())
-          .describe('The health body: a JSON object. The runner holds a server to its keys and their JSON types.'),
-      })
-      .describe('The body of GET /health.'),
+    schema: () =>
+      z
+        .strictObject({
+          body: z
+            .record(z.string().max(128), z.json())
+            .describe('The health body: a JSON object. The runner holds a server to its keys and their JSON types.'),
+        })
+        .describe('The body of GET /health.'),
   },
   'A-10.caller': {
-    schema: z
-      .strictObject({
-        header: z
-          .string()
-          .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'is not a header name')
-          .describe('The request header whose value identifies a caller.'),
-        scheme: z
-          .string()
-          .regex(/^(any|[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32})$/, "is not an authentication scheme or 'any'")
-          .describe("The scheme its value starts with (Bearer, Basic…), or 'any'."),
-      })
-      .describe('Which header names the caller (jobs and keys are scoped per caller).'),
+    schema: () =>
+      z
+        .strictObject({
+          header: z
+            .string()
+            .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'is not a header name')
+            .describe('The request header whose value identifies a caller.'),
+          scheme: z
+            .string()
+            .regex(/^(any|[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32})$/, "is not an authentication scheme or 'any'")
+            .describe("The scheme its value starts with (Bearer, Basic…), or 'any'."),
+        })
+        .describe('Which header names the caller (jobs and keys are scoped per caller).'),
   },
   'A-10.without-credentials': {
-    schema: z
-      .union([
-        z.literal('anonymous').describe('Requests without credentials are one anonymous caller of their own.'),
-        errorEntry({}).describe('Requests to the operations without credentials are refused.'),
-      ])
-      .describe('What a request without credentials gets on the operations other than health.'),
+    schema: () =>
+      z
+        .union([
+          z.literal('anonymous').describe('Requests without credentials are one anonymous caller of their own.'),
+          errorEntry({}).describe('Requests to the operations without credentials are refused.'),
+        ])
+        .describe('What a request without credentials gets on the operations other than health.'),
     statuses: {
       allowed: [401, 403],
       because: 'a refusal for want of credentials is 401 or 403 (RFC 9110 §15.5.2, §15.5.4), under default',
     },
   },
   'A-10.unknown-job': {
-    schema: errorEntry({}).describe('getJob of a jobId no job has.'),
+    schema: () => errorEntry({}).describe('getJob of a jobId no job has.'),
     statuses: { allowed: [404], because: 'getJob documents 404 for a job unavailable to this caller' },
   },
   'A-10.other-callers-job': {
-    schema: errorEntry({}).describe("getJob of another caller's job."),
+    schema: () => errorEntry({}).describe("getJob of another caller's job."),
     statuses: { allowed: [404], because: 'getJob documents 404 for a job unavailable to this caller' },
   },
   'A-11.rate-limited': {
-    schema: errorEntry({ retryAfter }).describe('Too many requests.'),
+    schema: () => errorEntry({ retryAfter: retryAfter() }).describe('Too many requests.'),
     statuses: { allowed: [429], because: 'too many requests is 429 (RFC 6585 §4)' },
   },
   'A-13.body-too-large': {
-    schema: errorEntry({
-      limitBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('The createEvaluation body limit, in bytes.'),
-    }).describe('A createEvaluation body over the body limit (verifyReport answers 400 with this code).'),
+    schema: () =>
+      errorEntry({
+        limitBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('The createEvaluation body limit, in bytes.'),
+      }).describe('A createEvaluation body over the body limit (verifyReport answers 400 with this code).'),
     statuses: { allowed: [400, 413], because: 'createEvaluation documents 400 and 413 for input it refuses' },
   },
   'A-16.missing-key': {
-    schema: errorEntry({}).describe('createEvaluation without an Idempotency-Key (or an empty one).'),
+    schema: () => errorEntry({}).describe('createEvaluation without an Idempotency-Key (or an empty one).'),
     statuses: { allowed: [400], because: 'a request without a required header is invalid: 400 (missing_required_header)' },
   },
   'A-16.conflict': {
-    schema: errorEntry({}).describe('A used Idempotency-Key with another request.'),
+    schema: () => errorEntry({}).describe('A used Idempotency-Key with another request.'),
     statuses: { allowed: [409], because: 'createEvaluation documents 409 for a key that conflicts with the request digest' },
   },
   'A-20.undeclared-method': {
-    schema: errorEntry({ allow: z.boolean().describe('Whether the answer carries an Allow header.') }).describe(
-      'A contract path with a method it does not declare.',
-    ),
+    schema: () =>
+      errorEntry({ allow: z.boolean().describe('Whether the answer carries an Allow header.') }).describe(
+        'A contract path with a method it does not declare.',
+      ),
     statuses: { allowed: { any4xxExcept: [409, 413] }, because: 'a request the service does not serve is a 4xx' },
   },
   'A-20.unknown-route': {
-    schema: errorEntry({}).describe('A path outside the contract.'),
+    schema: () => errorEntry({}).describe('A path outside the contract.'),
     statuses: { allowed: { any4xxExcept: [405, 409, 413] }, because: 'a path the service does not have is a 4xx' },
   },
   'A-21.malformed-json': {
-    schema: errorEntry({}).describe('A body that is not well-formed JSON.'),
+    schema: () => errorEntry({}).describe('A body that is not well-formed JSON.'),
     statuses: { allowed: [400], because: 'a body that is not JSON is an invalid request: 400 (malformed_json_rejected)' },
   },
   'A-21.not-an-object': {
-    schema: errorEntry({}).describe('An empty body, or JSON that is not an object.'),
+    schema: () => errorEntry({}).describe('An empty body, or JSON that is not an object.'),
     statuses: { allowed: [400], because: 'a body that is not the documented object is an invalid request: 400' },
   },
   'A-21.media-type': {
-    schema: errorEntry({}).describe('A body sent as another media type than application/json, or with none.'),
+    schema: () => errorEntry({}).describe('A body sent as another media type than application/json, or with none.'),
     statuses: {
       allowed: { any4xxExcept: [404, 405, 409, 413] },
       because: 'a body the service does not read is refused with a 4xx that no other condition of the operation claims',
     },
   },
   'A-23.invalid-job-id': {
-    schema: errorEntry({}).describe('getJob with a jobId over 128 characters.'),
+    schema: () => errorEntry({}).describe('getJob with a jobId over 128 characters.'),
     statuses: { allowed: { any4xxExcept: [405, 409, 413] }, because: 'getJob refuses input with 404 or a 4xx under default (A-23)' },
   },
   'A-3.timeline': {
-    schema: z
-      .strictObject({
-        first: z.enum(jobStates).describe('The status of a job in the 202 of its create.'),
-        through: z.array(z.enum(jobStates)).min(1).max(4).describe('The states a job passes through, in order.'),
-      })
-      .describe('How a job moves (A-3, A-22).'),
+    schema: () =>
+      z
+        .strictObject({
+          first: z.enum(jobStates).describe('The status of a job in the 202 of its create.'),
+          through: z.array(z.enum(jobStates)).min(1).max(4).describe('The states a job passes through, in order.'),
+        })
+        .describe('How a job moves (A-3, A-22).'),
   },
   'A-4.evaluation': {
-    schema: z
-      .strictObject({
-        complete: presence.optional().describe('Whether a COMPLETE job carries evaluation (default present).'),
-        failed: presence.optional().describe('Whether a FAILED job carries evaluation (default absent).'),
-      })
-      .describe('When a Job carries evaluation.'),
+    schema: () =>
+      z
+        .strictObject({
+          complete: presence().optional().describe('Whether a COMPLETE job carries evaluation (default present).'),
+          failed: presence().optional().describe('Whether a FAILED job carries evaluation (default absent).'),
+        })
+        .describe('When a Job carries evaluation.'),
   },
-} as const satisfies Record<string, { schema: z.ZodType; statuses?: StatusRule }>;
+} as const satisfies Record<string, LazyEntry>);
 
 export type EntryName = keyof typeof entryTable;
 export type EntryValue<Name extends EntryName> = z.output<(typeof entryTable)[Name]['schema']>;

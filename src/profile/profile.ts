@@ -73,17 +73,25 @@ function groupSchema(group: string) {
   return z.strictObject(shape).describe(`Entries decided by docs/assumptions.md ${group}.`);
 }
 
-/** The document as written: the version and the groups of entries, every one optional. */
-export const profileDocumentSchema = z.strictObject({
-  $schema: z.string().max(2048).optional().describe('The JSON Schema of this file, for editors.'),
-  profile: z.literal(1).describe('The version of the profile format.'),
-  ...Object.fromEntries(groupNames.map((group) => [group, groupSchema(group).optional()])),
-});
+function buildDocumentSchema() {
+  return z.strictObject({
+    $schema: z.string().max(2048).optional().describe('The JSON Schema of this file, for editors.'),
+    profile: z.literal(1).describe('The version of the profile format.'),
+    ...Object.fromEntries(groupNames.map((group) => [group, groupSchema(group).optional()])),
+  });
+}
+let documentSchema: ReturnType<typeof buildDocumentSchema> | undefined;
+
+/** The document as written: the version and the groups of entries, every one optional. Built on first use (entries.ts says why). */
+export function profileDocumentSchema(): ReturnType<typeof buildDocumentSchema> {
+  documentSchema ??= buildDocumentSchema();
+  return documentSchema;
+}
 
 /** The JSON Schema published as profile.schema.json. */
 export function profileJsonSchema(): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(profileDocumentSchema, { target: 'draft-2020-12', io: 'input' }),
+    ...z.toJSONSchema(profileDocumentSchema(), { target: 'draft-2020-12', io: 'input' }),
     $id: 'https://evidence-harness.dev/profile.schema.json',
     title: 'evidence-harness server profile',
   };
@@ -179,7 +187,7 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
  * ProfileError naming every refused entry; returns the profile in force.
  */
 export function resolveProfile(document: unknown, source = 'inline'): ServerProfile {
-  const parsed = profileDocumentSchema.safeParse(document);
+  const parsed = profileDocumentSchema().safeParse(document);
   if (!parsed.success)
     throw new ProfileError(
       source,

@@ -49,6 +49,9 @@ it('runs its groups with --quick, writes their JSON and fills the marked tables 
   }
   const throughput = JSON.parse(readFileSync(join(directory, 'throughput.json'), 'utf8')) as { figures: Record<string, number> };
   expect(throughput.figures['throughput.getJob.cpuOverBare']).toBeGreaterThan(0);
+  // The import cost: fresh processes importing the built package by its name, each reaching a 202.
+  const msw = JSON.parse(readFileSync(join(directory, 'msw.json'), 'utf8')) as { figures: Record<string, number> };
+  expect(msw.figures['msw.import.ratio']).toBeGreaterThan(0);
   const written = readFileSync(doc, 'utf8');
   expect(written).not.toContain('STALE');
   expect(written).toContain('<!-- bench:absent -->\nkept\n<!-- /bench -->');

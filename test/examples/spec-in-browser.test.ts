@@ -15,8 +15,8 @@ import { type Browser, chromium } from 'playwright-core';
 import { build, type Plugin } from 'vite';
 import { afterAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { packageRoot } from '../../src/openapi/package-root.js';
 import { contractVersions, writeVersion } from '../fixtures/contract-versions/versions.js';
+import { shippedEntry } from '../support/shipped-entry.js';
 import { testTimeout } from '../support/time-limits.js';
 import { type StaticServer, startStaticServer } from './static-server.js';
 
@@ -93,7 +93,7 @@ it.skipIf(skip)(
       logLevel: 'warn',
       plugins: [mswServiceWorker()],
       // The page sits in a temporary folder, outside this package: point it at the build.
-      resolve: { alias: { 'evidence-harness/msw/browser': join(packageRoot(), 'dist', 'mocks', 'browser.js') } },
+      resolve: { alias: { 'evidence-harness/msw/browser': shippedEntry('./msw/browser') } },
       build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 4096, target: 'es2022' },
     });
     server = await startStaticServer({ root: out, headers: { 'content-security-policy': policy } });

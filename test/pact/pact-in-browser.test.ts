@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { build, type Plugin } from 'vite';
 import { afterAll, expect, it } from 'vitest';
-import { packageRoot } from '../../src/openapi/package-root.js';
 import { type StaticServer, startStaticServer } from '../examples/static-server.js';
+import { shippedEntry } from '../support/shipped-entry.js';
 import { testTimeout } from '../support/time-limits.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -76,7 +76,7 @@ it.skipIf(skip)(
       configFile: false,
       logLevel: 'warn',
       plugins: [mswServiceWorker()],
-      resolve: { alias: { 'evidence-harness/msw/browser': join(packageRoot(), 'dist', 'mocks', 'browser.js') } },
+      resolve: { alias: { 'evidence-harness/msw/browser': shippedEntry('./msw/browser') } },
       build: { outDir: out, emptyOutDir: true, chunkSizeWarningLimit: 4096, target: 'es2022' },
     });
     server = await startStaticServer({ root: out, headers: { 'content-security-policy': policy } });
