@@ -26,6 +26,7 @@ async function failingChecks(handler: FaultHandler, options: Fault['options'] = 
       jobTimeoutMs: options.jobTimeoutMs ?? 10_000,
       ...(options.maxResponseTimeMs === undefined ? {} : { maxResponseTimeMs: options.maxResponseTimeMs }),
       ...(options.workflows === undefined ? {} : { workflows: { file: options.workflows } }),
+      ...(options.spec === undefined ? {} : { spec: options.spec() }),
     });
     return { report, failed: report.checks.filter((check) => check.status === 'failed').map((check) => check.name) };
   } finally {
