@@ -45,6 +45,7 @@ const allChecksPassing = (overrides: Record<string, Status>): Record<string, Sta
   status_code_documented: 'passed',
   content_type_documented: 'passed',
   response_schema_conformance: 'passed',
+  response_headers_conformance: 'passed',
   error_body: 'passed',
   not_a_server_error: 'passed',
   positive_data_acceptance: 'passed',
