@@ -3,7 +3,7 @@
  * Bundles the package's library entry points (package.json "exports") from tsc's output with
  * rolldown: every entry, this package's code and zod, into dist/lib/, one file per entry and
  * shared chunks for what several entries import. Run by `npm run build` after tsc; the types
- * stay tsc's (.d.ts beside the sources in dist/). Not minified, no source maps, as the CLI.
+ * stay tsc's (.d.ts beside the sources in dist/). Not minified, no source maps, no doc comments.
  *
  * Why: the cost of the first import (issue 35, docs/performance.md "Import cost"). Unbundled,
  * `evidence-harness/msw/node` made Node resolve, read and compile about 180 modules of its own
@@ -63,6 +63,11 @@ await build({
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: false,
+    // Without the doc comments (the .d.ts files keep them for editors): Node reads, decodes
+    // and compiles every byte at import, and they were a fifth of it (4 ms of a test file's
+    // first answer here, docs/performance.md "Import cost"). Pure annotations stay, for the
+    // bundlers of those who bundle this package again.
+    comments: { legal: true, annotation: true, jsdoc: false },
     // mocks/csp-safe-zod.ts must run after zod loads and before any engine module (a page under
     // a strict CSP, test/examples/spec-in-browser.test.ts): left inside the browser entry, its
     // statement would run after every chunk the entry imports. In chunks of their own, zod and

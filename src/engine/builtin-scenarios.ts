@@ -1,9 +1,11 @@
 /**
  * @module engine/builtin-scenarios
  * The scenarios shipped in scenarios/, bundled into the engine so they work where there is no
- * file system (MSW in a browser). Each is validated the first time an engine asks for it: an
- * engine starts under one of them, and parsing all fourteen cost a test file's first answer
- * more than the rest of the engine's set-up (docs/performance.md, "Import cost").
+ * file system (MSW in a browser). Each is read the first time an engine asks for it, with the
+ * schema's defaults filled in but not through zod (`shippedScenario`; the tests parse every file
+ * through the schema): an engine starts under one of them, and validating them cost a test
+ * file's first answer more than the rest of the engine's set-up (docs/performance.md, "Import
+ * cost").
  */
 import byOperationId from '../../scenarios/by-operation-id.json' with { type: 'json' };
 import defaultScenario from '../../scenarios/default.json' with { type: 'json' };
@@ -19,7 +21,7 @@ import manual from '../../scenarios/manual.json' with { type: 'json' };
 import rateLimited from '../../scenarios/rate-limited.json' with { type: 'json' };
 import serverError from '../../scenarios/server-error.json' with { type: 'json' };
 import slowPass from '../../scenarios/slow-pass.json' with { type: 'json' };
-import { parseScenario, type Scenario } from './scenario.js';
+import { type Scenario, type ScenarioInput, shippedScenario } from './scenario.js';
 
 const documents: Record<string, unknown> = {
   'by-operation-id': byOperationId,
@@ -38,29 +40,29 @@ const documents: Record<string, unknown> = {
   'slow-pass': slowPass,
 };
 
-function parseShipped(name: string): Scenario {
-  return parseScenario({ value: documents[name], source: `scenarios/${name}.json` });
+function readShipped(name: string): Scenario {
+  return shippedScenario(documents[name] as ScenarioInput);
 }
 
-/** The shipped scenarios by name, validated. */
+/** The shipped scenarios by name, as parseScenario would give them. */
 export function builtinScenarios(): Map<string, Scenario> {
-  return new Map(Object.keys(documents).map((name) => [name, parseShipped(name)]));
+  return new Map(Object.keys(documents).map((name) => [name, readShipped(name)]));
 }
 
 /**
  * The scenarios an engine knows for its life, as a Map of them would be (the shipped ones
  * first, in their order, then those given at creation; a given one of a shipped name takes its
- * place), but a shipped scenario is parsed only when first read, each engine its own copy.
+ * place), but a shipped scenario is read only when first asked for, each engine its own copy.
  */
 export class StartupScenarios {
-  /** undefined: a shipped scenario not parsed yet. */
+  /** undefined: a shipped scenario not read yet. */
   private readonly byName = new Map<string, Scenario | undefined>(Object.keys(documents).map((name) => [name, undefined]));
   readonly shippedNames: ReadonlySet<string> = new Set(Object.keys(documents));
 
   get(name: string): Scenario | undefined {
     const known = this.byName.get(name);
     if (known !== undefined || !this.byName.has(name)) return known;
-    const parsed = parseShipped(name);
+    const parsed = readShipped(name);
     this.byName.set(name, parsed);
     return parsed;
   }
@@ -77,7 +79,7 @@ export class StartupScenarios {
     this.byName.delete(name);
   }
 
-  /** Every scenario, parsing the shipped ones not read yet (listing them is asking for them). */
+  /** Every scenario, reading the shipped ones not read yet (listing them is asking for them). */
   *values(): IterableIterator<Scenario> {
     for (const name of [...this.byName.keys()]) {
       const scenario = this.get(name);
