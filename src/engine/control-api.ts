@@ -9,7 +9,6 @@ import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
 import type { JournalRequest, MockControl } from './control-surface.js';
 import { ControlError, type MockEngine } from './engine.js';
-import { inspectorFile } from './inspector/index.js';
 import type { JournalFilter } from './journal.js';
 import { type ProviderStateChange, pactParties } from './pact/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
@@ -187,7 +186,11 @@ export async function handleControl(request: Request, options: ControlApiOptions
   const method = request.method.toUpperCase();
   // The inspector's files hold no data (the page fetches it, with the token the user types), so a
   // browser, which cannot add X-Mock-Token to a navigation, can open the page beyond loopback.
-  const page = method === 'GET' || method === 'HEAD' ? inspectorFile(path) : undefined;
+  // Its files (30 kB of text) load when first asked for, not with every test file's import.
+  const page =
+    (method === 'GET' || method === 'HEAD') && (path === '/ui' || path.startsWith('/ui/'))
+      ? (await import('./inspector/index.js')).inspectorFile(path)
+      : undefined;
   if (page) return new Response(method === 'HEAD' ? null : page.body, { status: 200, headers: page.headers });
   if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
     return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');

@@ -8,6 +8,7 @@ import { inspectorCss } from './css.js';
 import { inspectorHtml } from './html.js';
 import { inspectorScript } from './script.js';
 
+/** Also in control-api.ts, which tests a path before it loads this module. */
 export const inspectorPath = '/ui';
 
 const favicon =
