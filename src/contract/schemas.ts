@@ -3,6 +3,11 @@
  * zod schemas for every object of the contract (section 2) and for the two request
  * parameters, built from the named limits. test/contract/drift.test.ts proves they accept
  * exactly what the components of spec/openapi.yaml accept.
+ *
+ * Those a test file's first createEvaluation does not need (Job, the verification pair,
+ * ErrorBody, the jobId parameter) are `z.lazy`, built at their first use rather than at import
+ * (docs/performance.md, "Import cost"): `parse`, `safeParse` and `z.toJSONSchema` see no
+ * difference, and `.unwrap()` gives the object schema (its `.shape`, `.extend`).
  */
 import * as z from 'zod';
 
@@ -33,35 +38,43 @@ export const EvaluationRequest = z.strictObject({
 });
 export type EvaluationRequest = z.infer<typeof EvaluationRequest>;
 
-export const Job = z.strictObject({
-  jobId: boundedText(limits.jobIdLength),
-  status: z.enum(jobStatuses),
-  evaluation: z.enum(evaluations).optional(),
-  limitations: z.array(boundedText(limits.limitationLength)).max(limits.limitationsItems.max).optional(),
-});
+export const Job = z.lazy(() =>
+  z.strictObject({
+    jobId: boundedText(limits.jobIdLength),
+    status: z.enum(jobStatuses),
+    evaluation: z.enum(evaluations).optional(),
+    limitations: z.array(boundedText(limits.limitationLength)).max(limits.limitationsItems.max).optional(),
+  }),
+);
 export type Job = z.infer<typeof Job>;
 export type JobStatus = Job['status'];
 export type Evaluation = NonNullable<Job['evaluation']>;
 
-export const VerificationRequest = z.strictObject({
-  artifact: boundedText(limits.artifactLength),
-  expectedOperationId: boundedText(limits.expectedOperationIdLength),
-  expectedIssuer: boundedText(limits.expectedIssuerLength),
-});
+export const VerificationRequest = z.lazy(() =>
+  z.strictObject({
+    artifact: boundedText(limits.artifactLength),
+    expectedOperationId: boundedText(limits.expectedOperationIdLength),
+    expectedIssuer: boundedText(limits.expectedIssuerLength),
+  }),
+);
 export type VerificationRequest = z.infer<typeof VerificationRequest>;
 
-export const VerificationResult = z.strictObject({
-  integrity: z.enum(integrities),
-  evaluation: z.enum(evaluations),
-  reasons: z.array(boundedText(limits.reasonLength)).max(limits.reasonsItems.max),
-});
+export const VerificationResult = z.lazy(() =>
+  z.strictObject({
+    integrity: z.enum(integrities),
+    evaluation: z.enum(evaluations),
+    reasons: z.array(boundedText(limits.reasonLength)).max(limits.reasonsItems.max),
+  }),
+);
 export type VerificationResult = z.infer<typeof VerificationResult>;
 export type Integrity = VerificationResult['integrity'];
 
-export const ErrorBody = z.strictObject({
-  code: boundedText(limits.errorCodeLength),
-  message: boundedText(limits.errorMessageLength),
-});
+export const ErrorBody = z.lazy(() =>
+  z.strictObject({
+    code: boundedText(limits.errorCodeLength),
+    message: boundedText(limits.errorMessageLength),
+  }),
+);
 /** The contract's `Error` object (named ErrorBody so it does not shadow the global Error). */
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -69,7 +82,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const IdempotencyKey = boundedText(limits.idempotencyKeyLength);
 
 /** The `jobId` path parameter of getJob. */
-export const JobIdParameter = boundedText(limits.jobIdLength);
+export const JobIdParameter = z.lazy(() => boundedText(limits.jobIdLength));
 
 /** Every component schema, under its name in spec/openapi.yaml `components.schemas`. */
 export const componentSchemas = {
