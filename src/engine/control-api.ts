@@ -9,6 +9,7 @@ import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
 import type { JournalRequest, MockControl } from './control-surface.js';
 import { ControlError, type MockEngine } from './engine.js';
+import { inspectorPath } from './inspector/path.js';
 import type { JournalFilter } from './journal.js';
 import { type ProviderStateChange, pactParties } from './pact/index.js';
 import { type ControlErrorCode, errorAnswer, jsonAnswer, quote } from './responses.js';
@@ -188,7 +189,7 @@ export async function handleControl(request: Request, options: ControlApiOptions
   // browser, which cannot add X-Mock-Token to a navigation, can open the page beyond loopback.
   // Its files (30 kB of text) load when first asked for, not with every test file's import.
   const page =
-    (method === 'GET' || method === 'HEAD') && (path === '/ui' || path.startsWith('/ui/'))
+    (method === 'GET' || method === 'HEAD') && (path === inspectorPath || path.startsWith(`${inspectorPath}/`))
       ? (await import('./inspector/index.js')).inspectorFile(path)
       : undefined;
   if (page) return new Response(method === 'HEAD' ? null : page.body, { status: 200, headers: page.headers });

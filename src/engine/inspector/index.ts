@@ -6,10 +6,8 @@
  */
 import { inspectorCss } from './css.js';
 import { inspectorHtml } from './html.js';
+import { inspectorPath } from './path.js';
 import { inspectorScript } from './script.js';
-
-/** Also in control-api.ts, which tests a path before it loads this module. */
-export const inspectorPath = '/ui';
 
 const favicon =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b57d0"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>';
