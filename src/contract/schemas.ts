@@ -4,10 +4,12 @@
  * parameters, built from the named limits. test/contract/drift.test.ts proves they accept
  * exactly what the components of spec/openapi.yaml accept.
  *
- * Those a test file's first createEvaluation does not need (Job, the verification pair,
- * ErrorBody, the jobId parameter) are `z.lazy`, built at their first use rather than at import
- * (docs/performance.md, "Import cost"): `parse`, `safeParse` and `z.toJSONSchema` see no
- * difference, and `.unwrap()` gives the object schema (its `.shape`, `.extend`).
+ * Those a test file's first createEvaluation does not need and no request of the bundled
+ * contract's hot paths parses (Job, the verification pair, ErrorBody) are `z.lazy`, built at
+ * their first use rather than at import, which every test file pays (docs/performance.md,
+ * "Import cost"): `parse`, `safeParse` and `z.toJSONSchema` see no difference, and `.unwrap()`
+ * gives the object schema (its `.shape`, `.extend`). The request schemas stay eager: getJob and
+ * createEvaluation parse them on every call, where the lazy wrapper would be one step more.
  */
 import * as z from 'zod';
 
@@ -82,7 +84,7 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 export const IdempotencyKey = boundedText(limits.idempotencyKeyLength);
 
 /** The `jobId` path parameter of getJob. */
-export const JobIdParameter = z.lazy(() => boundedText(limits.jobIdLength));
+export const JobIdParameter = boundedText(limits.jobIdLength);
 
 /** Every component schema, under its name in spec/openapi.yaml `components.schemas`. */
 export const componentSchemas = {
