@@ -63,12 +63,8 @@ export function isForcible(operationId: string, status: number): boolean {
   return (forcibleStatuses as Record<string, readonly number[] | undefined>)[operationId]?.includes(status) ?? false;
 }
 
-/**
- * The scenario language's zod schema, built when first used: building it costs a test file's
- * first answer several milliseconds, and an engine that runs the shipped scenarios never
- * needs it (they are checked by test/engine/scenario-files.test.ts; see builtin-scenarios).
- */
-function buildScenarioSchema() {
+/** A job's plan in a scenario: its timeline, the steps after QUEUED and when each is reached. */
+function jobPlanSchema() {
   const at = z
     .union([
       z.literal('manual'),
@@ -142,7 +138,16 @@ function buildScenarioSchema() {
     })
     .describe('The steps after QUEUED, in order.');
 
-  const jobPlan = z.strictObject({ timeline });
+  return z.strictObject({ timeline });
+}
+
+/**
+ * The scenario language's zod schema, built when first used: an engine that runs only the
+ * shipped scenarios never needs it (they are checked by test/engine/scenario-files.test.ts;
+ * see builtin-scenarios), and building it at import would be paid by every test file.
+ */
+function buildScenarioSchema() {
+  const jobPlan = jobPlanSchema();
 
   const match = z
     .strictObject({
@@ -254,9 +259,9 @@ const parsed = new WeakSet<Scenario>();
 /**
  * A scenario shipped in scenarios/, as `parseScenario` would return it, without zod: the
  * defaults the schema fills in, filled here. The shipped files are trusted because
- * test/engine/scenario-files.test.ts parses each through the schema and proves the two equal;
- * building and running the schema for the one an engine starts under was most of a test file's
- * set-up (docs/performance.md, "Import cost").
+ * test/engine/scenario-files.test.ts parses each through the schema and proves the two equal,
+ * and every engine (so every test file) reads the one it starts under: building and running
+ * the schema for it would be most of its set-up (docs/performance.md, "Import cost").
  */
 export function shippedScenario(document: ScenarioInput): Scenario {
   const copy = structuredClone(document);
