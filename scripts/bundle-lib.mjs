@@ -64,9 +64,8 @@ await build({
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: false,
     // Without the doc comments (the .d.ts files keep them for editors): Node reads, decodes
-    // and compiles every byte at import, and they were a fifth of it (4 ms of a test file's
-    // first answer here, docs/performance.md "Import cost"). Pure annotations stay, for the
-    // bundlers of those who bundle this package again.
+    // and compiles every byte at import, which every test file pays (docs/performance.md,
+    // "Import cost"). Pure annotations stay, for the bundlers of those who bundle this package.
     comments: { legal: true, annotation: true, jsdoc: false },
     // mocks/csp-safe-zod.ts must run after zod loads and before any engine module (a page under
     // a strict CSP, test/examples/spec-in-browser.test.ts): left inside the browser entry, its

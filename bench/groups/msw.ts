@@ -47,8 +47,8 @@ type Kind = keyof typeof kinds;
  * times itself from its own start, so spawning and exit, the same for both, stay out.
  */
 async function importCost(options: BenchOptions): Promise<{ ratio: number; cpuRatio: number; summary: string; table: Table }> {
-  // 21, not 9: with 9, five runs of one build minutes apart gave 1.00× to 1.18×; a median of
-  // 21 moves less between runs than the 1.15 bound is from where the build stands.
+  // Enough samples that the median moves less between runs of one build than the distance
+  // between the build and the 1.15 bound (the runs: docs/performance.md, "Import cost").
   const samples = options.quick ? 1 : 21;
   const runs: Record<Kind, { ms: number[]; cpuMs: number[]; wallMs: number[] }> = {
     engine: { ms: [], cpuMs: [], wallMs: [] },

@@ -187,7 +187,7 @@ export async function handleControl(request: Request, options: ControlApiOptions
   const method = request.method.toUpperCase();
   // The inspector's files hold no data (the page fetches it, with the token the user types), so a
   // browser, which cannot add X-Mock-Token to a navigation, can open the page beyond loopback.
-  // Its files (30 kB of text) load when first asked for, not with every test file's import.
+  // Its files load when first asked for: most test files import the engine and never open it.
   const page =
     (method === 'GET' || method === 'HEAD') && (path === inspectorPath || path.startsWith(`${inspectorPath}/`))
       ? (await import('./inspector/index.js')).inspectorFile(path)
