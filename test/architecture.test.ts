@@ -26,7 +26,7 @@ const layers = [
   // A server profile: read by the engine, so isomorphic but for the one file reader.
   {
     folder: 'src/profile',
-    mayImport: ['src/contract', 'src/profile', 'src/documents', 'src/server/document-text.ts'],
+    mayImport: ['src/contract', 'src/profile', 'src/documents'],
     packages: ['zod', 'yaml'],
     nodeFiles: ['src/profile/load.ts'],
   },
@@ -64,11 +64,11 @@ const layers = [
   // The diff engine compares two parsed documents: no Node, no packages, of the contract only its
   // one markup escaper (for the Markdown and JUnit reports); the CLI reads and validates the files.
   { folder: 'src/evolution', mayImport: ['src/evolution', 'src/contract/markup.ts'], packages: [] },
-  // The one outbound client and server edge: plumbing under every Node-side layer, above none of them
-  // but the engine's one Error builder (the early answers are contract Error bodies).
+  // The one outbound client and server edge: plumbing under every Node-side layer, above none of
+  // them. Its early answers are contract Error bodies, built by the contract's one builder.
   {
     folder: 'src/http',
-    mayImport: ['src/http', 'src/engine', 'src/contract'],
+    mayImport: ['src/http', 'src/contract'],
     packages: ['undici'],
     node: true,
   },

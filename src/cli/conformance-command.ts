@@ -44,6 +44,7 @@ import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
@@ -53,7 +54,7 @@ import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 import { callerOf, writeLearntProfile } from './write-profile.js';
 

@@ -9,6 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { documentLimits } from '../contract/document-budget.js';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import {
   type CoverageInput,
   CoverageInputError,
@@ -32,7 +33,7 @@ import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption } from './spec-file.js';
 
 const failOnValues = ['clients', 'servers', 'any'] as const;
 

@@ -4,6 +4,7 @@
  * development.
  */
 import { readFile } from 'node:fs/promises';
+import { specFileProblem } from '../documents/spec-file.js';
 import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
@@ -22,7 +23,7 @@ import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from
 import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
 import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { pactOutOption, writePactFile } from './pact-out.js';
-import { specAdvice, specFileProblem } from './spec-file.js';
+import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
