@@ -6,6 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
+// biome-ignore lint/style/noRestrictedImports: readReport reads a JSON report this tool wrote (--replay, --rerun-failed) while options are parsed, synchronously; the document reader is async (follow-up: issue 40)
 import { constants, existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -5,6 +5,7 @@
  * implementing OLD), optionally weighed against a consumer's coverage, as text, JSON, Markdown
  * or JUnit. The comparison is src/evolution; this module reads, validates and writes.
  */
+// biome-ignore lint/style/noRestrictedImports: --coverage is checked first by src/documents/spec-file.ts (a regular file) and against its size bound, then read whole and synchronously
 import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { documentLimits } from '../contract/document-budget.js';
