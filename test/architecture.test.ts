@@ -121,6 +121,28 @@ it.each(layers)('$folder imports only what its layer may', ({ folder, mayImport,
   expect(violations).toEqual([]);
 });
 
+/** Layers that may import much, but never one other layer (ARCHITECTURE.md, "Who may import whom" and "Doors"). */
+const forbidden = [
+  // The MCP server calls what the commands call, never a command's module.
+  { folder: 'src/mcp', never: 'src/cli' },
+  // The early answers are contract Error bodies: the server edge needs no engine.
+  { folder: 'src/http', never: 'src/engine' },
+  // The document loader owns its file reader and text parser; the mock server uses them, not the reverse.
+  { folder: 'src/documents', never: 'src/server' },
+];
+
+it.each(forbidden)('$folder never imports $never', ({ folder, never }) => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(folder)) {
+    for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(root, resolve(dirname(file), specifier));
+      if (target.startsWith(`${never}/`)) violations.push(`${relative(root, file)} imports '${specifier}'`);
+    }
+  }
+  expect(violations).toEqual([]);
+});
+
 it('lets the client import only files of the contract that import nothing (so not zod)', () => {
   // The client's row allows these files by name; what they import would reach the client too.
   for (const file of clientSharedFiles) expect(importsOf(readFileSync(join(root, file), 'utf8')), file).toEqual([]);
