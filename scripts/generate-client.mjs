@@ -29,7 +29,7 @@ const header = `/**
 async function generate() {
   const ast = await openapiTS(pathToFileURL(join(root, 'spec', 'openapi.yaml')));
   const raw = header + astToString(ast);
-  // Biome reads the project's biome.json from cwd; the stdin path only names the language and the file's place.
+  // Biome reads the project's biome.jsonc from cwd; the stdin path only names the language and the file's place.
   return execFileSync(join(root, 'node_modules', '.bin', 'biome'), ['format', `--stdin-file-path=${target}`], {
     cwd: root,
     input: raw,

@@ -26,7 +26,7 @@ const layers = [
   // A server profile (A-50): read by the engine, so isomorphic but for the one file reader.
   {
     folder: 'src/profile',
-    mayImport: ['src/contract', 'src/profile', 'src/documents', 'src/server/document-text.ts'],
+    mayImport: ['src/contract', 'src/profile', 'src/documents'],
     packages: ['zod', 'yaml'],
     nodeFiles: ['src/profile/load.ts'],
   },
@@ -64,11 +64,11 @@ const layers = [
   // The diff engine compares two parsed documents: no Node, no packages, of the contract only its
   // one markup escaper (for the Markdown and JUnit reports); the CLI reads and validates the files.
   { folder: 'src/evolution', mayImport: ['src/evolution', 'src/contract/markup.ts'], packages: [] },
-  // The one outbound client and server edge: plumbing under every Node-side layer, above none of them
-  // but the engine's one Error builder (the early answers are contract Error bodies).
+  // The one outbound client and server edge: plumbing under every Node-side layer, above none of
+  // them. Its early answers are contract Error bodies, built by the contract's one builder.
   {
     folder: 'src/http',
-    mayImport: ['src/http', 'src/engine', 'src/contract'],
+    mayImport: ['src/http', 'src/contract'],
     packages: ['undici'],
     node: true,
   },
@@ -116,6 +116,28 @@ it.each(layers)('$folder imports only what its layer may', ({ folder, mayImport,
       } else if (!packages.includes(specifier.split('/')[0]!)) {
         violations.push(`${where}: a package not allowed in ${folder} (${packages.join(', ')})`);
       }
+    }
+  }
+  expect(violations).toEqual([]);
+});
+
+/** Layers that may import much, but never one other layer (ARCHITECTURE.md, "Who may import whom" and "Doors"). */
+const forbidden = [
+  // The MCP server calls what the commands call, never a command's module.
+  { folder: 'src/mcp', never: 'src/cli' },
+  // The early answers are contract Error bodies: the server edge needs no engine.
+  { folder: 'src/http', never: 'src/engine' },
+  // The document loader owns its file reader and text parser; the mock server uses them, not the reverse.
+  { folder: 'src/documents', never: 'src/server' },
+];
+
+it.each(forbidden)('$folder never imports $never', ({ folder, never }) => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(folder)) {
+    for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+      if (!specifier.startsWith('.')) continue;
+      const target = relative(root, resolve(dirname(file), specifier));
+      if (target.startsWith(`${never}/`)) violations.push(`${relative(root, file)} imports '${specifier}'`);
     }
   }
   expect(violations).toEqual([]);

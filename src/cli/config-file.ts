@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from '../server/document-text.js';
-import { readRegularFile, UserFileError } from '../server/regular-file.js';
+import { DocumentSyntaxError, parseDocumentText, withShortQuotes } from '../documents/document-text.js';
+import { readRegularFile, UserFileError } from '../documents/regular-file.js';
 import { UsageError } from './command.js';
 import { nearest } from './did-you-mean.js';
 import { configFileNames, mockOptions } from './mock-options.js';
@@ -82,7 +82,7 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
   const path = resolve(options.cwd, file);
   let text: string;
   try {
-    // A regular file only, bounded, never a FIFO that would hold the start (regular-file.ts, A-27).
+    // A regular file only, bounded, never a FIFO that would hold the start (src/documents/regular-file.ts, A-27).
     ({ text } = await readRegularFile({ path }));
   } catch (error) {
     if (!(error instanceof UserFileError)) throw error;
@@ -103,7 +103,7 @@ export async function loadConfig(options: { explicit?: string; cwd: string }): P
   }
   const parsed = configSchema.safeParse(value ?? {});
   if (!parsed.success) {
-    // zod quotes unknown keys: short quotes only (document-text.ts).
+    // zod quotes unknown keys: short quotes only (src/documents/document-text.ts).
     const problems = parsed.error.issues.map((issue) =>
       withShortQuotes(`  /${issue.path.join('/')}: ${issue.message}${unknownKeyHint(issue)}`, text),
     );

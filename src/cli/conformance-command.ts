@@ -6,6 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
+// biome-ignore lint/style/noRestrictedImports: readReport reads a JSON report this tool wrote (--replay, --rerun-failed) while options are parsed, synchronously; the document reader is async (follow-up: issue 40)
 import { constants, existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,7 @@ import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
@@ -53,7 +55,7 @@ import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 import { callerOf, writeLearntProfile } from './write-profile.js';
 

@@ -5,10 +5,12 @@
  * implementing OLD), optionally weighed against a consumer's coverage, as text, JSON, Markdown
  * or JUnit. The comparison is src/evolution; this module reads, validates and writes.
  */
+// biome-ignore lint/style/noRestrictedImports: --coverage is checked first by src/documents/spec-file.ts (a regular file) and against its size bound, then read whole and synchronously
 import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { documentLimits } from '../contract/document-budget.js';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import {
   type CoverageInput,
   CoverageInputError,
@@ -32,7 +34,7 @@ import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption } from './spec-file.js';
 
 const failOnValues = ['clients', 'servers', 'any'] as const;
 

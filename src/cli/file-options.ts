@@ -3,6 +3,7 @@
  * Options that name files the commands read or write: the TLS trust of --ca / --insecure
  * (conformance and proxy alike), and plain words for file system errors.
  */
+// biome-ignore lint/style/noRestrictedImports: --ca is read synchronously while options are parsed; the document reader is async (follow-up: issue 40)
 import { readFileSync } from 'node:fs';
 import type { OutboundTls } from '../http/outbound-client.js';
 import { UsageError } from './command.js';

@@ -3,7 +3,8 @@
  * `evidence-harness mock`: the stateful mock of the contract on a local port, for client
  * development.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile, UserFileError } from '../documents/regular-file.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
 import { createMockEngine, type EngineLimits, normalizeBasePath, ScenarioError, StoreUnavailableError } from '../engine/index.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
@@ -22,7 +23,7 @@ import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from
 import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
 import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { pactOutOption, writePactFile } from './pact-out.js';
-import { specAdvice, specFileProblem } from './spec-file.js';
+import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
@@ -377,12 +378,14 @@ async function tlsFiles(certFile: string | undefined, keyFile: string | undefine
     throw new UsageError(
       `--${certFile === undefined ? 'tls-key' : 'tls-cert'} needs --${certFile === undefined ? 'tls-cert' : 'tls-key'} too: HTTPS takes a certificate and its private key (PEM files).`,
     );
+  // Through the document loader's file reader: a FIFO or a device named by mistake is refused,
+  // not waited on for ever, and a PEM file is far below its size bound.
   const read = async (flag: string, file: string) => {
     try {
-      return await readFile(file, 'utf8');
+      return (await readRegularFile({ path: file })).text;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(`--${flag}: ${code === 'ENOENT' ? 'file not found' : `cannot be read (${code})`}: ${file}.`);
+      if (error instanceof UserFileError) throw new UsageError(`--${flag}: ${error.message}.`);
+      throw error;
     }
   };
   const tls = { cert: await read('tls-cert', certFile), key: await read('tls-key', keyFile) };

@@ -19,6 +19,7 @@
  *   the wake-ups. A stop or continue of this process does not wake it: a shell without job
  *   control neither waits for stopped children nor handles SIGCHLD.
  */
+// biome-ignore lint/style/noRestrictedImports: reads /proc/PID/stat of the parent process, a kernel file and not a document
 import { readFileSync } from 'node:fs';
 
 export type ParentEvent =

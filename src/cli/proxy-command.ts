@@ -6,6 +6,7 @@
  */
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
@@ -16,7 +17,7 @@ import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { specAdvice, specFileProblem } from './spec-file.js';
+import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /** The command's options, written once: the parser, --help and docs/cli.md come from here. */

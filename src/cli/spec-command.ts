@@ -5,10 +5,11 @@
  */
 import { relative } from 'node:path';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specAdvice, specFileProblem } from './spec-file.js';
+import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
 
 /** The command's options, written once: the parser, --help and docs/cli.md come from here. */
 export const specOptions = {

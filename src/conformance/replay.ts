@@ -7,6 +7,7 @@
  * sent alone and is said to be so; `--rerun-failed REPORT.json` reruns those checks instead.
  */
 import { randomBytes } from 'node:crypto';
+// biome-ignore lint/style/noRestrictedImports: a failure's body file, written by this runner's own --report and named in that report
 import { readFileSync } from 'node:fs';
 import type { ContractDocument } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';

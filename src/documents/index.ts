@@ -5,9 +5,6 @@
  * followed, address-guard.ts for where a remote one may connect.
  */
 
-// The file reader of A-27, for documents read whole with no parsing of ours (a workflow file,
-// whose own reader parses it): a regular file only, bounded, never opened for a blocking read.
-export { readRegularFile as readDocumentFile, UserFileError as DocumentFileError } from '../server/regular-file.js';
 export { refusedAddressReason } from './address-guard.js';
 export type { DocumentTls } from './fetch-text.js';
 export {
@@ -25,3 +22,6 @@ export {
   loadOpenApiDocument,
 } from './load-document.js';
 export { type DocumentBase, type RefPolicy, remoteAdvice } from './ref-policy.js';
+// The file reader of A-27, for documents read whole with no parsing of ours (a workflow file,
+// whose own reader parses it): a regular file only, bounded, never opened for a blocking read.
+export { readRegularFile as readDocumentFile, UserFileError as DocumentFileError } from './regular-file.js';

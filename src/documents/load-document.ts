@@ -9,9 +9,9 @@
  * ```
  *
  * What it holds to (docs/assumptions.md A-30, A-31, A-33): a regular file only (never a FIFO, a
- * device, a socket or a folder, and none of them opened for a blocking read: server/regular-file),
+ * device, a socket or a folder, and none of them opened for a blocking read: documents/regular-file),
  * at most `maxBytes` before any parser sees it, YAML aliases, nesting and value count bounded
- * (server/document-text, contract/document-budget), the whole reading within `timeBudgetMs`, and
+ * (documents/document-text, contract/document-budget), the whole reading within `timeBudgetMs`, and
  * for OpenAPI documents the `$ref` policy of ref-policy.ts, enforced inside swagger-parser's own
  * resolution through its resolver and parser options: the library follows the references, this
  * module decides which files and URLs it may read and reads them. A document named by URL is
@@ -23,11 +23,11 @@ import { dirname } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { cyclePointer, documentLimits, pointerToken, schemaSizeProblem, shapeProblem } from '../contract/document-budget.js';
 import { credentialsFromBaseUrl, Scrubber } from '../contract/secrets.js';
-import { lineFrame, withShortQuotes } from '../server/document-text.js';
-import { readRegularFile, UserFileError } from '../server/regular-file.js';
+import { lineFrame, withShortQuotes } from './document-text.js';
 import { type DocumentTls, FetchTextError, fetchText } from './fetch-text.js';
 import { nestingProblem } from './nesting-scan.js';
 import { type DocumentBase, firstRefusal, hasOutsideRef, type RefPolicy, targetRefusal } from './ref-policy.js';
+import { readRegularFile, UserFileError } from './regular-file.js';
 
 /** What a document is read for: named in messages. */
 export type DocumentPurpose = 'openapi' | 'arazzo' | 'scenario' | 'profile' | 'config' | 'pact' | 'coverage';
@@ -79,7 +79,7 @@ export interface LoadDocumentOptions extends DocumentReadOptions {
 export interface LoadedDocument {
   /** The parsed value (plain JSON values). */
   readonly value: unknown;
-  /** The text as read, for finding lines (server/document-text locatePath); never print it whole. */
+  /** The text as read, for finding lines (document-text.ts locatePath); never print it whole. */
   readonly text: string;
   /** How to name the document in any output: the path as given, or the URL with credentials scrubbed. */
   readonly displayName: string;
@@ -198,7 +198,7 @@ async function readSource(reading: Reading): Promise<{ text: string; base: Docum
  * (nesting-scan.ts) before any parser, then JSON.parse or js-yaml, then the value's depth and
  * size (YAML aliases counted at each use, so an alias bomb is refused by what it expands to) and,
  * for OpenAPI documents, the schemas' enum and property counts. js-yaml rather than the yaml
- * package used for small files (server/document-text): it is swagger-parser's own reader, ten
+ * package used for small files (document-text.ts): it is swagger-parser's own reader, ten
  * times faster on a large document (7 MB: 3.5 s against 35 s here), and it keeps an alias as one
  * shared object instead of expanding it, which the bounded walk then measures.
  */

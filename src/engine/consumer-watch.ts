@@ -7,6 +7,8 @@
  * behaviour from the same call, for `control.pact()`. The MSW handlers and the node server run
  * the same engine, so they report the same coverage and write the same pact.
  */
+
+import { truncate } from '../contract/error-body.js';
 import { type Evaluation, evaluations, type Job, jobStatuses } from '../contract/index.js';
 import { parseRetryAfter } from '../contract/retry-after.js';
 import { bodyDigest } from './body-digest.js';
@@ -18,7 +20,6 @@ import type { EngineContract } from './engine-contract.js';
 import type { JournalEntry } from './journal.js';
 import { examplePathLength, type Observation } from './observation.js';
 import { type PactParties, PactRecorder, type PactV4, pactParties, writePactDocument } from './pact/index.js';
-import { truncate } from './responses.js';
 import type { OperationId } from './router.js';
 
 type Mutable<T> = { -readonly [Key in keyof T]: T[Key] };

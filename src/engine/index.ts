@@ -5,6 +5,7 @@
  * Imports nothing from Node; runs in Node, MSW's setupServer and a browser service worker.
  */
 
+export { truncate } from '../contract/error-body.js';
 export type { EntryName } from '../profile/entries.js';
 export {
   defaultEntries,
@@ -72,7 +73,7 @@ export {
   stateNames,
 } from './pact/index.js';
 export type { DeliveredChange, ReplicaChange, ReplicaLink, SharedScenarioState } from './replica-link.js';
-export { type ControlErrorCode, type EngineError, errorAnswer, quote, truncate } from './responses.js';
+export { type ControlErrorCode, type EngineError, errorAnswer, quote } from './responses.js';
 export {
   checkScenario,
   defaultTimeline,

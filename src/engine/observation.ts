@@ -7,8 +7,9 @@
  * caller is its fingerprint, and every text taken from the request is cut short, because each
  * finding keeps one example request for as long as the engine lives.
  */
+
+import { truncate } from '../contract/error-body.js';
 import type { Evaluation, JobStatus } from '../contract/index.js';
-import { truncate } from './responses.js';
 import type { OperationId } from './router.js';
 
 export interface Observation {

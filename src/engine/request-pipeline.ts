@@ -5,6 +5,8 @@
  * inside still answers as the contract allows: a shared store out of reach is a 503, anything
  * else a 500 with the reason and never a stack trace.
  */
+
+import { truncate } from '../contract/error-body.js';
 import { callerCredential, profiledError } from '../profile/engine-profile.js';
 import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
@@ -20,7 +22,7 @@ import type { LatencyWaits } from './latency.js';
 import type { IdempotencyRecord, OperationContext, OperationResult, ReadQueues } from './operations.js';
 import * as operations from './operations.js';
 import type { Random } from './random.js';
-import { type EngineError, errorAnswer, truncate } from './responses.js';
+import { type EngineError, errorAnswer } from './responses.js';
 import { isEngineError, matchRoute, type OperationId } from './router.js';
 import { forcibleStatuses, isForcible, type Scenario } from './scenario.js';
 import type { ScenarioInForce } from './scenario-in-force.js';

@@ -1,9 +1,11 @@
 /**
  * @module engine/responses
- * The one place answers are built: JSON bodies, and the contract's Error body from a code, a
- * status and a message (truncated to the contract's limits, never a stack trace).
+ * The one place answers are built: JSON bodies, and Error answers from a code, a status and a
+ * message (the body by src/contract/error-body.ts, truncated to the contract's limits, never a
+ * stack trace).
  */
-import { type ErrorCode, limits } from '../contract/index.js';
+import { errorBodyText, truncate } from '../contract/error-body.js';
+import type { ErrorCode } from '../contract/index.js';
 import type { Situation } from '../profile/engine-profile.js';
 import type { EngineAnswer } from './call.js';
 
@@ -16,16 +18,6 @@ export function jsonAnswer(options: { status: number; body: unknown; headers?: R
     headers: options.headers ? { ...jsonHeaders, ...options.headers } : jsonHeaders,
     body: JSON.stringify(options.body),
   };
-}
-
-/** Cuts `text` to at most `max` code points, marking the cut with an ellipsis. */
-export function truncate(text: string, max: number): string {
-  // .length counts UTF-16 units, never fewer than code points: short texts need no split.
-  if (text.length <= max) return text;
-  // Only the head is split into code points (a message may quote a megabyte of input).
-  const points = Array.from(text.slice(0, max * 2));
-  if (points.length <= max && text.length <= max * 2) return text;
-  return `${points.slice(0, max - 1).join('')}…`;
 }
 
 /**
@@ -60,10 +52,11 @@ export interface EngineError {
   readonly situation?: Situation;
 }
 
+/** An Error answer; its body is the contract's one Error body (src/contract/error-body.ts). */
 export function errorAnswer(error: EngineError): EngineAnswer {
-  return jsonAnswer({
+  return {
     status: error.status,
-    body: { code: truncate(error.code, limits.errorCodeLength.max), message: truncate(error.message, limits.errorMessageLength.max) },
-    ...(error.headers ? { headers: error.headers } : {}),
-  });
+    headers: error.headers ? { ...jsonHeaders, ...error.headers } : jsonHeaders,
+    body: errorBodyText(error),
+  };
 }

@@ -2,21 +2,22 @@
  * @module http/early-answers
  * The answers the server gives before the engine sees a request — malformed HTTP, headers over
  * Node's limit, timeouts, CONNECT, an unsupported Expect, a missing or repeated Host — each
- * the JSON Error body of docs/assumptions.md A-20, built by the engine's one Error builder
- * (which caps the message at the schema's limit), never Node's bare status line.
+ * the JSON Error body of docs/assumptions.md A-20, built by the contract's one Error body builder
+ * (src/contract/error-body.ts, which caps the message at the schema's limit; the engine's answers
+ * use it too), never Node's bare status line.
  */
 import type { IncomingMessage } from 'node:http';
-import { type EngineError, errorAnswer } from '../engine/index.js';
+import { type ErrorAnswerParts, errorBodyText } from '../contract/error-body.js';
 
 /** An Error answer with the reason phrase of its status line. */
-export type EarlyError = EngineError & { readonly reason: string };
+export type EarlyError = ErrorAnswerParts & { readonly reason: string };
 
 /**
  * An Error answer written as raw HTTP on a socket Node has taken out of the request cycle
  * (CONNECT, malformed HTTP, timeouts), connection closed.
  */
 export function rawErrorResponse(error: EarlyError): string {
-  const body = errorAnswer(error).body ?? '';
+  const body = errorBodyText(error);
   return `HTTP/1.1 ${error.status} ${error.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
@@ -54,7 +55,7 @@ export function connectRefused(server: 'mock' | 'proxy'): EarlyError {
 }
 
 /** Node answers an Expect other than 100-continue with a bare 417; this is its Error body. */
-export const expectationRefused: EngineError = {
+export const expectationRefused: ErrorAnswerParts = {
   status: 417,
   code: 'invalid_request',
   message: "The mock supports no Expect header but 'Expect: 100-continue'.",
@@ -65,7 +66,7 @@ export const expectationRefused: EngineError = {
  * (HTTP/1.0 may omit it). The server asks Node not to enforce it (`requireHostHeader: false`),
  * so that the refusal is an Error body like every other answer.
  */
-export function hostHeaderProblem(incoming: IncomingMessage): EngineError | undefined {
+export function hostHeaderProblem(incoming: IncomingMessage): ErrorAnswerParts | undefined {
   let count = 0;
   const raw = incoming.rawHeaders;
   for (let index = 0; index < raw.length; index += 2) {

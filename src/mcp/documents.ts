@@ -4,8 +4,8 @@
  * one: through the one document loader (src/documents), so its rules (regular files only, size,
  * YAML aliases, nesting, the $ref policy, a URL's own bounds) are the same for an agent.
  */
-import { specFileProblem } from '../cli/spec-file.js';
 import { isHttpUrl } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { loadBundledDocument } from '../openapi/bundled-document.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { ToolInputError } from './bounds.js';

@@ -4,6 +4,7 @@
  * one docs/assumptions.md entry by its A-number (how the mock decides what the contract leaves
  * open), and the scenario catalogue shipped with the mock (scenarios/*.json).
  */
+// biome-ignore lint/style/noRestrictedImports: reads the package's own docs/assumptions.md and spec/openapi.yaml, never a path an agent names
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';

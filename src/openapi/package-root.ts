@@ -3,6 +3,7 @@
  * Finds files shipped with the package (spec/, scenarios/) from both the TypeScript sources
  * and the compiled dist/, which sit at different depths.
  */
+// biome-ignore lint/style/noRestrictedImports: reads this package's own package.json to find its root, version and bin
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

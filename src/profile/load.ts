@@ -4,10 +4,11 @@
  * input, read through the project's one document loader (src/documents, A-30): a regular file
  * of at most 256 KiB, nesting scanned before the parser, aliases and values bounded; a profile
  * also goes no deeper than a health body needs. An entry refused is named with the file and the
- * line, quoting at most a few dozen of the file's characters (src/server/document-text.ts, A-27).
+ * line, quoting at most a few dozen of the file's characters (src/documents/document-text.ts, A-27).
  */
+
+import { locatePath, withShortQuotes } from '../documents/document-text.js';
 import { DocumentError, loadDocument } from '../documents/index.js';
-import { locatePath, withShortQuotes } from '../server/document-text.js';
 import { ProfileError, resolveProfile, type ServerProfile } from './profile.js';
 
 /** A profile is a few dozen small entries: 256 KiB leaves room for comments and nothing more. */

@@ -3,12 +3,12 @@
  * Resolves `--scenario NAME|FILE`: a shipped scenario's name, or a JSON or YAML file parsed
  * and validated with errors that name the file and the path inside it. The file is read by
  * `readRegularFile` (a regular file only, bounded) and its errors quote at most a few dozen of
- * its characters (`document-text.ts`), docs/assumptions.md A-27.
+ * its characters (`src/documents/document-text.ts`), docs/assumptions.md A-27.
  */
 import { extname } from 'node:path';
+import { DocumentSyntaxError, locatePath, parseDocumentText, withShortQuotes } from '../documents/document-text.js';
+import { readRegularFile, UserFileError } from '../documents/regular-file.js';
 import { checkScenario, parseScenario, type Scenario, ScenarioError } from '../engine/index.js';
-import { DocumentSyntaxError, locatePath, parseDocumentText, withShortQuotes } from './document-text.js';
-import { readRegularFile, UserFileError } from './regular-file.js';
 
 /**
  * Where a schema problem is in the file: the value at its path, or for an unknown key the key

@@ -9,9 +9,9 @@
  */
 import { type FSWatcher, realpathSync, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
+import { readRegularFile, UserFileError } from '../documents/regular-file.js';
 import type { MockEngine } from '../engine/index.js';
 import { ScenarioError } from '../engine/index.js';
-import { readRegularFile, UserFileError } from './regular-file.js';
 import { scenarioFromText } from './scenario-file.js';
 
 export interface ScenarioWatchOptions {
@@ -60,7 +60,7 @@ export function watchScenarioFile(options: ScenarioWatchOptions): ScenarioWatch 
     if (closed) return;
     let text: string;
     try {
-      // Never blocks: a FIFO or a device is refused before a byte is read (regular-file.ts).
+      // Never blocks: a FIFO or a device is refused before a byte is read (src/documents/regular-file.ts).
       ({ text } = await readRegularFile({ path: options.file, resolvedPath }));
     } catch (error) {
       // Gone for a moment (an editor's save by rename); the rename's own event brings it back.

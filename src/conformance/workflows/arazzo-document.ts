@@ -212,7 +212,7 @@ export function parseWorkflowDocument(text: string, source: string): WorkflowDoc
 
 /**
  * Reads a workflow file (at most maxWorkflowFileBytes) and checks it. Read as every document from
- * outside is (server/regular-file, the loader's file reader): a regular file only, never a FIFO
+ * outside is (documents/regular-file, the loader's file reader): a regular file only, never a FIFO
  * or a device that would hold the run, bounded before it is read.
  */
 export async function loadWorkflowDocument(file: string): Promise<WorkflowDocument> {

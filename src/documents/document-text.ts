@@ -1,5 +1,5 @@
 /**
- * @module server/document-text
+ * @module documents/document-text
  * Parses the JSON or YAML text of a file the mock reads on the user's behalf (a scenario, a
  * config file), and keeps the file's own text out of messages (docs/assumptions.md A-27): an
  * error gives the line and column and shows at most `maxQuotedChars` characters of the file.
@@ -10,7 +10,7 @@
  */
 
 import { documentLimits, shapeProblem } from '../contract/document-budget.js';
-import { nestingProblem } from '../documents/nesting-scan.js';
+import { nestingProblem } from './nesting-scan.js';
 
 /** The most characters of a file, in one run, that a message may hold. */
 export const maxQuotedChars = 40;

@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readRegularFile, UserFileError } from '../../src/server/regular-file.js';
+import { readRegularFile, UserFileError } from '../../src/documents/regular-file.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
 
 const posix = process.platform !== 'win32';

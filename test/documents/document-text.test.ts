@@ -4,7 +4,7 @@
  * document-text.ts. Line and column stay.
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { lineFrame, maxQuotedChars, parseDocumentText, withShortQuotes } from '../../src/server/document-text.js';
+import { lineFrame, maxQuotedChars, parseDocumentText, withShortQuotes } from '../../src/documents/document-text.js';
 import { scenarioFromText } from '../../src/server/scenario-file.js';
 
 afterEach(() => {

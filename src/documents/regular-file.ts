@@ -1,5 +1,5 @@
 /**
- * @module server/regular-file
+ * @module documents/regular-file
  * Reads a file the mock reads on the user's behalf (`--scenario`, `--watch`, `--config`) the one
  * safe way (docs/assumptions.md A-27): a regular file only, never a FIFO, a device, a socket or
  * a folder; opened so that the open itself cannot block, then checked on the opened descriptor
