@@ -37,13 +37,13 @@ export async function startCountingTarget(options: CountingTargetOptions = {}): 
   let requests = 0;
   let connections = 0;
   const sockets = new Set<Socket>();
-  const waiting: { count: number; then: () => void }[] = [];
+  const waiting: { count: number; arrived: () => void }[] = [];
   const whenClosed: (() => void)[] = [];
   const held: ServerResponse[] = [];
   const server = createServer((request, response) => {
     requests += 1;
     const count = requests;
-    for (const wait of waiting.filter((candidate) => candidate.count === count)) wait.then();
+    for (const wait of waiting.filter((candidate) => candidate.count === count)) wait.arrived();
     if (options.holdFrom !== undefined && count >= options.holdFrom) {
       held.push(response);
       request.resume();
@@ -82,7 +82,7 @@ export async function startCountingTarget(options: CountingTargetOptions = {}): 
       return new Promise((resolve) => {
         waiting.push({
           count,
-          then: () => {
+          arrived: () => {
             then();
             resolve();
           },
