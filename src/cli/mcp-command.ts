@@ -46,7 +46,8 @@ scrubbed of credentials and cut to 64 KiB. The agent's client starts it; see doc
 Options:
 ${optionsHelp(mcpOptions)}
 
-Exit codes: 0 the client closed the connection, 2 usage error.
+Exit codes: 0 the client closed the connection, or SIGTERM/SIGINT stopped it (its conformance
+runs are stopped first; a second signal exits at once, 143/130), 2 usage error.
 
 Examples:
   evidence-harness mcp
