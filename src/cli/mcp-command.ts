@@ -46,7 +46,8 @@ scrubbed of credentials and cut to 64 KiB. The agent's client starts it; see doc
 Options:
 ${optionsHelp(mcpOptions)}
 
-Exit codes: 0 the client closed the connection, 2 usage error.
+Exit codes: 0 the client closed the connection, or SIGTERM/SIGINT stopped it (its conformance
+runs are stopped first; a second signal exits at once, 143/130), 2 usage error.
 
 Examples:
   evidence-harness mcp
@@ -96,16 +97,27 @@ export const mcpCommand: Command = {
       access: { projectRoot: process.cwd(), anyPath: values['allow-any-path'] === true, loopback: values['allow-loopback'] === true },
     });
     const transport = new StdioServerTransport();
+    // Why the server stops: the client's going (stdin ended or closed, the transport closed) or a signal.
+    let stopReason = 'the MCP client closed stdin';
+    let stopNow = () => {};
     const closed = new Promise<void>((resolve) => {
       transport.onclose = resolve;
       process.stdin.once('end', resolve);
+      process.stdin.once('close', resolve);
+      stopNow = resolve;
     });
-    const removeSignals = onStopSignals({ stop: () => void transport.close() });
+    const removeSignals = onStopSignals({
+      stop: (signal) => {
+        stopReason = signal;
+        stopNow();
+      },
+    });
     await mcp.server.connect(transport);
     io.stderr(diagnostic(`mcp: serving on stdio, driving the mock at ${mockUrl}`));
     await closed;
+    // Every tool call's work stops (a conformance run sends nothing more) before the process ends.
+    await mcp.close(stopReason);
     removeSignals();
-    await mcp.close();
     await started?.close();
     return exitCodes.ok;
   },

@@ -24,7 +24,14 @@ export interface EvidenceMcpOptions {
 
 export interface EvidenceMcp {
   readonly server: McpServer;
-  close(): Promise<void>;
+  /** Resolves once every tool call running now has ended (its work stopped or done). */
+  settled(): Promise<void>;
+  /**
+   * Stops every tool call's work (a conformance run sends nothing more; `reason` says why, as
+   * 'SIGTERM' or 'stdin closed'), closes the connection, so that no answer goes out for them,
+   * and resolves once they have all ended.
+   */
+  close(reason?: string): Promise<void>;
 }
 
 export function createEvidenceMcpServer(options: EvidenceMcpOptions): EvidenceMcp {
@@ -38,13 +45,22 @@ export function createEvidenceMcpServer(options: EvidenceMcpOptions): EvidenceMc
   const link = new MockLink({ url: options.mockUrl, ...(options.controlToken === undefined ? {} : { token: options.controlToken }) });
   const secrets = options.controlToken === undefined ? [] : [options.controlToken];
   const scrubber = new Scrubber({ secrets, credentialHeaders: ['x-mock-token'] });
-  registerTools({ server, link, access: options.access, scrubber, secrets });
+  // The server-wide stop every call's work listens to, beside its own cancel.
+  const stopping = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const settled = async () => {
+    await Promise.allSettled([...running]);
+  };
+  registerTools({ server, link, access: options.access, scrubber, secrets, stopping: stopping.signal, running });
   registerResources(server);
   registerPrompts(server);
   return {
     server,
-    async close() {
+    settled,
+    async close(reason = 'the MCP server closed') {
+      stopping.abort(reason);
       await server.close();
+      await settled();
       await link.close();
     },
   };

@@ -20,6 +20,10 @@ export interface ToolContext {
   readonly scrubber: Scrubber;
   /** The secrets the scrubber was made with, for a call that adds its own. */
   readonly secrets: readonly string[];
+  /** The server-wide stop (stdin closed, SIGTERM, close()): aborts every call's work, with the call's own cancel. */
+  readonly stopping?: AbortSignal;
+  /** The tool calls running now: close() waits for them to have stopped. */
+  readonly running?: Set<Promise<unknown>>;
 }
 
 const jobId = z.string().min(1).max(256).describe('the job id, as createEvaluation answered it');
@@ -38,12 +42,40 @@ const session = z
 
 /** Runs a tool's body; a refusal of ours or a thrown error becomes a tool error with a plain message. */
 async function answered(context: ToolContext, work: () => Promise<unknown>): Promise<Result> {
+  const running = work();
+  context.running?.add(running);
   try {
-    return boundedResult(await work(), context.scrubber);
+    return boundedResult(await running, context.scrubber);
   } catch (error) {
     const message = error instanceof ToolInputError ? error.message : `failed: ${(error as Error).message ?? String(error)}`;
     return { ...boundedResult(context.scrubber.scrub(message.slice(0, 2000)), context.scrubber), isError: true } as Result;
+  } finally {
+    context.running?.delete(running);
   }
+}
+
+/**
+ * The signal a call's work stops on: the client's cancel of this call (the SDK aborts
+ * `extra.signal` on notifications/cancelled, and for every call when the connection closes) or
+ * the server's own stop (its reason: 'SIGTERM', 'stdin closed'), whichever comes first.
+ * `release` forgets the server-wide signal once the call is over: it outlives many calls.
+ */
+function callSignal(context: ToolContext, cancelled: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const stop = new AbortController();
+  const { stopping } = context;
+  const onCancel = () => stop.abort('the MCP client cancelled the call or closed the connection');
+  const onStopping = () => stop.abort(stopping?.reason);
+  const release = () => {
+    cancelled.removeEventListener('abort', onCancel);
+    stopping?.removeEventListener('abort', onStopping);
+  };
+  if (stopping?.aborted) onStopping();
+  else if (cancelled.aborted) onCancel();
+  else {
+    cancelled.addEventListener('abort', onCancel, { once: true });
+    stopping?.addEventListener('abort', onStopping, { once: true });
+  }
+  return { signal: stop.signal, release };
 }
 
 function registerScenarioTools(context: ToolContext): void {
@@ -258,7 +290,7 @@ function registerCommandTools(context: ToolContext): void {
       },
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    (input) => answered(context, () => runConformanceTool(context, input)),
+    (input, extra) => answered(context, () => runConformanceTool(context, input, extra.signal)),
   );
   server.registerTool(
     'diff',
@@ -288,6 +320,7 @@ async function runConformanceTool(
     seed?: number | undefined;
     maxFailures?: number | undefined;
   },
+  cancelled: AbortSignal,
 ): Promise<unknown> {
   const baseUrl = await checkedRemoteUrl(input.baseUrl, context.access, 'baseUrl');
   const source = input.spec === undefined ? undefined : await checkedSource(input.spec, context.access, 'spec');
@@ -301,6 +334,7 @@ async function runConformanceTool(
   const { runConformance, UnreachableTargetError, UnknownOperationError, verdictLine } = await import('../conformance/index.js');
   const { reportedFailures } = await import('../conformance/report/report.js');
   const { InvalidSpecError } = await import('../openapi/document.js');
+  const stop = callSignal(context, cancelled);
   try {
     const report = await runConformance({
       baseUrl,
@@ -310,6 +344,8 @@ async function runConformanceTool(
       maxRequests: input.maxRequests ?? 1000,
       timeBudgetMs: 120_000,
       ...(input.seed === undefined ? {} : { seed: input.seed }),
+      // The client's cancel, the connection's end, the server's stop: nothing more is sent.
+      signal: stop.signal,
     });
     const failures = reportedFailures(report);
     const shown = failures.slice(0, input.maxFailures ?? 20);
@@ -338,6 +374,8 @@ async function runConformanceTool(
     if (error instanceof UnreachableTargetError || error instanceof UnknownOperationError || error instanceof InvalidSpecError)
       throw new ToolInputError(error.message);
     throw error;
+  } finally {
+    stop.release();
   }
 }
 

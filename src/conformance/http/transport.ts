@@ -253,7 +253,7 @@ export class Transport {
     const notes: string[] = [];
     let requestsSent = 0;
     // The runner's own spacing before the first attempt is not the server's time.
-    await this.limiter.wait();
+    await this.limiter.wait(this.options.signal);
     // The time an answer took starts when the request may go: --rate's spacing is the runner's.
     started = performance.now();
     const ownDeadline = Date.now() + timeoutMs;
@@ -272,9 +272,13 @@ export class Transport {
       } else {
         notes.push(`429 answered; retried once after ${wait} ms (docs/assumptions.md A-11)`);
         await sleep(wait, this.options.signal);
-        attempt = await this.follow(request, notes, { deadline, paced: false });
-        requestsSent += attempt.sent;
-        rateLimited = attempt.response?.status === 429;
+        // Stopped during the wait: the retry is not sent, and the 429 says nothing more.
+        if (this.options.signal?.aborted) attempt = { error: 'the run was interrupted', timedOut: false, interrupted: true, sent: 0 };
+        else {
+          attempt = await this.follow(request, notes, { deadline, paced: false });
+          requestsSent += attempt.sent;
+          rateLimited = attempt.response?.status === 429;
+        }
       }
     }
     return {
@@ -334,7 +338,7 @@ export class Transport {
 
   /** One attempt, within what is left of the deadline; `paced`: --rate's wait is already done. */
   private async once(request: SentRequest, timing: { deadline: Deadline; paced: boolean }): Promise<Attempt> {
-    if (!timing.paced) await this.limiter.wait();
+    if (!timing.paced) await this.limiter.wait(this.options.signal);
     const left = timing.deadline.at - Date.now();
     if (left <= 0) return { error: `no answer within ${timing.deadline.statedMs} ms (--timeout)`, timedOut: true, interrupted: false };
     const limits = {

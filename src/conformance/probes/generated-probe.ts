@@ -38,6 +38,17 @@ function inputArbitrary(operation: OperationDescription): fc.Arbitrary<Generated
   }) as fc.Arbitrary<GeneratedInput>;
 }
 
+/**
+ * Ends fast-check's runs, its shrinking too, once the run is stopped: each further run would
+ * only plan a request the run refuses. fast-check reads a precondition failure that interrupts
+ * as "stop here", not as a failure of the property.
+ */
+function endsWhenAborted<T>(signal: AbortSignal): fc.Plugin<T> {
+  return () => ({
+    decorateRun: (run) => (value) => (signal.aborted ? Promise.resolve(new fc.PreconditionFailure(true)) : run(value)),
+  });
+}
+
 export async function generatedProbe(context: ProbeContext): Promise<void> {
   if (context.examplesPerOperation === 0) {
     context.note('no generated inputs (--max-examples 0)');
@@ -55,6 +66,7 @@ export async function generatedProbe(context: ProbeContext): Promise<void> {
     }
   }
   for (const [index, { operation, arbitrary }] of candidates.entries()) {
+    if (context.stopped.aborted) return;
     const share = Math.floor(context.remainingRequests() / (candidates.length - index));
     const numRuns = Math.min(context.examplesPerOperation, share);
     if (numRuns < 1) {
@@ -91,7 +103,7 @@ export async function generatedProbe(context: ProbeContext): Promise<void> {
         lastFailing = exchange;
         return false;
       }),
-      { seed, numRuns },
+      { seed, numRuns, plugins: [endsWhenAborted(context.stopped)] },
     );
     if (details.failed && lastFailing) {
       // The last failing run is fast-check's shrunk counterexample: recorded once, saying so.

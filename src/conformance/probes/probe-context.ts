@@ -64,6 +64,11 @@ export interface ProbeContext {
   dependentsNotSent(requests: number): void;
   /** Waits `ms`, or less when the run is stopped (time budget, interrupt). */
   sleep(ms: number): Promise<void>;
+  /**
+   * Aborted when the run is interrupted (ConformanceOptions.signal): every send is refused from
+   * then on, and a loop that would only plan refused requests (fast-check's runs) ends.
+   */
+  readonly stopped: AbortSignal;
   /** A note in the report about this probe (why it did less than usual). */
   note(message: string): void;
 }

@@ -126,14 +126,15 @@ export class ConformanceRun {
       dependentsNotSent: (requests) => state.dependentsNotSent(requests),
       includes: (operation) => settings.filter.includes(operation),
       sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), this.stop.signal),
+      stopped: this.stop.signal,
       note: (message) => state.note(message),
     };
   }
 
-  /** The signal that interrupted the run ('SIGINT', 'SIGTERM'), if one did. */
+  /** What interrupted the run ('SIGINT', 'SIGTERM', an MCP client's cancel), if anything did. */
   interruptedBy(): string | undefined {
     const signal = this.settings.options.signal;
-    return signal?.aborted ? String(signal.reason ?? 'SIGINT') : undefined;
+    return signal?.aborted ? abortReason(signal.reason) : undefined;
   }
 
   /** Whether a probe's phases run (the selected checks need it). */
@@ -260,4 +261,15 @@ export class ConformanceRun {
         ),
     ];
   }
+}
+
+/**
+ * The words a report gives for what stopped a run: the reason the caller aborted with when it is
+ * text ('SIGINT', 'the MCP client cancelled the call'), cut to a line; an abort without one (a
+ * plain `controller.abort()`, a closed connection) is just "an abort".
+ */
+export function abortReason(reason: unknown): string {
+  if (typeof reason === 'string' && reason.trim() !== '') return reason.replace(/\s+/g, ' ').trim().slice(0, 120);
+  if (reason instanceof Error && reason.name !== 'AbortError' && reason.message) return abortReason(reason.message);
+  return 'an abort';
 }
