@@ -3,6 +3,7 @@
  * `evidence-harness mock`: the stateful mock of the contract on a local port, for client
  * development.
  */
+import type { Scrubber } from '../contract/secrets.js';
 import { readRegularFile, UserFileError } from '../documents/regular-file.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
@@ -48,11 +49,11 @@ On Linux with glibc and Node 22.15 or later, the mock restarts itself once at la
 with MALLOC_MMAP_THRESHOLD_=32768, so that memory freed after a flood of large requests goes back
 to the system; EVIDENCE_HARNESS_MALLOC_TUNING=off, or your own MALLOC_MMAP_THRESHOLD_, prevents it.
 
-Stopping: SIGINT (Ctrl+C) or SIGTERM stops it gracefully: no new connections, requests waiting
-in a scenario's latency are answered at once, the others get ${shutdown.graceMs / 1000} s to finish, then it exits 0
-(within ${(shutdown.graceMs + shutdown.exitAfterMs) / 1000} s). A second signal exits at once: 130 after SIGINT, 143 after SIGTERM.
-It stops the same way when the process that started it ends, or when npm running it (npx, npm run)
-is sent SIGINT or SIGTERM, and writes its reports.
+Stopping: SIGINT (Ctrl+C), SIGTERM or SIGHUP stops it gracefully: no new connections, requests
+waiting in a scenario's latency are answered at once, the others get ${shutdown.graceMs / 1000} s to finish, then it
+writes its reports and exits 0 (within ${(shutdown.graceMs + shutdown.exitAfterMs) / 1000} s). A second signal exits at once: 130 after
+SIGINT, 143 after SIGTERM, 129 after SIGHUP. It stops the same way when the process that started
+it ends, or when npm running it (npx, npm run) is signalled, SIGKILL included, and writes its reports.
 
 Scenarios shipped: default, slow-pass, fail, indeterminate, job-failed, manual, by-operation-id,
 flaky-503, rate-limited, error-400, error-404, error-409, error-413, server-error
@@ -244,7 +245,14 @@ export const mockCommand: Command = {
     watcher?.close();
     await server.close({ graceMs: shutdown.graceMs });
     lines?.flush();
-    const written = await writeStopReports({ control: engine.control, quiet: values.quiet === true, coverageTargets, pactTarget, io });
+    const written = await writeStopReports({
+      control: engine.control,
+      scrubber: engine.scrubber,
+      quiet: values.quiet === true,
+      coverageTargets,
+      pactTarget,
+      io,
+    });
     stopListening();
     return written;
   },
@@ -253,13 +261,15 @@ export const mockCommand: Command = {
 /** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files. */
 async function writeStopReports(options: {
   control: ReturnType<typeof createMockEngine>['control'];
+  /** The credentials the engine saw: taken out of the summary, the reports and the pact (A-10). */
+  scrubber: Scrubber | undefined;
   quiet: boolean;
   coverageTargets: ReturnType<typeof parseCoverageReportOption>[];
   pactTarget: ReturnType<typeof pactOutOption>;
   io: Parameters<Command['run']>[1];
 }): Promise<number> {
   const { control, io, pactTarget } = options;
-  const report = control.coverage();
+  const report = options.scrubber ? options.scrubber.scrubDeep(control.coverage()) : control.coverage();
   if (!options.quiet) io.stdout(coverageSummary(report));
   try {
     for (const path of await writeCoverageReports({ report, targets: options.coverageTargets, cwd: process.cwd() }))
@@ -270,7 +280,7 @@ async function writeStopReports(options: {
   }
   if (pactTarget) {
     try {
-      io.stdout(`pact written: ${await writePactFile({ control, target: pactTarget, cwd: process.cwd() })}\n`);
+      io.stdout(`pact written: ${await writePactFile({ control, target: pactTarget, cwd: process.cwd(), scrubber: options.scrubber })}\n`);
     } catch (error) {
       io.stderr(diagnostic(`mock: ${(error as Error).message}`));
       return exitCodes.failed;

@@ -4,6 +4,7 @@
  * written when the mock stops, beside --coverage-report's files.
  */
 import { resolve } from 'node:path';
+import type { Scrubber } from '../contract/secrets.js';
 import { type MockControl, type PactParties, pactParties } from '../engine/index.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
@@ -45,8 +46,17 @@ export function pactOutOption(values: {
   }
 }
 
-/** Writes the pact; returns the absolute path written. */
-export async function writePactFile(options: { control: MockControl; target: PactOutTarget; cwd: string }): Promise<string> {
-  const data = `${JSON.stringify(options.control.pact(options.target.parties), null, 2)}\n`;
+/**
+ * Writes the pact; returns the absolute path written. The pact scrubs the credentials of the
+ * calls it keeps; `scrubber` (the engine's) adds those of every other call (A-10).
+ */
+export async function writePactFile(options: {
+  control: MockControl;
+  target: PactOutTarget;
+  cwd: string;
+  scrubber?: Scrubber | undefined;
+}): Promise<string> {
+  const pact = options.control.pact(options.target.parties);
+  const data = `${JSON.stringify(options.scrubber ? options.scrubber.scrubDeep(pact) : pact, null, 2)}\n`;
   return writeOutputFile({ path: resolve(options.cwd, options.target.file), data, label: '--pact-out' });
 }

@@ -18,13 +18,20 @@
  *   the SIGINT it is holding: stop as on SIGINT. Its context switches (/proc/PID/status) count
  *   the wake-ups. A stop or continue of this process does not wake it: a shell without job
  *   control neither waits for stopped children nor handles SIGCHLD.
+ * - on Linux, npm itself, the shell's parent: SIGKILL to npm, or SIGHUP (which npm does not pass
+ *   on), ends npm and leaves the shell waiting for this process, so the first watch sees nothing.
+ *   When npm ends, the kernel re-parents the shell at once (before npm is even reaped): the
+ *   shell's parent PID (/proc/SHELL/stat), read at start, changes. Stop as on SIGTERM. Watching
+ *   the shell's parent PID rather than npm's own PID needs no identity check: no other process
+ *   can take npm's place as the shell's parent.
  */
 // biome-ignore lint/style/noRestrictedImports: reads /proc/PID/stat of the parent process, a kernel file and not a document
 import { readFileSync } from 'node:fs';
 
 export type ParentEvent =
   | { readonly kind: 'parent-ended'; readonly parent: number }
-  | { readonly kind: 'shell-interrupted'; readonly shell: number };
+  | { readonly kind: 'shell-interrupted'; readonly shell: number }
+  | { readonly kind: 'launcher-ended'; readonly launcher: number; readonly shell: number };
 
 /** How often the parent is looked at: a stop within 2 s of the parent's end, at a few reads a second. */
 const pollMs = 250;
@@ -68,7 +75,20 @@ export function wakeUps(pid: number, facts: ParentFacts): number | undefined {
 }
 
 /**
- * Calls `onEvent` once, when the parent ends or (a shell run by npm) is interrupted; returns the
+ * A process's parent PID from /proc/PID/stat (`pid (comm) state ppid …`; the command name may
+ * hold spaces and parentheses, so the fields are read after its last `)`). Undefined when unreadable.
+ */
+export function parentOf(pid: number, facts: ParentFacts): number | undefined {
+  const stat = facts.read(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
+}
+
+/**
+ * Calls `onEvent` once, when the parent ends, or (a shell run by npm) when it is interrupted or
+ * npm above it ends; returns the
  * function that stops watching. The timer never keeps the process alive.
  */
 export function watchParent(onEvent: (event: ParentEvent) => void, facts: ParentFacts = systemFacts): () => void {
@@ -77,13 +97,24 @@ export function watchParent(onEvent: (event: ParentEvent) => void, facts: Parent
   if (parent <= 1) return () => undefined;
   const shell = isNpmShell(parent, facts) ? parent : undefined;
   let shellWakeUps = shell === undefined ? undefined : wakeUps(shell, facts);
+  // npm, above the shell; none when it is init already (a shell whose npm is gone before this started).
+  const shellParent = shell === undefined ? undefined : parentOf(shell, facts);
+  const launcher = shellParent !== undefined && shellParent > 1 ? shellParent : undefined;
   const timer = setInterval(() => {
     if (facts.ppid() !== parent) {
       stop();
       onEvent({ kind: 'parent-ended', parent });
       return;
     }
-    if (shell === undefined || shellWakeUps === undefined) return;
+    if (shell === undefined) return;
+    // Unreadable: the shell is going; the parent check above sees it on the next look.
+    const shellParentNow = launcher === undefined ? undefined : parentOf(shell, facts);
+    if (launcher !== undefined && shellParentNow !== undefined && shellParentNow !== launcher) {
+      stop();
+      onEvent({ kind: 'launcher-ended', launcher, shell });
+      return;
+    }
+    if (shellWakeUps === undefined) return;
     const now = wakeUps(shell, facts);
     if (now === undefined || now === shellWakeUps) return;
     shellWakeUps = now;

@@ -2,7 +2,7 @@
  * @module cli/proxy-command
  * `evidence-harness proxy --upstream URL`: a validating proxy in front of a real implementation
  * (src/proxy). It logs one line per exchange naming its violations, and writes its JSON report
- * when stopped (SIGINT/SIGTERM) and on `GET /__proxy/report` at any time.
+ * when stopped (SIGINT/SIGTERM/SIGHUP) and on `GET /__proxy/report` at any time.
  */
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';

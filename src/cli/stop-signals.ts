@@ -1,16 +1,18 @@
 /**
  * @module cli/stop-signals
- * SIGINT and SIGTERM for a command that runs until stopped: the first signal asks it to stop
- * gracefully; a second one exits at once, with 128 + the signal's number (130 for SIGINT, 143
- * for SIGTERM), the status a shell reports for a process the signal killed. A person pressing
- * Ctrl+C twice, or a supervisor sending SIGTERM again, means "now". When the process that
- * started the command ends (npm's PID signalled, a parent that died), it stops as on SIGTERM
- * (cli/parent-watch.ts).
+ * SIGINT, SIGTERM and SIGHUP for a command that runs until stopped: the first signal asks it to
+ * stop gracefully (reports written, exit 0); a second one exits at once, with 128 + the signal's
+ * number (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP), the status a shell reports for a
+ * process the signal killed. A person pressing Ctrl+C twice, or a supervisor sending SIGTERM
+ * again, means "now". SIGHUP (the terminal closed, tmux or ssh gone, `kill -HUP`) is a stop like
+ * SIGTERM: Node's default for it exits at once, without the coverage report or the pact. When the
+ * process that started the command ends (npm's PID signalled, a parent that died), it stops as on
+ * SIGTERM (cli/parent-watch.ts; docs/assumptions.md A-43).
  */
 
 import { ignoreClosedOutput, type ParentEvent, watchParent } from './parent-watch.js';
 
-const exitCodeOf = { SIGINT: 130, SIGTERM: 143 } as const;
+const exitCodeOf = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 export type StopSignal = keyof typeof exitCodeOf;
 
@@ -22,7 +24,7 @@ export interface StopSignalOptions {
 }
 
 /**
- * Listens for SIGINT and SIGTERM until the returned function is called (once the stop is
+ * Listens for SIGINT, SIGTERM and SIGHUP until the returned function is called (once the stop is
  * over), so a later command run in the same process starts with no listener of this one.
  */
 export function onStopSignals(options: StopSignalOptions): () => void {
@@ -34,6 +36,8 @@ export function onStopSignals(options: StopSignalOptions): () => void {
     stopping = true;
     ignoreClosedOutput();
     if (event.kind === 'parent-ended') options.stop('SIGTERM', `the process that started it (PID ${event.parent}) ended`);
+    else if (event.kind === 'launcher-ended')
+      options.stop('SIGTERM', `the npm that started it (PID ${event.launcher}, above its shell, PID ${event.shell}) ended`);
     else options.stop('SIGINT', `SIGINT to the npm that started it (its shell, PID ${event.shell}, holds it)`);
   });
   const listeners = (Object.keys(exitCodeOf) as StopSignal[]).map((signal) => {
@@ -41,6 +45,8 @@ export function onStopSignals(options: StopSignalOptions): () => void {
       if (!stopping) {
         stopping = true;
         stopWatching();
+        // A hang-up is most often the terminal going: writing to it may fail (EIO, EPIPE).
+        if (signal === 'SIGHUP') ignoreClosedOutput();
         options.stop(signal, signal);
         return;
       }

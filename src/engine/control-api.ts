@@ -180,8 +180,24 @@ async function sessionOf(request: Request, options: ControlApiOptions): Promise<
   return { control: session, ...(journal ? { journal } : {}) };
 }
 
-/** Answers a /__mock/ request. */
+/**
+ * Answers a /__mock/ request. Every JSON answer (the journal, coverage, pact, jobs, errors
+ * quoting what was asked) is scrubbed of the credentials the engine has seen (A-10): a token the
+ * client also put in a path or a key is not handed back to the inspector or a test's report.
+ */
 export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
+  const response = await answerControl(request, options);
+  const scrubber = options.engine.scrubber;
+  if (!scrubber?.active || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete('content-length');
+  // Scrubbed as values, not as text: a learnt value that spans JSON's own punctuation cannot break the document.
+  const body = text === '' ? text : JSON.stringify(scrubber.scrubDeep(JSON.parse(text) as unknown));
+  return new Response(body, { status: response.status, headers });
+}
+
+async function answerControl(request: Request, options: ControlApiOptions): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();

@@ -4,11 +4,13 @@
  * of named stages — route → scenario and faults → operation (validate, act on state) →
  * respond and journal — served unchanged by the node:http adapter and by MSW handlers.
  */
+import type { Scrubber } from '../contract/secrets.js';
 import { profileOption } from '../profile/profile.js';
 import { answerToResponse, callFromRequest, type EngineAnswer, type EngineCall } from './call.js';
 import { type Clock, systemClock } from './clock.js';
 import { ControlError } from './control-error.js';
 import type { MockControl, SessionDirectory } from './control-surface.js';
+import { credentialScrubber, learnCallCredentials } from './credentials.js';
 import { contractOption } from './engine-contract.js';
 import type { JobRecord } from './jobs.js';
 import type { JournalEntry } from './journal.js';
@@ -128,6 +130,13 @@ export interface MockEngine {
   answerCall?(call: EngineCall): Promise<EngineAnswer>;
   readonly control: MockControl;
   readonly clock: Clock;
+  /**
+   * Knows every value a caller sent in a credential header (bounded, oldest forgotten first),
+   * in any session: what the mock writes (request log, journal and coverage exports, pact) goes
+   * through it, so a token the client also put in a path or a body is not repeated (A-10).
+   * Optional, so an engine of your own need not have it.
+   */
+  readonly scrubber?: Scrubber;
 }
 
 /**
@@ -176,6 +185,9 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   const clock = options.clock ?? systemClock;
   const limits = resolveLimits(options.limits);
   const latency = new LatencyWaits(clock);
+  const scrubber = credentialScrubber();
+  // A session's name is the caller's text: a line naming it is scrubbed like the rest.
+  const log = options.log && ((line: string) => options.log!(scrubber.scrub(line)));
   let book: SessionBook | undefined;
   const directory: SessionDirectory = {
     session: (name) => book!.resolve(name).control,
@@ -213,10 +225,11 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     clock,
     maxSessions: limits.maxSessions,
     idleMs: limits.sessionIdleMs,
-    log: options.log,
+    log,
   });
   const sessions = book;
   const answerCall = (call: EngineCall): Promise<EngineAnswer> => {
+    learnCallCredentials(call, scrubber);
     const name = call.header(sessionHeader);
     if (name === null) return defaultSession.answer(call);
     let session: MockSession;
@@ -236,6 +249,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     answerCall,
     control: defaultSession.control,
     clock,
+    scrubber,
     close: () => {
       latency.close();
       sessions.closeAll();

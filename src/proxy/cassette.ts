@@ -3,8 +3,10 @@
  * `proxy --record FILE.har`: the exchanges kept as HAR 1.2 entries, each serialised (scrubbed)
  * when it is kept, so that everything it holds (URL, header names and values, bodies, comment)
  * counts against one byte bound: the oldest entries go first. An exchange's headers past a
- * per-entry bound are left out, saying how many. The file is written entry by entry, so a large
- * cassette never has to be one string.
+ * per-message bound are left out, saying how many; the bound counts each header line as the HAR
+ * holds it (`{"name":…,"value":…}`, JSON-escaped), so 2,000 one-letter headers cost what they
+ * hold (issue 40: counted as names and values alone, they held 114 kB an exchange). The file is
+ * written entry by entry, so a large cassette never has to be one string.
  */
 
 import { buildHar, type CassetteEntry } from '../conformance/report/har.js';
@@ -18,7 +20,7 @@ export interface CassetteLimits {
   readonly maxEntries: number;
   /** Characters of one body kept. Default 1 MiB. */
   readonly maxBodyChars: number;
-  /** Characters of one message's header names and values kept. Default 32 KiB. */
+  /** Characters of one message's headers kept, as the HAR holds them (names, values and their JSON). Default 32 KiB. */
   readonly maxHeaderChars: number;
 }
 
@@ -31,7 +33,18 @@ export const cassetteDefaults: CassetteLimits = {
 
 type Headers = CassetteEntry['request']['headers'];
 
-/** The headers up to `maxChars` of names and values, and how many were left out. */
+/** What a HAR header line adds to its name and value as JSON strings: `{"name":,"value":},`. */
+const harHeaderLineChars = '{"name":,"value":},'.length;
+
+/** A text's length as a JSON string: its quotes, and a second character for each `"` or `\` (the escapes header values can need). */
+function jsonLength(text: string): number {
+  let length = text.length + 2;
+  for (let index = text.indexOf('"'); index !== -1; index = text.indexOf('"', index + 1)) length += 1;
+  for (let index = text.indexOf('\\'); index !== -1; index = text.indexOf('\\', index + 1)) length += 1;
+  return length;
+}
+
+/** The headers up to `maxChars` as the HAR holds them, and how many lines were left out. */
 function boundedHeaders(headers: Headers, maxChars: number): { headers: Record<string, string | string[]>; left: number } {
   const kept: Record<string, string | string[]> = Object.create(null);
   let chars = 0;
@@ -39,8 +52,9 @@ function boundedHeaders(headers: Headers, maxChars: number): { headers: Record<s
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
+    const nameChars = jsonLength(name) + harHeaderLineChars;
     for (const one of typeof value === 'string' ? [value] : value) {
-      chars += name.length + one.length;
+      chars += nameChars + jsonLength(one);
       if (chars > maxChars) {
         left += 1;
         continue;
@@ -67,7 +81,7 @@ export class ProxyCassette {
     this.limits = { ...cassetteDefaults, ...options.limits };
   }
 
-  /** Bytes the kept entries hold. */
+  /** Characters the kept entries hold as serialised, headers included: what the bound counts. */
   get size(): number {
     return this.bytes;
   }

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Scrubber } from '../contract/secrets.js';
 import {
   buildEngineContract,
   bundledEngineContract,
@@ -224,6 +225,10 @@ function timeOfDay(): string {
   return `${loggedSecond.text}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}`;
 }
 
+/**
+ * One request's log line. The caller's parts (path, session name) are scrubbed of the credentials
+ * the engine has seen (A-10), the path before it is cut, so a cut never leaves part of one.
+ */
 function formatLine(options: {
   method: string;
   path: string;
@@ -231,10 +236,13 @@ function formatLine(options: {
   ms: number;
   scenario: string;
   session?: string;
+  scrubber: Scrubber | undefined;
 }): string {
+  const { scrubber } = options;
   const time = timeOfDay();
-  const session = options.session === undefined ? '' : ` session=${options.session}`;
-  return `${time} ${options.method} ${loggedPath(options.path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}${session}`;
+  const path = scrubber ? scrubber.scrub(options.path) : options.path;
+  const session = options.session === undefined ? '' : ` session=${scrubber ? scrubber.scrub(options.session) : options.session}`;
+  return `${time} ${options.method} ${loggedPath(path)} ${options.status} ${options.ms.toFixed(1)}ms scenario=${options.scenario}${session}`;
 }
 
 /**
@@ -401,7 +409,14 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
     // Every way of answering (preflight, TRACE, a bad URL, a failure) may answer before the body is in.
     discardRestOfBody(incoming, { limitMs: discardMs, draining });
     log?.(
-      formatLine({ method, path, status, ms: performance.now() - started, ...sessionOfLine(engine, incoming.headers['x-mock-session']) }),
+      formatLine({
+        method,
+        path,
+        status,
+        ms: performance.now() - started,
+        ...sessionOfLine(engine, incoming.headers['x-mock-session']),
+        scrubber: engine.scrubber,
+      }),
     );
   }
 }
@@ -471,7 +486,15 @@ async function serve(context: {
       outgoing.shouldKeepAlive = false;
       sendAnswer(errorAnswer(expectationRefused), outgoing, isControlPath((incoming.url ?? '/').split('?')[0] ?? '/') ? {} : corsHeaders);
       log?.(
-        formatLine({ method: incoming.method ?? 'GET', path: incoming.url ?? '/', status: 417, ms: 0, scenario: engine.control.scenario }),
+        formatLine({
+          method: incoming.method ?? 'GET',
+          // Without the query, as every other line: it may carry credential parameters.
+          path: (incoming.url ?? '/').split('?')[0] ?? '/',
+          status: 417,
+          ms: 0,
+          scenario: engine.control.scenario,
+          scrubber: engine.scrubber,
+        }),
       );
     },
     answered: (socket) => draining.has(socket),

@@ -6,17 +6,21 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { type ParentFacts, watchParent } from '../../src/cli/parent-watch.js';
-import { packageRoot } from '../../src/openapi/package-root.js';
+import { afterEach, expect, it, vi } from 'vitest';
+import { type ParentFacts, parentOf, watchParent } from '../../src/cli/parent-watch.js';
+import { executablePath, packageRoot } from '../../src/openapi/package-root.js';
 import { inTime, testTimeout } from '../support/time-limits.js';
 
 const started: ChildProcess[] = [];
 const folders: string[] = [];
+/** Mocks started under a stand-in npm: not this process's children, killed by PID if a test fails. */
+const grandchildren: number[] = [];
 afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const pid of grandchildren.splice(0)) if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -35,6 +39,48 @@ function facts(options: { env?: Record<string, string>; cmdline?: string }) {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 600));
+
+/** A shell npm started (PID 4242), whose parent, npm, is `state.npm`; stat lines as Linux writes them. */
+function npmShellFacts() {
+  const state = { ppid: 4242, npm: 4100 };
+  const given: ParentFacts = {
+    ppid: () => state.ppid,
+    read: (path) => {
+      if (path === '/proc/4242/cmdline') return 'sh\0-c\0evidence-harness mock\0';
+      if (path === '/proc/4242/stat') return `4242 (sh (npm) x) S ${state.npm} 4100 4100 0 -1 4194560 120 0 0 0 0 0\n`;
+      if (path === '/proc/4242/status') return 'Name:\tsh\nvoluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t3\n';
+      return undefined;
+    },
+    env: { npm_lifecycle_event: 'mock', npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js' },
+  };
+  return { state, given };
+}
+
+it('reads the parent PID from a stat line whose command name holds spaces and parentheses', () => {
+  expect(parentOf(4242, npmShellFacts().given)).toBe(4100);
+  expect(parentOf(9, npmShellFacts().given)).toBeUndefined();
+});
+
+it('says when npm above the shell ends (the shell re-parented), once, while the shell lives on', () => {
+  vi.useFakeTimers();
+  try {
+    const { state, given } = npmShellFacts();
+    const events: unknown[] = [];
+    const stop = watchParent((event) => events.push(event), given);
+    vi.advanceTimersByTime(1000);
+    expect(events).toEqual([]);
+    // SIGKILL to npm: the kernel hands the shell to init (or a subreaper); this process's parent is still the shell.
+    state.npm = 1;
+    vi.advanceTimersByTime(250);
+    expect(events).toEqual([{ kind: 'launcher-ended', launcher: 4100, shell: 4242 }]);
+    state.npm = 77;
+    vi.advanceTimersByTime(1000);
+    stop();
+    expect(events).toHaveLength(1);
+  } finally {
+    vi.useRealTimers();
+  }
+});
 
 it('says when the parent ends, once', async () => {
   const { state, given } = facts({});
@@ -126,4 +172,59 @@ it.skipIf(underNestedNpx).each(['SIGTERM', 'SIGINT'] as const)(
     );
   },
   testTimeout({ waitsMs: [2000], processes: 2 }),
+);
+
+/** Whether a connection to the port is refused (nothing serves it any more). */
+function portRefuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const connection = connect({ port, host: '127.0.0.1' });
+    connection.once('connect', () => {
+      connection.destroy();
+      resolve(false);
+    });
+    connection.once('error', () => resolve(true));
+  });
+}
+
+it(
+  "SIGKILL to npm (a stand-in with npm's variables, above `sh -c`) stops the mock: it exits and frees its port",
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'eh-orphan-kill-'));
+    folders.push(folder);
+    const report = join(folder, 'coverage.json');
+    // A second command after the mock keeps the shell from exec'ing it (dash does for a last command).
+    const mockLine = `"${process.execPath}" "${executablePath()}" mock --port 0 --coverage-report json=${report}; echo "mock exited $?"`;
+    // The stand-in npm: runs `sh -c` as npm's run-script does, prints the shell's PID, passes output on.
+    const standIn = `
+      const { spawn } = require('node:child_process');
+      const shell = spawn('sh', ['-c', process.argv[1]], { stdio: ['ignore', 'pipe', 'pipe'] });
+      process.stdout.write('shell ' + shell.pid + '\\n');
+      shell.stdout.pipe(process.stdout);
+      shell.stderr.pipe(process.stderr);
+    `;
+    const npm = spawn(process.execPath, ['-e', standIn, mockLine], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_lifecycle_event: 'mock', npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js', NO_COLOR: '1' },
+    });
+    started.push(npm);
+    let output = '';
+    npm.stdout!.on('data', (chunk) => (output += chunk));
+    npm.stderr!.on('data', (chunk) => (output += chunk));
+    await expect
+      .poll(() => /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1], { timeout: inTime(), interval: 100 })
+      .toBeDefined();
+    const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)![1]);
+    const shell = Number(/shell (\d+)/.exec(output)![1]);
+    // The mock: the shell's one child.
+    const mockPid = Number(readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(' ')[0]);
+    grandchildren.push(mockPid);
+    expect(await portRefuses(port)).toBe(false);
+    npm.kill('SIGKILL');
+    // The shell outlives npm, as it does under the real npm; the mock's exit is what ends the wait.
+    await expect.poll(() => existsSync(`/proc/${mockPid}`), { timeout: inTime(2000), interval: 100 }).toBe(false);
+    expect(await portRefuses(port)).toBe(true);
+    // It stopped as on SIGTERM: its report written.
+    expect(existsSync(report)).toBe(true);
+  },
+  testTimeout({ waitsMs: [2000], processes: 3 }),
 );

@@ -8,9 +8,10 @@
  * time a behaviour is seen, and both the count and the bytes kept are bounded.
  */
 import type { Job } from '../../contract/index.js';
-import { defaultCredentialHeaders, Scrubber } from '../../contract/secrets.js';
+import { Scrubber } from '../../contract/secrets.js';
 import type { EngineAnswer, EngineCall } from '../call.js';
 import type { CoverageMark } from '../coverage.js';
+import { learnCallCredentials } from '../credentials.js';
 import type { JournalEntry } from '../journal.js';
 import { jobStateName, stateNames } from './state-names.js';
 
@@ -238,10 +239,7 @@ export class PactRecorder {
       return;
     }
     this.exchanges.set(key, kept);
-    for (const name of defaultCredentialHeaders) {
-      const value = call.header(name);
-      if (value !== null) this.scrubber.learnFromRequest({ headers: { [name]: value } });
-    }
+    learnCallCredentials(call, this.scrubber);
   }
 
   private example(options: {
