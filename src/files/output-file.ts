@@ -12,10 +12,12 @@
  *   with O_EXCL, so it is always a fresh regular file) and renames it over the target: a reader
  *   never sees half a file, and a link or FIFO put there after start is replaced, never followed
  *   or opened. The whole write has a time bound; past it the caller gets an error and goes on
- *   (shutdown never waits on a write for longer).
+ *   (shutdown never waits on a write for longer). A caller that must not replace a file
+ *   (`replace: false`) gets the temporary file linked to the target's name instead, which fails
+ *   if anything is there.
  */
 import { closeSync, lstatSync, openSync, renameSync, type Stats, unlinkSync, writeSync } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A target refused or a write that failed or took too long; `message` is one line naming the file. */
@@ -87,6 +89,12 @@ export interface WriteOutputOptions {
   readonly label?: string;
   /** Default `defaultWriteTimeoutMs`. */
   readonly timeoutMs?: number;
+  /**
+   * False: never replace a file already at `path` (`profile --init --out` without --force). The
+   * temporary file is then given the target's name with link(2), which fails if anything is
+   * there, instead of renamed over it: no window between a look and the write. Default true.
+   */
+  readonly replace?: boolean;
 }
 
 /**
@@ -110,7 +118,10 @@ export async function writeOutputFile(options: WriteOutputOptions): Promise<stri
     timer.unref();
   });
   try {
-    return await Promise.race([writeByRename({ path, data: options.data, signal: controller.signal, shown }), deadline]);
+    return await Promise.race([
+      writeByRename({ path, data: options.data, signal: controller.signal, shown, replace: options.replace ?? true }),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -121,6 +132,7 @@ async function writeByRename(options: {
   data: string | Uint8Array | Iterable<string>;
   signal: AbortSignal;
   shown: string;
+  replace: boolean;
 }): Promise<string> {
   const { path } = options;
   const temporary = temporaryName(path);
@@ -139,7 +151,17 @@ async function writeByRename(options: {
       await handle.close();
     }
     options.signal.throwIfAborted();
-    await rename(temporary, path);
+    if (options.replace) await rename(temporary, path);
+    else {
+      try {
+        await link(temporary, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new OutputFileError({ shown: options.shown, reason: 'a file is already there; it is kept' });
+        throw error;
+      }
+      await unlink(temporary);
+    }
     return path;
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
