@@ -48,7 +48,7 @@ const code = () =>
     .string()
     .min(1)
     .max(profileBounds.codeLength)
-    .refine((value) => !unprintable.test(value), 'has a control or other unprintable character')
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+$/u, 'has a control or other unprintable character')
     .describe("The Error body's `code` answered in this situation: at most 80 printable characters.");
 
 /** What is wrong with a health body the mock would answer, or undefined. A loop over a stack: the body may be deep. */
