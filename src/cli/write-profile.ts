@@ -44,6 +44,21 @@ export function callerOf(
   return { header, scheme: scheme === otherScheme ? scheme : 'any' };
 }
 
+/** `title` and `names` as comment lines short enough to be kept whole (a comment line is cut at 200 characters). */
+function lines(title: string, names: readonly string[]): string[] {
+  const result: string[] = [];
+  let line = title;
+  for (const name of names) {
+    if (line.length + name.length > 180) {
+      result.push(line.endsWith(':') ? line : `${line},`);
+      line = '  ';
+    }
+    line += `${line.endsWith(':') ? ' ' : line.trim() === '' ? '' : ', '}${name}`;
+  }
+  if (names.length > 0) result.push(line);
+  return result;
+}
+
 /** The stderr line of a run stopped by a signal: no profile is written, a file already there is left as it was. */
 export const interruptedProfileLine = 'conformance: --write-profile: no profile written: the run was interrupted';
 
@@ -59,9 +74,7 @@ export async function writeLearntProfile(options: {
   const { learner, file, io, report, scrub } = options;
   const learnt = learner.result({ ...(options.caller ? { caller: options.caller } : {}), scrub });
   const footer = [
-    ...(learnt.notObserved.length > 0
-      ? [`Not seen in this run, left out (the mock keeps its default): ${learnt.notObserved.join(', ')}`]
-      : []),
+    ...lines('Not seen in this run, left out (the mock keeps its default):', learnt.notObserved),
     ...learnt.disagreements.map(
       (item) =>
         `${item.entry} left out: answered ${item.answers.length} ways: ${item.answers.map((answer) => `${answer.value} ×${answer.count} (${answer.seen})`).join('; ')}`,

@@ -194,7 +194,10 @@ export const entryTable = builtWhenRead({
       z
         .strictObject({
           body: z
-            .record(z.string().max(profileBounds.health.maxKeyLength), z.json())
+            .record(z.string().max(profileBounds.health.maxKeyLength), z.json(), {
+              error: (issue) =>
+                issue.code === 'invalid_key' ? `a key is over ${profileBounds.health.maxKeyLength} characters` : undefined,
+            })
             .superRefine((body, context) => {
               const problem = healthBodyProblem(body);
               if (problem) context.addIssue({ code: 'custom', message: `refused: ${problem} (what the mock answers to GET /health)` });

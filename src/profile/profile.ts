@@ -228,7 +228,9 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
             path: [...path, key],
           }));
         const entry = path.length >= 2 ? `${path[0]}.${path[1]}` : (path[0] ?? '(root)');
-        return [{ entry, message: `${path.length > 2 ? `${path.slice(2).join('.')}: ` : ''}${issue.message}`, path }];
+        // A key may be a server's (a learnt health body's): each is cut short in the message.
+        const within = path.slice(2).map((segment) => (segment.length > 40 ? `${segment.slice(0, 39)}…` : segment));
+        return [{ entry, message: `${within.length > 0 ? `${within.join('.')}: ` : ''}${issue.message}`, path }];
       }),
     );
   const entries: ProfileEntries = {};
