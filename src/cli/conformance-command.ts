@@ -6,8 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
-import { constants, existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
@@ -44,7 +43,7 @@ import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
@@ -571,21 +570,6 @@ function keptBodies(folder: string | undefined): { count: number; bytes: number 
   return count === 0 ? undefined : { count, bytes };
 }
 
-/**
- * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
- * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable.
- */
-async function prepareFolder(folder: string): Promise<void> {
-  const missing: string[] = [];
-  for (let current = folder; !existsSync(current); current = dirname(current)) {
-    missing.unshift(current);
-    if (dirname(current) === current) break;
-  }
-  for (const level of missing) await mkdir(level);
-  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
-  await access(folder, constants.W_OK);
-}
-
 /** A target refused at start (a symlink, a FIFO, a folder, a device): a usage error before the run. */
 function checkOutput(options: { path: string; label: string }): void {
   try {
@@ -617,7 +601,7 @@ async function prepareOutputs(options: {
   }
   for (const { folder, name } of paths) {
     try {
-      await prepareFolder(folder);
+      await prepareOutputFolder(folder);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       throw new UsageError(`${name}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`);

@@ -7,9 +7,9 @@
  * into a pipe or device, by a temporary file renamed over it (--force) or linked to its name
  * (without: an existing file is kept).
  */
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { entryNames } from '../profile/entries.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
 import { defaultEntries } from '../profile/profile.js';
@@ -67,9 +67,9 @@ export function defaultProfileText(): string {
 
 /**
  * Why `--out FILE` cannot be written, found before anything is: a link, pipe, device or folder
- * there; a file there without --force; a folder on the path that is a file or not writable.
+ * there; a file there without --force; a folder on the path that cannot be made or written in.
  */
-function outProblem(file: string, force: boolean): string | undefined {
+async function outProblem(file: string, force: boolean): Promise<string | undefined> {
   if (file === '') return '--out needs a file name, for example --out profile.yaml';
   try {
     checkOutputTarget({ path: file, label: '--out' });
@@ -78,22 +78,13 @@ function outProblem(file: string, force: boolean): string | undefined {
     throw error;
   }
   if (!force && existsSync(resolve(file))) return `${file} exists; give --force to replace it, or another --out.`;
-  // The nearest folder that exists must be a folder this process may write in (the writer makes the rest).
-  let folder = dirname(resolve(file));
-  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
-  const problem = folderProblem(folder);
-  return problem ? `--out ${file}: cannot write there (${problem}); choose another path` : undefined;
-}
-
-function folderProblem(folder: string): string | undefined {
   try {
-    if (!statSync(folder).isDirectory()) return 'a file is in the way of a folder on its path';
-    accessSync(folder, constants.W_OK);
-    return undefined;
+    await prepareOutputFolder(dirname(resolve(file)));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    return fileProblems[code] ?? (code || 'unknown error');
+    return `--out ${file}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`;
   }
+  return undefined;
 }
 
 export const profileCommand: Command = {
@@ -125,7 +116,7 @@ export const profileCommand: Command = {
       io.stdout(text);
       return exitCodes.ok;
     }
-    const refusal = outProblem(values.out, values.force === true);
+    const refusal = await outProblem(values.out, values.force === true);
     if (refusal) {
       io.stderr(diagnostic(`profile: ${refusal}`));
       return exitCodes.usage;

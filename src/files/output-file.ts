@@ -16,8 +16,8 @@
  *   (`replace: false`) gets the temporary file linked to the target's name instead, which fails
  *   if anything is there.
  */
-import { closeSync, lstatSync, openSync, renameSync, type Stats, unlinkSync, writeSync } from 'node:fs';
-import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { closeSync, constants, existsSync, lstatSync, openSync, renameSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
+import { access, link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A target refused or a write that failed or took too long; `message` is one line naming the file. */
@@ -68,6 +68,23 @@ export function checkOutputTarget(options: { readonly path: string; readonly lab
       shown: named(options.label, options.path),
       reason: `${problem}; only a regular file or a new one is written (never through a link or into a pipe or device); remove it or name another file`,
     });
+}
+
+/**
+ * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
+ * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable: called at
+ * start, so a target in a place that cannot be written is refused before any work. Throws the
+ * file system's error (its `code` says why).
+ */
+export async function prepareOutputFolder(folder: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const level of missing) await mkdir(level);
+  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  await access(folder, constants.W_OK);
 }
 
 /** `--pact-out out.json`, `--report json=out.json`, or the path alone. */
