@@ -7,8 +7,7 @@
  * summary and reports of what ran (exit 130/143).
  */
 // biome-ignore lint/style/noRestrictedImports: readReport reads a JSON report this tool wrote (--replay, --rerun-failed) while options are parsed, synchronously; the document reader is async (follow-up: issue 40)
-import { constants, existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
@@ -46,7 +45,7 @@ import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { isHttpUrl } from '../documents/index.js';
 import { specFileProblem } from '../documents/spec-file.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
@@ -57,7 +56,7 @@ import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
-import { callerOf, writeLearntProfile } from './write-profile.js';
+import { callerOf, interruptedProfileLine, writeLearntProfile } from './write-profile.js';
 
 function checkList(): string {
   const width = Math.max(...checks.map((check) => check.name.length));
@@ -235,7 +234,7 @@ export const conformanceOptions = {
     kind: 'string',
     value: 'FILE',
     path: 'file',
-    help: "learn the server's profile from the run's answers and write it to FILE (YAML), each entry with what was seen; what no answer showed is left out, and entries answered two ways are reported",
+    help: "learn the server's profile from the run's answers and write it to FILE (YAML), each entry with what was seen; what no answer showed is left out, and entries answered two ways are reported, and an answer a profile may not hold (over the mock's bounds, or holding a credential) is left out with the reason. FILE is checked at start like --report's; an interrupted run writes none",
   },
   strict: {
     kind: 'boolean',
@@ -314,7 +313,8 @@ Durations: 500ms, 1.5s, 30s, 10m (no hours: 120m); a bare number is in the unit 
 Exit codes: 0 passed: every required check ran and passed; 1 a check failed; 2 usage error,
 invalid spec or unreachable target; 3 incomplete: nothing failed, but a required check did not
 run, or ran only in part (the summary says why; --exclude-checks it if that is intended); 130/143 interrupted by
-SIGINT/SIGTERM (the summary and reports of what ran are still written, marked incomplete).
+SIGINT/SIGTERM (the summary and reports of what ran are still written, marked incomplete; no
+profile is written, and a file already at --write-profile's path is left as it was).
 
 On Linux with glibc and Node 22.15 or later, the runner restarts itself once at launch (same PID)
 with MALLOC_MMAP_THRESHOLD_=32768, so that a server answering megabytes does not fragment its
@@ -572,21 +572,6 @@ function keptBodies(folder: string | undefined): { count: number; bytes: number 
   return count === 0 ? undefined : { count, bytes };
 }
 
-/**
- * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
- * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable.
- */
-async function prepareFolder(folder: string): Promise<void> {
-  const missing: string[] = [];
-  for (let current = folder; !existsSync(current); current = dirname(current)) {
-    missing.unshift(current);
-    if (dirname(current) === current) break;
-  }
-  for (const level of missing) await mkdir(level);
-  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
-  await access(folder, constants.W_OK);
-}
-
 /** A target refused at start (a symlink, a FIFO, a folder, a device): a usage error before the run. */
 function checkOutput(options: { path: string; label: string }): void {
   try {
@@ -602,8 +587,14 @@ async function prepareOutputs(options: {
   reports: readonly ReportTarget[];
   record?: string | undefined;
   keepBodies?: string | undefined;
+  writeProfile?: string | undefined;
 }): Promise<void> {
   const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
+  if (options.writeProfile !== undefined) {
+    if (options.writeProfile === '') throw new UsageError('--write-profile needs a file name, for example --write-profile profile.yaml');
+    checkOutput({ path: options.writeProfile, label: '--write-profile' });
+    paths.push({ folder: dirname(options.writeProfile), name: `--write-profile ${options.writeProfile}` });
+  }
   if (options.keepBodies !== undefined) paths.push({ folder: options.keepBodies, name: `--keep-bodies ${options.keepBodies}` });
   if (options.record !== undefined) {
     if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
@@ -612,7 +603,7 @@ async function prepareOutputs(options: {
   }
   for (const { folder, name } of paths) {
     try {
-      await prepareFolder(folder);
+      await prepareOutputFolder(folder);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? '';
       throw new UsageError(`${name}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`);
@@ -693,7 +684,12 @@ export const conformanceCommand: Command = {
     }
     const bodyDirectory = bodyDirectoryFor(reports, values['keep-bodies']);
     removeOldTempBodies();
-    await prepareOutputs({ reports, record: values.record, keepBodies: values['keep-bodies'] });
+    await prepareOutputs({
+      reports,
+      record: values.record,
+      keepBodies: values['keep-bodies'],
+      writeProfile: values['write-profile'],
+    });
     const cassette =
       values.record === undefined
         ? undefined
@@ -753,8 +749,17 @@ export const conformanceCommand: Command = {
       io.stdout(renderSummary(report));
       await writeReports(report, reports, { scrub: (text) => scrubber.scrub(text) });
       for (const written of reports) io.stderr(diagnostic(`conformance: wrote the ${written.format} report to ${written.file}`));
-      if (learner && values['write-profile'])
-        await writeLearntProfile({ learner, file: values['write-profile'], caller: callerOf(headers, secondCallerHeaders), io, report });
+      // An interrupted run writes no profile (A-52): what it never reached would read as "not seen".
+      if (learner && values['write-profile'] !== undefined && interrupt.signal.aborted) io.stderr(diagnostic(interruptedProfileLine));
+      else if (learner && values['write-profile'] !== undefined)
+        await writeLearntProfile({
+          learner,
+          file: values['write-profile'],
+          caller: callerOf(headers, secondCallerHeaders),
+          io,
+          report,
+          scrub: (text) => scrubber.scrub(text),
+        });
       const kept = keptBodies(bodyDirectory);
       if (kept)
         io.stderr(

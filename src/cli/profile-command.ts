@@ -2,14 +2,20 @@
  * @module cli/profile-command
  * `evidence-harness profile`: writes the default server profile (`--init`, today's behaviour,
  * each entry with what it means) and checks a profile file (`--check FILE`), through the one
- * profile reader (src/profile/load.ts). docs/profiles.md.
+ * profile reader (src/profile/load.ts). docs/profiles.md. `--out FILE` is checked before
+ * anything is written and written through the one writer (src/files): never through a link or
+ * into a pipe or device, by a temporary file renamed over it (--force) or linked to its name
+ * (without: an existing file is kept).
  */
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { entryNames } from '../profile/entries.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
 import { defaultEntries } from '../profile/profile.js';
 import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
+import { fileProblems } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 
 export const profileOptions = {
@@ -59,6 +65,28 @@ export function defaultProfileText(): string {
   });
 }
 
+/**
+ * Why `--out FILE` cannot be written, found before anything is: a link, pipe, device or folder
+ * there; a file there without --force; a folder on the path that cannot be made or written in.
+ */
+async function outProblem(file: string, force: boolean): Promise<string | undefined> {
+  if (file === '') return '--out needs a file name, for example --out profile.yaml';
+  try {
+    checkOutputTarget({ path: file, label: '--out' });
+  } catch (error) {
+    if (error instanceof OutputFileError) return `${error.message}.`;
+    throw error;
+  }
+  if (!force && existsSync(resolve(file))) return `${file} exists; give --force to replace it, or another --out.`;
+  try {
+    await prepareOutputFolder(dirname(resolve(file)));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    return `--out ${file}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`;
+  }
+  return undefined;
+}
+
 export const profileCommand: Command = {
   name: 'profile',
   summary: 'write the default server profile, or check a profile file',
@@ -88,15 +116,20 @@ export const profileCommand: Command = {
       io.stdout(text);
       return exitCodes.ok;
     }
+    const refusal = await outProblem(values.out, values.force === true);
+    if (refusal) {
+      io.stderr(diagnostic(`profile: ${refusal}`));
+      return exitCodes.usage;
+    }
     try {
-      await writeFile(values.out, text, { flag: values.force ? 'w' : 'wx' });
+      await writeOutputFile({ path: values.out, data: text, label: '--out', replace: values.force === true });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      if (!(error instanceof OutputFileError)) throw error;
       io.stderr(
         diagnostic(
-          code === 'EEXIST'
+          error.reason.startsWith('a file is already there')
             ? `profile: ${values.out} exists; give --force to replace it, or another --out.`
-            : `profile: cannot write ${values.out} (${code ?? (error as Error).message}).`,
+            : `profile: ${error.message}.`,
         ),
       );
       return exitCodes.usage;

@@ -1,18 +1,30 @@
 /**
  * @module cli/write-profile
- * `conformance --write-profile FILE` (A-50): writes what the run learnt of the server's profile
+ * `conformance --write-profile FILE` (A-50, A-52): checks FILE at start like every other output
+ * (src/files), then writes what the run learnt of the server's profile
  * (src/conformance/profile/learn.ts) as YAML with a comment per entry saying what was seen, and
- * says on stderr which entries no answer showed and which were answered two ways.
+ * says on stderr which entries no answer showed, which were answered two ways and which were
+ * seen but not learnt. An interrupted run writes no profile (A-52): its gaps would read as
+ * "not seen" and be served to client teams as the server's word.
  */
-import { writeFile } from 'node:fs/promises';
 import type { ConformanceReport } from '../conformance/index.js';
 import type { ProfileLearner } from '../conformance/profile/learn.js';
+import { OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { registeredAuthScheme } from '../profile/entries.js';
+import { maxProfileBytes } from '../profile/load.js';
+import { profileShapeProblem } from '../profile/profile.js';
 import { profileYaml } from '../profile/write.js';
 import { type CommandIo, diagnostic } from './command.js';
 
-/** A header's scheme: the first word of a value such as `Bearer abc`, else 'any'. Never the value. */
-function schemeOf(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : (/^([A-Za-z][A-Za-z0-9._~+-]{0,31}) +\S/.exec(value)?.[1] ?? 'any');
+/**
+ * A header value's scheme as a profile may record it: the registry's spelling of a registered
+ * HTTP authentication scheme, `custom` for any other first word (it may be a part of the
+ * credential: `sk_live_… v2`), `any` for a value of one word. Never any part of the value.
+ */
+export function schemeOf(value: string): string {
+  const first = /^(\S+) +\S/.exec(value.trim())?.[1];
+  if (first === undefined) return 'any';
+  return registeredAuthScheme(first) ?? 'custom';
 }
 
 /**
@@ -27,10 +39,28 @@ export function callerOf(
   if (names.length !== 1) return undefined;
   const header = names[0]!;
   const other = Object.entries(second).find(([name]) => name.toLowerCase() === header.toLowerCase())?.[1];
-  const scheme = schemeOf(first[header]);
+  const scheme = schemeOf(first[header]!);
   const otherScheme = other === undefined ? scheme : schemeOf(other);
-  return { header, scheme: scheme !== undefined && scheme.toLowerCase() === otherScheme?.toLowerCase() ? scheme : 'any' };
+  return { header, scheme: scheme === otherScheme ? scheme : 'any' };
 }
+
+/** `title` and `names` as comment lines short enough to be kept whole (a comment line is cut at 200 characters). */
+function lines(title: string, names: readonly string[]): string[] {
+  const result: string[] = [];
+  let line = title;
+  for (const name of names) {
+    if (line.length + name.length > 180) {
+      result.push(line.endsWith(':') ? line : `${line},`);
+      line = '  ';
+    }
+    line += `${line.endsWith(':') ? ' ' : line.trim() === '' ? '' : ', '}${name}`;
+  }
+  if (names.length > 0) result.push(line);
+  return result;
+}
+
+/** The stderr line of a run stopped by a signal: no profile is written, a file already there is left as it was. */
+export const interruptedProfileLine = 'conformance: --write-profile: no profile written: the run was interrupted';
 
 export async function writeLearntProfile(options: {
   learner: ProfileLearner;
@@ -38,31 +68,38 @@ export async function writeLearntProfile(options: {
   caller: { header: string; scheme: string } | undefined;
   io: CommandIo;
   report: ConformanceReport;
+  /** The run's scrubber: nothing a server echoed of a credential reaches the file. */
+  scrub: (text: string) => string;
 }): Promise<void> {
-  const { learner, file, io, report } = options;
-  const learnt = learner.result(options.caller ? { caller: options.caller } : {});
+  const { learner, file, io, report, scrub } = options;
+  const learnt = learner.result({ ...(options.caller ? { caller: options.caller } : {}), scrub });
   const footer = [
-    ...(learnt.notObserved.length > 0
-      ? [`Not seen in this run, left out (the mock keeps its default): ${learnt.notObserved.join(', ')}`]
-      : []),
+    ...lines('Not seen in this run, left out (the mock keeps its default):', learnt.notObserved),
     ...learnt.disagreements.map(
       (item) =>
         `${item.entry} left out: answered ${item.answers.length} ways: ${item.answers.map((answer) => `${answer.value} ×${answer.count} (${answer.seen})`).join('; ')}`,
     ),
+    ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
   ];
   const text = profileYaml({
     entries: learnt.entries,
     comments: learnt.comments,
     header: [
-      `evidence-harness server profile learnt from ${report.target} (seed ${report.seed}, run id ${report.runId}).`,
+      scrub(`evidence-harness server profile learnt from ${report.target} (seed ${report.seed}, run id ${report.runId}).`),
       'Review each entry, then: conformance --profile FILE holds the server to it; mock --profile FILE serves it (docs/profiles.md).',
     ],
     footer,
   });
-  await writeFile(file, text);
+  // The learner held each entry to the profile's schema; the file as a whole is held to the reader's bounds too.
+  const whole = profileShapeProblem(learnt.entries) ?? (Buffer.byteLength(text) > maxProfileBytes ? 'it is over 256 KiB' : undefined);
+  if (whole) throw new OutputFileError({ shown: `--write-profile ${file}`, reason: `not written: ${whole}` });
+  // A failed write throws, as a report's does: the run then exits 1 naming the file.
+  await writeOutputFile({ path: file, data: text, label: '--write-profile' });
   const declared = Object.keys(learnt.entries).length;
   io.stderr(
-    diagnostic(`conformance: wrote the server's profile to ${file}: ${declared} entries learnt, ${learnt.notObserved.length} not seen`),
+    diagnostic(
+      `conformance: wrote the server's profile to ${file}: ${declared} entries learnt, ${learnt.notObserved.length} not seen${learnt.notLearnt.length > 0 ? `, ${learnt.notLearnt.length} seen but not learnt` : ''}`,
+    ),
   );
   for (const item of learnt.disagreements)
     io.stderr(
@@ -70,4 +107,5 @@ export async function writeLearntProfile(options: {
         `conformance: --write-profile: ${item.entry} disagreed with itself, left out: ${item.answers.map((answer) => `${answer.value} ×${answer.count}, e.g. ${answer.seen}`).join('; ')}`,
       ),
     );
+  for (const item of learnt.notLearnt) io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${item.reason}`));
 }

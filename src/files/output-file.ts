@@ -12,10 +12,12 @@
  *   with O_EXCL, so it is always a fresh regular file) and renames it over the target: a reader
  *   never sees half a file, and a link or FIFO put there after start is replaced, never followed
  *   or opened. The whole write has a time bound; past it the caller gets an error and goes on
- *   (shutdown never waits on a write for longer).
+ *   (shutdown never waits on a write for longer). A caller that must not replace a file
+ *   (`replace: false`) gets the temporary file linked to the target's name instead, which fails
+ *   if anything is there.
  */
-import { closeSync, lstatSync, openSync, renameSync, type Stats, unlinkSync, writeSync } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { closeSync, constants, existsSync, lstatSync, openSync, renameSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
+import { access, link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A target refused or a write that failed or took too long; `message` is one line naming the file. */
@@ -68,6 +70,23 @@ export function checkOutputTarget(options: { readonly path: string; readonly lab
     });
 }
 
+/**
+ * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
+ * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable: called at
+ * start, so a target in a place that cannot be written is refused before any work. Throws the
+ * file system's error (its `code` says why).
+ */
+export async function prepareOutputFolder(folder: string): Promise<void> {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const level of missing) await mkdir(level);
+  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+  await access(folder, constants.W_OK);
+}
+
 /** `--pact-out out.json`, `--report json=out.json`, or the path alone. */
 function named(label: string | undefined, path: string): string {
   if (!label) return path;
@@ -87,6 +106,12 @@ export interface WriteOutputOptions {
   readonly label?: string;
   /** Default `defaultWriteTimeoutMs`. */
   readonly timeoutMs?: number;
+  /**
+   * False: never replace a file already at `path` (`profile --init --out` without --force). The
+   * temporary file is then given the target's name with link(2), which fails if anything is
+   * there, instead of renamed over it: no window between a look and the write. Default true.
+   */
+  readonly replace?: boolean;
 }
 
 /**
@@ -110,7 +135,10 @@ export async function writeOutputFile(options: WriteOutputOptions): Promise<stri
     timer.unref();
   });
   try {
-    return await Promise.race([writeByRename({ path, data: options.data, signal: controller.signal, shown }), deadline]);
+    return await Promise.race([
+      writeByRename({ path, data: options.data, signal: controller.signal, shown, replace: options.replace ?? true }),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -121,6 +149,7 @@ async function writeByRename(options: {
   data: string | Uint8Array | Iterable<string>;
   signal: AbortSignal;
   shown: string;
+  replace: boolean;
 }): Promise<string> {
   const { path } = options;
   const temporary = temporaryName(path);
@@ -139,7 +168,17 @@ async function writeByRename(options: {
       await handle.close();
     }
     options.signal.throwIfAborted();
-    await rename(temporary, path);
+    if (options.replace) await rename(temporary, path);
+    else {
+      try {
+        await link(temporary, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new OutputFileError({ shown: options.shown, reason: 'a file is already there; it is kept' });
+        throw error;
+      }
+      await unlink(temporary);
+    }
     return path;
   } catch (error) {
     await unlink(temporary).catch(() => undefined);

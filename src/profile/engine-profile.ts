@@ -77,7 +77,8 @@ export function profiledError<Refusal extends SituatedError>(error: Refusal, pro
 
 /**
  * The credential naming the caller (A-10): the declared header's value, when it uses the
- * declared scheme; null without one.
+ * declared scheme (`custom`: a first word of the server's own, then the credential); null
+ * without one.
  */
 export function callerCredential(header: (name: string) => string | null, profile: ServerProfile): string | null {
   const { header: name, scheme } = profile.entries['A-10.caller'];
@@ -85,7 +86,8 @@ export function callerCredential(header: (name: string) => string | null, profil
   if (value === null || value === '') return null;
   if (scheme === 'any') return value;
   const space = value.indexOf(' ');
-  return space > 0 && value.slice(0, space).toLowerCase() === scheme.toLowerCase() && value.slice(space + 1).trim() !== '' ? value : null;
+  if (space <= 0 || value.slice(space + 1).trim() === '') return null;
+  return scheme === 'custom' || value.slice(0, space).toLowerCase() === scheme.toLowerCase() ? value : null;
 }
 
 /** A timeline step as the engine keeps it (structurally its TimelineStep). */

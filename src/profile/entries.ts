@@ -7,16 +7,78 @@
  * so the schema, the refusal at load and the runner's checks read one table. Isomorphic.
  */
 import { z } from 'zod';
-import { limits } from '../contract/limits.js';
+import { bodyLimits, limits } from '../contract/limits.js';
 
-/** An Error `code` as a server may spell it: the contract's bound (80), no control characters. */
+/**
+ * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
+ * bounds every entry is held to, by `profile --check`, `mock --profile`, the engine's
+ * `profile` option and the learner alike (they all read this one schema).
+ */
+export const profileBounds = {
+  /** The contract's bound on an Error `code`. */
+  codeLength: limits.errorCodeLength.max,
+  /** The largest body the mock reads (a served document's x-max-body-bytes stops there too). */
+  maxLimitBytes: bodyLimits.maxDocumentBodyBytes,
+  /** The health body, answered whole to every GET /health. */
+  health: {
+    /** Levels of objects and arrays inside the body. */
+    maxDepth: 8,
+    /** Keys and array items counted together with every scalar. */
+    maxValues: 1000,
+    /** Keys of one object, items of one array. */
+    maxItems: 256,
+    /** Characters of a key. */
+    maxKeyLength: 128,
+    /** Characters of a string value. */
+    maxStringLength: 2048,
+    /** The body as compact JSON, in UTF-16 code units. */
+    maxJsonLength: 32 * 1024,
+  },
+} as const;
+
+/**
+ * Text a person reads in a terminal or a YAML file: no control or format character, no line or
+ * paragraph separator, no lone surrogate, no noncharacter (YAML refuses U+FFFE and U+FFFF).
+ */
+export const unprintable = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]/u;
+
+/** An Error `code` as a server may spell it: the contract's bound (80), printable characters only. */
 const code = () =>
   z
     .string()
     .min(1)
-    .max(limits.errorCodeLength.max)
-    .regex(/^[^\p{Cc}]+$/u, 'has a control character')
-    .describe("The Error body's `code` answered in this situation.");
+    .max(profileBounds.codeLength)
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+$/u, 'has a control or other unprintable character')
+    .describe("The Error body's `code` answered in this situation: at most 80 printable characters.");
+
+/** What is wrong with a health body the mock would answer, or undefined. A loop over a stack: the body may be deep. */
+export function healthBodyProblem(body: unknown): string | undefined {
+  const bounds = profileBounds.health;
+  const stack: { value: unknown; depth: number; at: string }[] = [{ value: body, depth: 0, at: '' }];
+  let values = 0;
+  while (stack.length > 0) {
+    const { value, depth, at } = stack.pop()!;
+    values += 1;
+    if (values > bounds.maxValues) return `it holds more than ${bounds.maxValues} values`;
+    if (typeof value === 'string') {
+      if (value.length > bounds.maxStringLength)
+        return `the string at ${at || '/'} is ${value.length} characters; at most ${bounds.maxStringLength}`;
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth >= bounds.maxDepth) return `it nests deeper than ${bounds.maxDepth} levels (at ${at})`;
+    const entries = Object.entries(value);
+    if (entries.length > bounds.maxItems)
+      return `${Array.isArray(value) ? 'the array' : 'the object'} at ${at || '/'} has ${entries.length} ${Array.isArray(value) ? 'items' : 'keys'}; at most ${bounds.maxItems}`;
+    for (const [key, inner] of entries) {
+      if (!Array.isArray(value) && key.length > bounds.maxKeyLength)
+        return `a key at ${at || '/'} is ${key.length} characters; at most ${bounds.maxKeyLength}`;
+      stack.push({ value: inner, depth: depth + 1, at: `${at}/${key.slice(0, 40)}` });
+    }
+  }
+  const length = JSON.stringify(body).length;
+  return length > bounds.maxJsonLength ? `it is ${length} characters of JSON; at most ${bounds.maxJsonLength}` : undefined;
+}
 
 const status = () => z.number().int().min(100).max(599).describe('The HTTP status answered in this situation.');
 
@@ -33,6 +95,34 @@ function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
 }
 
 const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
+
+/**
+ * IANA's HTTP Authentication Scheme Registry, in its spelling. The learner records a caller's
+ * scheme only when it is one of these: any other first word of a credential may be part of the
+ * credential itself (`sk_live_… v2`), and a profile is a file meant for other teams.
+ */
+export const registeredAuthSchemes = [
+  'Basic',
+  'Bearer',
+  'Concealed',
+  'Digest',
+  'DPoP',
+  'GNAP',
+  'HOBA',
+  'Mutual',
+  'Negotiate',
+  'OAuth',
+  'PrivateToken',
+  'SCRAM-SHA-1',
+  'SCRAM-SHA-256',
+  'vapid',
+] as const;
+
+/** The registry's spelling of `word` (compared case-insensitively), or undefined for a word it does not register. */
+export function registeredAuthScheme(word: string): string | undefined {
+  const lower = word.toLowerCase();
+  return registeredAuthSchemes.find((scheme) => scheme.toLowerCase() === lower);
+}
 
 export const jobStates = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'] as const;
 const presence = () => z.enum(['present', 'absent']);
@@ -104,8 +194,17 @@ export const entryTable = builtWhenRead({
       z
         .strictObject({
           body: z
-            .record(z.string().max(128), z.json())
-            .describe('The health body: a JSON object. The runner holds a server to its keys and their JSON types.'),
+            .record(z.string().max(profileBounds.health.maxKeyLength), z.json(), {
+              error: (issue) =>
+                issue.code === 'invalid_key' ? `a key is over ${profileBounds.health.maxKeyLength} characters` : undefined,
+            })
+            .superRefine((body, context) => {
+              const problem = healthBodyProblem(body);
+              if (problem) context.addIssue({ code: 'custom', message: `refused: ${problem} (what the mock answers to GET /health)` });
+            })
+            .describe(
+              `The health body: a JSON object. The runner holds a server to its keys and their JSON types. At most ${profileBounds.health.maxDepth} levels deep, ${profileBounds.health.maxValues} values, ${profileBounds.health.maxItems} keys or items per object or array, keys of ${profileBounds.health.maxKeyLength} and strings of ${profileBounds.health.maxStringLength} characters, ${profileBounds.health.maxJsonLength} characters of JSON.`,
+            ),
         })
         .describe('The body of GET /health.'),
   },
@@ -119,8 +218,10 @@ export const entryTable = builtWhenRead({
             .describe('The request header whose value identifies a caller.'),
           scheme: z
             .string()
-            .regex(/^(any|[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32})$/, "is not an authentication scheme or 'any'")
-            .describe("The scheme its value starts with (Bearer, Basic…), or 'any'."),
+            .regex(/^(any|[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32})$/, "is not an authentication scheme, 'custom' or 'any'")
+            .describe(
+              "The scheme its value starts with (Bearer, Basic…: the learner writes only a name of IANA's HTTP Authentication Scheme Registry), 'custom' (a first word of the server's own, then the credential) or 'any'.",
+            ),
         })
         .describe('Which header names the caller (jobs and keys are scoped per caller).'),
   },
@@ -152,7 +253,18 @@ export const entryTable = builtWhenRead({
   'A-13.body-too-large': {
     schema: () =>
       errorEntry({
-        limitBytes: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('The createEvaluation body limit, in bytes.'),
+        limitBytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(profileBounds.maxLimitBytes, {
+            error: (issue) =>
+              `limitBytes ${String(issue.input)} is over the largest body the mock reads: at most ${profileBounds.maxLimitBytes} bytes (16 MiB)`,
+          })
+          .optional()
+          .describe(
+            `The createEvaluation body limit, in bytes: at most ${profileBounds.maxLimitBytes} (16 MiB, the largest body the mock reads).`,
+          ),
       }).describe('A createEvaluation body over the body limit (verifyReport answers 400 with this code).'),
     statuses: { allowed: [400, 413], because: 'createEvaluation documents 400 and 413 for input it refuses' },
   },

@@ -9,30 +9,14 @@
 
 import { locatePath, withShortQuotes } from '../documents/document-text.js';
 import { DocumentError, loadDocument } from '../documents/index.js';
-import { ProfileError, resolveProfile, type ServerProfile } from './profile.js';
+import { ProfileError, profileShapeProblem, resolveProfile, type ServerProfile } from './profile.js';
 
 /** A profile is a few dozen small entries: 256 KiB leaves room for comments and nothing more. */
 export const maxProfileBytes = 256 * 1024;
-/** The deepest a profile goes is a health body; nothing needs more. */
-const maxDepth = 16;
 
 /** A profile file that cannot be used: the message names the file, the line and the entry. */
 export class ProfileFileError extends Error {
   override readonly name = 'ProfileFileError';
-}
-
-function depthProblem(value: unknown): string | undefined {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    nodes += 1;
-    if (nodes > 10_000) return 'it holds more than 10000 values';
-    if (next.depth > maxDepth) return `it is nested more than ${maxDepth} levels deep`;
-    if (next.value && typeof next.value === 'object')
-      for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
-  }
-  return undefined;
 }
 
 /**
@@ -54,7 +38,7 @@ export async function readProfileFile(path: string): Promise<ServerProfile> {
       );
     throw error;
   }
-  const tooBig = depthProblem(document);
+  const tooBig = profileShapeProblem(document);
   if (tooBig) throw new ProfileFileError(`${path}: refused: ${tooBig}`);
   try {
     return resolveProfile(document, path);

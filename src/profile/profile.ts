@@ -97,6 +97,30 @@ export function profileJsonSchema(): Record<string, unknown> {
   };
 }
 
+/** The deepest a profile goes is a health body (profileBounds.health.maxDepth below its entry); nothing needs more. */
+const maxProfileDepth = 16;
+/** A profile is a few dozen small entries and one bounded health body. */
+const maxProfileValues = 10_000;
+
+/**
+ * What makes a profile document too large to read at all (too deep, too many values), or
+ * undefined. Checked before the schema, by a loop over a stack: zod's walk recurses, and a
+ * document handed to the engine as an object has met no loader's bounds.
+ */
+export function profileShapeProblem(value: unknown): string | undefined {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    nodes += 1;
+    if (nodes > maxProfileValues) return `it holds more than ${maxProfileValues} values`;
+    if (next.depth > maxProfileDepth) return `it is nested more than ${maxProfileDepth} levels deep`;
+    if (next.value && typeof next.value === 'object')
+      for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
+  }
+  return undefined;
+}
+
 /** A profile the harness cannot use: each problem names its entry (or path) and the rule. */
 export class ProfileError extends Error {
   override readonly name = 'ProfileError';
@@ -187,6 +211,8 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
  * ProfileError naming every refused entry; returns the profile in force.
  */
 export function resolveProfile(document: unknown, source = 'inline'): ServerProfile {
+  const tooBig = profileShapeProblem(document);
+  if (tooBig) throw new ProfileError(source, [{ entry: '(root)', message: `refused: ${tooBig}` }]);
   const parsed = profileDocumentSchema().safeParse(document);
   if (!parsed.success)
     throw new ProfileError(
@@ -202,7 +228,9 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
             path: [...path, key],
           }));
         const entry = path.length >= 2 ? `${path[0]}.${path[1]}` : (path[0] ?? '(root)');
-        return [{ entry, message: `${path.length > 2 ? `${path.slice(2).join('.')}: ` : ''}${issue.message}`, path }];
+        // A key may be a server's (a learnt health body's): each is cut short in the message.
+        const within = path.slice(2).map((segment) => (segment.length > 40 ? `${segment.slice(0, 39)}…` : segment));
+        return [{ entry, message: `${within.length > 0 ? `${within.join('.')}: ` : ''}${issue.message}`, path }];
       }),
     );
   const entries: ProfileEntries = {};
@@ -223,6 +251,21 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
   }
   const isDefault = [...declared].every((name) => JSON.stringify(merged[name]) === JSON.stringify(defaultEntries[name]));
   return { entries: merged as ServerProfile['entries'], declared, source, isDefault };
+}
+
+/**
+ * What `profile --check` would refuse in one entry's value (its shape, its bounds, the
+ * contract's rules), or undefined: the learner asks before it writes an entry.
+ */
+export function entryProblem(name: EntryName, value: unknown): string | undefined {
+  const [group, entry] = splitEntryName(name);
+  try {
+    resolveProfile({ profile: 1, [group]: { [entry]: value } }, 'learnt');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ProfileError)) throw error;
+    return error.problems.map((problem) => problem.message).join('; ');
+  }
 }
 
 /** A profile given to an engine option: one already resolved, or a document to resolve. */

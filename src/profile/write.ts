@@ -14,22 +14,37 @@ const plainString = /^[A-Za-z_][A-Za-z0-9_./+-]*$/;
 /** Plain scalars YAML would read as something other than a string. */
 const reserved = /^(true|false|null|yes|no|on|off|y|n|~)$/i;
 
+/**
+ * Characters JSON.stringify leaves as they are and a YAML reader refuses in its input (DEL, the
+ * C1 controls, U+FFFE, U+FFFF) or may take for a line break: written as `\uXXXX` escapes.
+ */
+const yamlUnsafe = /[\u007F-\u009F\u2028\u2029\uFFFE\uFFFF]/g;
+
+/** A string as a YAML double-quoted scalar: JSON's escapes, which YAML reads the same, and the ones JSON leaves out. */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(yamlUnsafe, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A JSON value in YAML flow style: `{status: 400, code: invalid_json}`. */
 export function flowYaml(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `[${value.map(flowYaml).join(', ')}]`;
   if (typeof value === 'object')
     return `{${Object.entries(value as Record<string, unknown>)
-      .map(([key, item]) => `${plainKey.test(key) && !reserved.test(key) ? key : JSON.stringify(key)}: ${flowYaml(item)}`)
+      .map(([key, item]) => `${plainKey.test(key) && !reserved.test(key) ? key : quoted(key)}: ${flowYaml(item)}`)
       .join(', ')}}`;
-  if (typeof value === 'string') return plainString.test(value) && !reserved.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string') return plainString.test(value) && !reserved.test(value) ? value : quoted(value);
   return String(value);
 }
 
-/** A comment line from any text: one line, no control characters, at most 200 characters. */
+/**
+ * A comment line from any text: one line, no control, format or separator character, no lone
+ * surrogate or noncharacter (a YAML reader refuses those), at most 200 characters.
+ */
 export function commentLine(text: string): string {
-  const clean = text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
-  return `# ${clean.length > 200 ? `${clean.slice(0, 199)}…` : clean}`;
+  const clean = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+/gu, ' ').trim();
+  // A cut between the two halves of a surrogate pair would leave a lone one, which YAML refuses.
+  return `# ${clean.length > 200 ? `${clean.slice(0, 199).replace(/[\uD800-\uDBFF]$/, '')}…` : clean}`;
 }
 
 export interface ProfileText {

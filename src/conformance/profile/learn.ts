@@ -4,8 +4,14 @@
  * (observe.ts), written with a comment saying what was seen, and left out when nothing showed
  * it (never guessed). An entry answered two ways (the same situation, two answers) is left out
  * too, and reported as a disagreement with each answer and how often it came.
+ *
+ * A server's answers are untrusted: an entry `profile --check` would refuse (a code with a
+ * control character, a health body too deep or too large for the mock) is not learnt, and
+ * neither is one holding a credential of the run; each is named with the reason instead
+ * (docs/reliability.md, "Profiles"). What was seen is scrubbed before it is written.
  */
-import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule } from '../../profile/entries.js';
+import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule, unprintable } from '../../profile/entries.js';
+import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
 import { type Observation, observe } from './observe.js';
 
@@ -15,6 +21,41 @@ export interface Disagreement {
   readonly answers: readonly { readonly value: string; readonly count: number; readonly seen: string }[];
 }
 
+/** An entry seen but not written, and why (over a bound, or holding a credential). */
+export interface NotLearnt {
+  readonly entry: EntryName;
+  readonly reason: string;
+}
+
+/** The longest an answer is quoted in a disagreement (a health body may be hundreds of kB). */
+const maxQuoted = 200;
+
+/** Text a server sent, as one printable line (it reaches stderr and the file's comments). */
+function printable(text: string): string {
+  return text.replace(new RegExp(unprintable.source, 'gu'), '\uFFFD');
+}
+
+function quotedValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > maxQuoted ? `${text.slice(0, maxQuoted - 1).replace(/[\uD800-\uDBFF]$/, '')}…` : text;
+}
+
+/** Whether `scrub` changes any string or key of `value` (an entry's value, already held to its bounds). */
+function holdsSecret(value: unknown, scrub: (text: string) => string): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (scrub(item) !== item) return true;
+    } else if (item && typeof item === 'object')
+      for (const [key, inner] of Object.entries(item)) {
+        if (!Array.isArray(item) && scrub(key) !== key) return true;
+        stack.push(inner);
+      }
+  }
+  return false;
+}
+
 export interface LearntProfile {
   readonly entries: ProfileEntries;
   /** Per entry, what was seen (the first few answers, counted). */
@@ -22,6 +63,8 @@ export interface LearntProfile {
   readonly disagreements: readonly Disagreement[];
   /** Entries no answer of the run showed. */
   readonly notObserved: readonly EntryName[];
+  /** Entries seen but left out: over a bound of the profile, or holding a credential. */
+  readonly notLearnt: readonly NotLearnt[];
 }
 
 interface Seen {
@@ -74,7 +117,9 @@ export class ProfileLearner {
    * The entries learnt. `caller` is the run's first caller: the one header its --header gave
    * and the scheme its value starts with (never the value itself).
    */
-  result(options: { caller?: { header: string; scheme: string } } = {}): LearntProfile {
+  result(options: { caller?: { header: string; scheme: string }; scrub?: (text: string) => string } = {}): LearntProfile {
+    const scrubbing = options.scrub ?? ((text: string) => text);
+    const scrub = (text: string) => printable(scrubbing(text));
     const entries: Record<string, unknown> = {};
     const comments: Record<string, string[]> = {};
     const disagreements: Disagreement[] = [];
@@ -84,7 +129,7 @@ export class ProfileLearner {
       if (values.length > 1) {
         disagreements.push({
           entry,
-          answers: values.map((value) => ({ value: JSON.stringify(value.value), count: value.count, seen: value.seen })),
+          answers: values.map((value) => ({ value: scrub(quotedValue(value.value)), count: value.count, seen: scrub(value.seen) })),
         });
         return;
       }
@@ -101,8 +146,51 @@ export class ProfileLearner {
       entries['A-10.caller'] = options.caller;
       comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
     }
-    const notObserved = entryNames.filter((entry) => entries[entry] === undefined && !disagreements.some((item) => item.entry === entry));
-    return { entries: entries as ProfileEntries, comments, disagreements, notObserved };
+    const notLearnt = this.refuseUnwritable(entries, comments, { scrubbing, scrub });
+    const notObserved = entryNames.filter(
+      (entry) =>
+        entries[entry] === undefined &&
+        !disagreements.some((item) => item.entry === entry) &&
+        !notLearnt.some((item) => item.entry === entry),
+    );
+    return {
+      entries: entries as ProfileEntries,
+      comments: Object.fromEntries(Object.entries(comments).map(([entry, lines]) => [entry, lines.map(scrub)])),
+      disagreements: disagreements.map((item) => ({
+        ...item,
+        answers: item.answers.map((answer) => ({ ...answer, value: scrub(answer.value), seen: scrub(answer.seen) })),
+      })),
+      notObserved,
+      notLearnt,
+    };
+  }
+
+  /**
+   * Takes out each entry `profile --check` would refuse, or that holds a credential of the run,
+   * and says why: the file written is always one the mock and the runner can read.
+   */
+  private refuseUnwritable(
+    entries: Record<string, unknown>,
+    comments: Record<string, string[]>,
+    text: { readonly scrubbing: (text: string) => string; readonly scrub: (text: string) => string },
+  ): NotLearnt[] {
+    const { scrubbing, scrub } = text;
+    const refused: NotLearnt[] = [];
+    for (const entry of entryNames) {
+      const value = entries[entry];
+      if (value === undefined) continue;
+      const problem = entryProblem(entry, value);
+      const reason = problem
+        ? `the answer is not one a profile may hold: ${problem}`
+        : holdsSecret(value, scrubbing)
+          ? 'the answer holds a credential of the run'
+          : undefined;
+      if (reason === undefined) continue;
+      refused.push({ entry, reason: scrub(`${reason} (${comments[entry]?.[0] ?? 'seen'})`) });
+      delete entries[entry];
+      delete comments[entry];
+    }
+    return refused;
   }
 
   /** An error entry's answers, those without a status (an operation with no 413) merged into those with one. */

@@ -28,9 +28,14 @@ function pathOf(exchange: Exchange): string {
   }
 }
 
+/**
+ * The answer's Error code, cut one past the contract's 80 characters: a longer code is then
+ * still longer than any a profile declares (never a declared code's match), and the learner
+ * refuses it rather than write a code the server never sent.
+ */
 function errorCode(exchange: Exchange): string | undefined {
   const json = exchange.response?.json as { code?: unknown } | undefined;
-  return json && typeof json === 'object' && typeof json.code === 'string' ? json.code.slice(0, 80) : undefined;
+  return json && typeof json === 'object' && typeof json.code === 'string' ? json.code.slice(0, 81) : undefined;
 }
 
 /** `POST /v0/evaluations, text/plain → 400 INVALID_REQUEST`. */
