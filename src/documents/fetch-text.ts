@@ -3,13 +3,13 @@
  * The text of a document named by an http(s) URL, fetched through undici with the loader's
  * bounds: bytes counted as they arrive and the answer dropped past the cap, the caller's deadline
  * (an AbortSignal), at most a few redirects (each one a new URL, checked as the first), TLS trust
- * from --ca / --insecure. A remote `$ref` is fetched with `guarded`: every connection goes
- * through address-guard's lookup and its socket's remote address is checked once connected,
- * so no spelling of a loopback or private address, and no name resolving there, is reached.
+ * from --ca / --insecure. Every connection is held to the caller's address policy
+ * (address-guard.ts: the lookup's addresses, a literal host, the socket's remote address once
+ * connected), on every redirect hop, except connections to `trustedOrigin`: the origin of a URL
+ * the person running the command typed, theirs to name (A-31).
  */
-import type { Socket } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
-import { guardedLookup, RefusedAddressError, refusedAddressReason } from './address-guard.js';
+import { type AddressPolicy, connectGuard, refusedAddressIn } from './address-guard.js';
 
 /** Trust for https URLs: a PEM CA, or any certificate (tests only). */
 export interface DocumentTls {
@@ -24,31 +24,15 @@ export class FetchTextError extends Error {
 
 const maxRedirects = 5;
 
-/** A connector that refuses any socket whose remote address the guard refuses. */
-function guardedConnector(tls: DocumentTls | undefined): buildConnector.connector {
+/** A connector for `tls`, held to `policy` when one is given. */
+function connectorFor(tls: DocumentTls | undefined, policy: AddressPolicy | undefined): buildConnector.connector {
+  const guard = policy ? connectGuard(policy) : undefined;
   const base = buildConnector({
-    lookup: guardedLookup as never,
+    ...(guard ? { lookup: guard.lookup as never } : {}),
     ...(tls?.ca ? { ca: tls.ca } : {}),
     ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
   });
-  return (options, callback) => {
-    // A literal address skips the lookup: judged here before connecting, and again once connected.
-    const literal = options.hostname.replace(/^\[|\]$/g, '');
-    if (/^[\d.]+$|:/.test(literal)) {
-      const reason = refusedAddressReason(literal);
-      if (reason) return callback(new RefusedAddressError(`${options.hostname} is ${reason}`), null);
-    }
-    base(options, (error, socket) => {
-      if (error) return callback(error, null);
-      const remote = (socket as Socket).remoteAddress ?? '';
-      const reason = refusedAddressReason(remote);
-      if (reason) {
-        socket!.destroy();
-        return callback(new RefusedAddressError(`${options.hostname} connected to ${remote || 'an unknown address'}: ${reason}`), null);
-      }
-      callback(null, socket!);
-    });
-  };
+  return guard ? guard.wrap(base as never) : base;
 }
 
 /**
@@ -61,26 +45,29 @@ export async function fetchText(options: {
   readonly maxBytes: number;
   readonly signal: AbortSignal;
   readonly tls?: DocumentTls | undefined;
-  /** For `$ref`s: refuse loopback, private, link-local and other non-public addresses. */
-  readonly guarded: boolean;
+  /** Which addresses every connection may reach (address-guard.ts), but for `trustedOrigin`'s. */
+  readonly policy: AddressPolicy;
+  /** An origin the person running the command typed: reached, and redirected within, unjudged. */
+  readonly trustedOrigin?: string | undefined;
   /** An Authorization header: a URL's `user:password@`, taken out of it (contract/secrets). */
   readonly authorization?: string | undefined;
 }): Promise<{ text: string; url: string }> {
   const { tls } = options;
-  const agent = new Agent({
-    connect: options.guarded
-      ? guardedConnector(tls)
-      : { ...(tls?.ca ? { ca: tls.ca } : {}), ...(tls?.insecure ? { rejectUnauthorized: false } : {}) },
-    connections: 1,
-    maxResponseSize: options.maxBytes,
-  });
+  const agentFor = (policy: AddressPolicy | undefined) =>
+    new Agent({ connect: connectorFor(tls, policy), connections: 1, maxResponseSize: options.maxBytes });
+  const agents: { guarded?: Agent; trusted?: Agent } = {};
+  // Each hop's own origin decides: a redirect from the typed origin to anywhere else is judged.
+  const agentOf = (url: string): Agent =>
+    options.trustedOrigin !== undefined && new URL(url).origin === options.trustedOrigin
+      ? (agents.trusted ??= agentFor(undefined))
+      : (agents.guarded ??= agentFor(options.policy));
   try {
     let url = options.url;
     for (let redirect = 0; ; redirect += 1) {
       let answer: Awaited<ReturnType<typeof request>>;
       try {
         answer = await request(url, {
-          dispatcher: agent,
+          dispatcher: agentOf(url),
           signal: options.signal,
           headers: {
             accept: 'application/yaml, application/json;q=0.9, */*;q=0.5',
@@ -92,8 +79,7 @@ export async function fetchText(options: {
         });
       } catch (error) {
         if (options.signal.aborted) throw options.signal.reason;
-        const cause = (error as { cause?: Error }).cause;
-        const refused = error instanceof RefusedAddressError ? error : cause instanceof RefusedAddressError ? cause : undefined;
+        const refused = refusedAddressIn(error);
         throw new FetchTextError(
           refused
             ? `refused: ${refused.message}`
@@ -121,7 +107,7 @@ export async function fetchText(options: {
       throw options.signal.reason;
     throw error;
   } finally {
-    agent.destroy().catch(() => undefined);
+    for (const agent of [agents.guarded, agents.trusted]) agent?.destroy().catch(() => undefined);
   }
 }
 

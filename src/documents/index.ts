@@ -8,7 +8,19 @@
 // The file reader of A-27, for documents read whole with no parsing of ours (a workflow file,
 // whose own reader parses it): a regular file only, bounded, never opened for a blocking read.
 export { readRegularFile as readDocumentFile, UserFileError as DocumentFileError } from '../server/regular-file.js';
-export { refusedAddressReason } from './address-guard.js';
+export {
+  type AddressClass,
+  type AddressPolicy,
+  addressClass,
+  addressRefusal,
+  type ConnectGuard,
+  connectGuard,
+  hostRefusal,
+  RefusedAddressError,
+  refusedAddressIn,
+  refusedAddressReason,
+  strictAddressPolicy,
+} from './address-guard.js';
 export type { DocumentTls } from './fetch-text.js';
 export {
   DocumentError,

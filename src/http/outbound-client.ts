@@ -44,7 +44,22 @@ export interface OutboundTls {
   readonly insecure?: boolean;
 }
 
-export type OutboundClientOptions = Partial<OutboundLimits> & { readonly tls?: OutboundTls };
+/**
+ * Holds every connection to an address policy: `lookup` resolves names for the connector and
+ * `wrap` judges a literal host before connecting and the socket's remote address once connected.
+ * src/documents/address-guard.ts builds one (`connectGuard(policy)`); it is injected, so this
+ * module stays free of the documents layer and of any policy of its own.
+ */
+export interface OutboundConnectGuard {
+  readonly lookup: (...args: never[]) => void;
+  wrap<C extends (options: never, callback: never) => void>(connector: C): C;
+}
+
+export type OutboundClientOptions = Partial<OutboundLimits> & {
+  readonly tls?: OutboundTls;
+  /** Every connection held to an address policy (the MCP server's runner and mock link). Default: none. */
+  readonly connectGuard?: OutboundConnectGuard;
+};
 
 /** A bound given to the client that it cannot hold: named, with what it must be. */
 export class OutboundOptionError extends RangeError {
@@ -185,14 +200,16 @@ export class OutboundClient {
   private closed = false;
 
   constructor(options: OutboundClientOptions = {}) {
-    const { tls, ...bounds } = options;
+    const { tls, connectGuard, ...bounds } = options;
     this.limits = checkOutboundLimits(bounds);
     if (tls?.ca !== undefined && typeof tls.ca !== 'string') throw new OutboundOptionError('tls.ca', 'must be PEM text');
-    const connector = buildConnector({
+    const built = buildConnector({
       timeout: this.limits.connectTimeoutMs,
       ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
       ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
+      ...(connectGuard ? { lookup: connectGuard.lookup as never } : {}),
     });
+    const connector = connectGuard ? connectGuard.wrap(built) : built;
     const maxHeaderBytes = this.limits.maxHeaderBytes;
     this.agent = new Agent({
       connections: this.limits.connectionsPerOrigin,
@@ -550,6 +567,7 @@ function failureKind(code: string, message: string): FailureKind {
   if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') return 'malformed';
   if (
     code === 'ECONNREFUSED' ||
+    code === 'ERR_REFUSED_ADDRESS' ||
     code === 'ENOTFOUND' ||
     code === 'EAI_AGAIN' ||
     code === 'EHOSTUNREACH' ||
