@@ -57,10 +57,14 @@ export async function fetchText(options: {
     new Agent({ connect: connectorFor(tls, policy), connections: 1, maxResponseSize: options.maxBytes });
   const agents: { guarded?: Agent; trusted?: Agent } = {};
   // Each hop's own origin decides: a redirect from the typed origin to anywhere else is judged.
-  const agentOf = (url: string): Agent =>
-    options.trustedOrigin !== undefined && new URL(url).origin === options.trustedOrigin
-      ? (agents.trusted ??= agentFor(undefined))
-      : (agents.guarded ??= agentFor(options.policy));
+  const agentOf = (url: string): Agent => {
+    if (options.trustedOrigin !== undefined && new URL(url).origin === options.trustedOrigin) {
+      agents.trusted ??= agentFor(undefined);
+      return agents.trusted;
+    }
+    agents.guarded ??= agentFor(options.policy);
+    return agents.guarded;
+  };
   try {
     let url = options.url;
     for (let redirect = 0; ; redirect += 1) {
