@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { AddressPolicy } from '../documents/index.js';
 import { notRegularProblem } from '../server/regular-file.js';
 
 /** Why `source` cannot be read as a local file, or undefined when it can (or is a URL, which the loader, src/documents, fetches). */
@@ -30,3 +31,24 @@ export const allowRemoteRefsOption = {
   kind: 'boolean',
   help: "follow the document's $refs to http(s) URLs, never to loopback, private or link-local addresses (default: only references inside the document and relative files in its folder are followed)",
 } as const;
+
+/**
+ * `--allow-loopback` and `--allow-private`, the same for every command that reads a document
+ * (A-31): the address policy of its `$ref`s and of redirects away from the URL the person typed.
+ * The typed URL's own origin is theirs to name, whatever these say.
+ */
+export const addressPolicyOptions = {
+  'allow-loopback': {
+    kind: 'boolean',
+    help: "let a remote $ref, or a redirect away from the URL given, reach this machine: loopback, 0.0.0.0/::, this machine's own interface addresses (default: refused; the URL given may be on this machine)",
+  },
+  'allow-private': {
+    kind: 'boolean',
+    help: 'let a remote $ref, or a redirect away from the URL given, reach private networks: 10/8, 172.16/12, 192.168/16, link-local 169.254/16 and fe80::/10, CGNAT 100.64/10, unique-local fc00::/7 (default: refused)',
+  },
+} as const;
+
+/** The address policy the two flags name. */
+export function addressPolicyFrom(values: { readonly 'allow-loopback'?: boolean; readonly 'allow-private'?: boolean }): AddressPolicy {
+  return { allowLoopback: values['allow-loopback'] === true, allowPrivate: values['allow-private'] === true };
+}

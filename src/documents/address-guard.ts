@@ -322,24 +322,32 @@ export function refusedAddressIn(error: unknown): RefusedAddressError | undefine
   return undefined;
 }
 
+/** A URL's host refused before any connection: what it is, and the flag that would open it. */
+export interface HostRefusal {
+  /** "127.0.0.1 is a loopback address (this machine)", "db.internal resolves to 10.0.0.5, a private-network address …" */
+  readonly message: string;
+  readonly flag: '--allow-loopback' | '--allow-private' | undefined;
+}
+
 /**
- * Why `policy` refuses the host of a URL (a literal, or every address a name resolves to now),
- * said with the address; undefined when it may be reached or does not resolve (the connection
- * then says so). A check before any work, for a precise message: the connection's own check
- * (`connectGuard`) is still the door, since a name may resolve elsewhere the second time.
+ * Why `policy` refuses the host of a URL (a literal, or any address a name resolves to now), or
+ * undefined when it may be reached or does not resolve (the connection then says so). A check
+ * before any work, for a precise message: the connection's own check (`connectGuard`) is still
+ * the door, since a name may resolve elsewhere the second time.
  */
-export async function hostRefusal(hostname: string, policy: AddressPolicy): Promise<string | undefined> {
+export async function hostRefusal(hostname: string, policy: AddressPolicy): Promise<HostRefusal | undefined> {
   const host = bare(hostname);
-  if (isAddressLiteral(host)) {
-    const refusal = addressRefusal(host, policy);
-    return refusal ? `${hostname} is ${refusal.reason}` : undefined;
-  }
+  const judged = (address: string, said: string): HostRefusal | undefined => {
+    const refusal = addressRefusal(address, policy);
+    return refusal ? { message: `${said} ${classWords[refusal.kind]}`, flag: flagFor(refusal.kind) } : undefined;
+  };
+  if (isAddressLiteral(host)) return judged(host, `${hostname} is`);
   const addresses = await new Promise<LookupAddress[]>((resolve) =>
     lookup(host, { all: true }, (error, found) => resolve(error ? [] : found)),
   );
   for (const { address } of addresses) {
-    const refusal = addressRefusal(address, policy);
-    if (refusal) return `${hostname} resolves to ${address}, ${refusal.reason}`;
+    const refused = judged(address, `${hostname} resolves to ${address},`);
+    if (refused) return refused;
   }
   return undefined;
 }

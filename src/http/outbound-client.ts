@@ -52,7 +52,8 @@ export interface OutboundTls {
  */
 export interface OutboundConnectGuard {
   readonly lookup: (...args: never[]) => void;
-  wrap<C extends (options: never, callback: never) => void>(connector: C): C;
+  /** The connector given, with the guard's checks around it (typed loosely: the guard names no HTTP client). */
+  wrap(connector: never): unknown;
 }
 
 export type OutboundClientOptions = Partial<OutboundLimits> & {
@@ -209,7 +210,7 @@ export class OutboundClient {
       ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
       ...(connectGuard ? { lookup: connectGuard.lookup as never } : {}),
     });
-    const connector = connectGuard ? connectGuard.wrap(built) : built;
+    const connector = connectGuard ? (connectGuard.wrap(built as never) as buildConnector.connector) : built;
     const maxHeaderBytes = this.limits.maxHeaderBytes;
     this.agent = new Agent({
       connections: this.limits.connectionsPerOrigin,

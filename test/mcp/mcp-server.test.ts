@@ -27,7 +27,7 @@ async function connect(options: { loopback: boolean }): Promise<{ mcp: EvidenceM
   const server = createEvidenceMcpServer({
     mockUrl: mock.url,
     controlToken: token,
-    access: { projectRoot: process.cwd(), anyPath: false, loopback: options.loopback },
+    access: { projectRoot: process.cwd(), anyPath: false, addresses: { allowLoopback: options.loopback, allowPrivate: false } },
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const connected = new Client({ name: 'test-agent', version: '1.0.0' });
