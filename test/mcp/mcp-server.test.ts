@@ -230,7 +230,7 @@ it('answers hostile arguments with an MCP error and keeps serving', async () => 
     ['diff', { old: '/etc/passwd', new: 'spec/openapi.yaml' }, /outside the project/],
     ['diff', { old: '../../../../etc/hostname', new: 'spec/openapi.yaml' }, /outside the project/],
     ['diff', { old: 'file:///etc/passwd', new: 'spec/openapi.yaml' }, /only http and https/],
-    ['conformance', { baseUrl: 'http://127.0.0.1:9/' }, /this machine; start the server with --allow-loopback/],
+    ['conformance', { baseUrl: 'http://127.0.0.1:9/' }, /this machine\); start the server with --allow-loopback/],
     ['conformance', { baseUrl: 'http://[::1]:9/' }, /this machine/],
     ['conformance', { baseUrl: 'http://localhost:9/' }, /this machine/],
     ['conformance', { baseUrl: 'http://0x7f000001:9/' }, /this machine/],
