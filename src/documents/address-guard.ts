@@ -263,9 +263,6 @@ export function guardedLookupFor(policy: AddressPolicy): GuardedLookup {
   };
 }
 
-/** The strict `lookup`, for callers that only follow `$ref`s. */
-export const guardedLookup: GuardedLookup = guardedLookupFor(strictAddressPolicy);
-
 /** An undici-style connector, named structurally so this module needs no HTTP client. */
 export type Connector = (
   options: { readonly hostname: string; readonly port?: string | number; readonly protocol?: string },
