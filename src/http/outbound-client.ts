@@ -169,7 +169,8 @@ export interface OutboundAnswer {
   readonly partial?: PartialBody;
 }
 
-export type FailureKind = 'timeout' | 'unreachable' | 'closed' | 'tls' | 'malformed' | 'interrupted';
+/** `refused`: the client's connect guard (an address policy) refused the address, nothing was sent. */
+export type FailureKind = 'timeout' | 'unreachable' | 'refused' | 'closed' | 'tls' | 'malformed' | 'interrupted';
 
 export interface OutboundOutcome {
   readonly answer?: OutboundAnswer;
@@ -564,11 +565,11 @@ export function describeFailure(error: Error, options: { host: string; maxHeader
   return { kind: failureKind(code, message), message };
 }
 function failureKind(code: string, message: string): FailureKind {
+  if (code === 'ERR_REFUSED_ADDRESS') return 'refused';
   if (/CERT|SSL|TLS/.test(code) || message.includes('TLS certificate')) return 'tls';
   if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') return 'malformed';
   if (
     code === 'ECONNREFUSED' ||
-    code === 'ERR_REFUSED_ADDRESS' ||
     code === 'ENOTFOUND' ||
     code === 'EAI_AGAIN' ||
     code === 'EHOSTUNREACH' ||

@@ -128,7 +128,7 @@ it('holds the outbound client to a policy: a literal, a name and a socket are ju
     for (const host of ['127.0.0.1', 'localhost', '[::ffff:0:0]', '0.0.0.0']) {
       const outcome = await strict.send({ method: 'GET', url: `http://${host}:${target.port}/`, headers: {} });
       expect(outcome.answer, host).toBeUndefined();
-      expect(outcome.failure?.kind, host).toBe('unreachable');
+      expect(outcome.failure?.kind, host).toBe('refused');
       expect(outcome.failure?.message, host).toMatch(/not connected: .*--allow-loopback opens it/);
     }
     expect(target.connections()).toBe(0);
