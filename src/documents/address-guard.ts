@@ -7,8 +7,8 @@
  * (`connectGuard(policy).lookup`), a literal is judged before connecting, and the socket's remote
  * address is judged again once connected (`connectGuard(policy).wrap`), so a name that resolves
  * elsewhere the second time (DNS rebinding) is still caught. IPv4 carried in IPv6 (mapped
- * `::ffff:127.0.0.1`, compatible `::7f00:1`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4
- * `2002::/16`) is judged as the IPv4 address it carries.
+ * `::ffff:127.0.0.1`, translated `::ffff:0:127.0.0.1`, compatible `::7f00:1`, NAT64
+ * `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4 `2002::/16`) is judged as the IPv4 address it carries.
  *
  * The classes, and the flag that opens each (`AddressPolicy`):
  * - `loopback` (127/8, ::1), `unspecified` (0/8, ::: a connection to it reaches this machine) and
@@ -139,6 +139,7 @@ function effectiveBytes(address: string): number[] | undefined {
   if (!bytes) return undefined;
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12); // IPv4-mapped
+  if (zeros(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(10, 12)) return bytes.slice(12); // IPv4-translated (SIIT)
   if (zeros(0, 12) && !zeros(12, 15)) return bytes.slice(12); // IPv4-compatible (`::7f00:1`)
   if (zeros(0, 12) && bytes[15]! > 1) return bytes.slice(12); // `::0.0.0.2` and up: 0/8
   if (inRange(bytes, nat64, 96) || inRange(bytes, nat64Local, 48)) return bytes.slice(12);

@@ -34,6 +34,7 @@ const table: [string, string, 'loopback' | 'private' | 'never'][] = [
   ['::ffff:127.0.0.1', 'loopback', 'loopback'],
   ['[::ffff:7f00:1]', 'loopback', 'loopback'],
   ['[::7f00:1]', 'loopback', 'loopback'],
+  ['::ffff:0:127.0.0.1', 'loopback', 'loopback'],
   ['[64:ff9b::7f00:1]', 'loopback', 'loopback'],
   ['64:ff9b:1::7f00:1', 'loopback', 'loopback'],
   ['2002:7f00:1::', 'loopback', 'loopback'],
