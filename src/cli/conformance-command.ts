@@ -43,7 +43,7 @@ import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
-import { isHttpUrl } from '../documents/index.js';
+import { type AddressPolicy, isHttpUrl } from '../documents/index.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
@@ -54,7 +54,7 @@ import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
+import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
 import { callerOf, interruptedProfileLine, writeLearntProfile } from './write-profile.js';
 
@@ -81,6 +81,7 @@ export const conformanceOptions = {
     help: 'the OpenAPI 3.1 document, a file or an http(s) URL (default: the bundled spec/openapi.yaml). Schemathesis: its first argument; Dredd: the API description',
   },
   'allow-remote-refs': allowRemoteRefsOption,
+  ...addressPolicyOptions,
   pact: {
     kind: 'string',
     value: 'FILE',
@@ -276,6 +277,7 @@ export const replayOptions = {
   'base-url': { kind: 'string', value: 'URL', help: "where to send (default: the report's target)" },
   spec: { kind: 'string', value: 'FILE', help: "the OpenAPI document (default: the report's)" },
   'allow-remote-refs': allowRemoteRefsOption,
+  ...addressPolicyOptions,
   header: {
     kind: 'string',
     value: "'Name: value'",
@@ -420,7 +422,12 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
   const specSource = values.spec ?? report.spec;
   let contract: ContractDocument;
   try {
-    contract = await specContract({ source: specSource, tls, allowRemoteRefs: values['allow-remote-refs'] === true });
+    contract = await specContract({
+      source: specSource,
+      tls,
+      allowRemoteRefs: values['allow-remote-refs'] === true,
+      addressPolicy: addressPolicyFrom(values),
+    });
   } catch (error) {
     if (error instanceof InvalidSpecError) {
       io.stderr(diagnostic(`invalid OpenAPI document: ${error.message}`));
@@ -461,11 +468,17 @@ async function replayCommand(argv: readonly string[], rawIo: CommandIo): Promise
 }
 
 /** A --spec document through the one loader (src/documents): a URL resolved against itself, its credentials never printed. */
-async function specContract(options: { source: string; tls: TlsOptions | undefined; allowRemoteRefs: boolean }): Promise<ContractDocument> {
+async function specContract(options: {
+  source: string;
+  tls: TlsOptions | undefined;
+  allowRemoteRefs: boolean;
+  addressPolicy: AddressPolicy;
+}): Promise<ContractDocument> {
   return loadContract({
     source: options.source,
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    addressPolicy: options.addressPolicy,
   });
 }
 
@@ -715,7 +728,14 @@ export const conformanceCommand: Command = {
       const report = await runConformance({
         baseUrl: target.baseUrl,
         ...(values.spec
-          ? { spec: await specContract({ source: values.spec, tls, allowRemoteRefs: values['allow-remote-refs'] === true }) }
+          ? {
+              spec: await specContract({
+                source: values.spec,
+                tls,
+                allowRemoteRefs: values['allow-remote-refs'] === true,
+                addressPolicy: addressPolicyFrom(values),
+              }),
+            }
           : {}),
         headers: { ...(target.authorization ? { Authorization: target.authorization } : {}), ...headers },
         secondCallerHeaders,

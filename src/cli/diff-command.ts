@@ -34,7 +34,7 @@ import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
 import { fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption } from './spec-file.js';
+import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption } from './spec-file.js';
 
 const failOnValues = ['clients', 'servers', 'any'] as const;
 
@@ -51,6 +51,7 @@ export const diffOptions = {
   ca: { kind: 'string', value: 'FILE', help: 'trust this CA when OLD or NEW is an https URL' },
   insecure: { kind: 'boolean', help: 'trust any certificate for https URLs (tests only)' },
   'allow-remote-refs': allowRemoteRefsOption,
+  ...addressPolicyOptions,
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness diff OLD NEW [options]
@@ -179,6 +180,7 @@ export const diffCommand: Command = {
           source,
           tls,
           allowRemoteRefs: values['allow-remote-refs'] === true,
+          addressPolicy: addressPolicyFrom(values),
           maxValues: valuesLeft,
         });
         documents.push(document);

@@ -4,6 +4,7 @@
  * It drives a running mock (--mock-url, with its control token) or one it starts in this
  * process (--start-mock). stdout is the protocol's: everything for people goes to stderr.
  */
+import { credentialsFromBaseUrl } from '../contract/secrets.js';
 import { isLoopbackHost } from '../server/mock-server.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
@@ -27,7 +28,11 @@ export const mcpOptions = {
   },
   'allow-loopback': {
     kind: 'boolean',
-    help: 'let the conformance and diff tools fetch URLs on this machine (refused by default)',
+    help: "let the conformance and diff tools reach this machine: loopback, 0.0.0.0/::, and this machine's own interface addresses (refused by default)",
+  },
+  'allow-private': {
+    kind: 'boolean',
+    help: 'let the conformance and diff tools reach private networks: 10/8, 172.16/12, 192.168/16, link-local 169.254/16 and fe80::/10, CGNAT 100.64/10, unique-local fc00::/7 (refused by default)',
   },
   'allow-any-path': {
     kind: 'boolean',
@@ -46,6 +51,12 @@ scrubbed of credentials and cut to 64 KiB. The agent's client starts it; see doc
 Options:
 ${optionsHelp(mcpOptions)}
 
+URLs an agent hands to the tools (conformance baseUrl and spec, diff old and new) reach public
+addresses only, judged on the address connected to, on every redirect: --allow-loopback opens
+this machine (loopback, 0.0.0.0, its own interface addresses), --allow-private opens private,
+link-local, CGNAT and unique-local networks. A user name and password in --mock-url are sent as
+Authorization and never printed.
+
 Exit codes: 0 the client closed the connection, or SIGTERM/SIGINT stopped it (its conformance
 runs are stopped first; a second signal exits at once, 143/130), 2 usage error.
 
@@ -53,17 +64,20 @@ Examples:
   evidence-harness mcp
   evidence-harness mcp --start-mock
   evidence-harness mcp --mock-url http://mock.internal:4010 --allow-loopback
+  evidence-harness mcp --allow-private
 `;
 
+/** The mock's URL as given (its user name and password go as Authorization: mock-link.ts); never echoed with them. */
 function checkedMockUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`--mock-url must be an http(s) URL, got '${value.slice(0, 120)}'.`);
+    // Not echoed: an unreadable URL may still hold a password.
+    throw new UsageError('--mock-url must be an http(s) URL, and this is not a URL.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`--mock-url must be an http(s) URL, got '${value.slice(0, 120)}'.`);
+    throw new UsageError(`--mock-url must be an http(s) URL, not ${url.protocol.slice(0, 20)}.`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -89,12 +103,17 @@ export const mcpCommand: Command = {
       io.stderr(diagnostic(`mcp: started a mock at ${started.url}`));
     }
     const mockUrl = started?.url ?? checkedMockUrl(values['mock-url'] ?? 'http://127.0.0.1:4010');
+    const shownMockUrl = credentialsFromBaseUrl(mockUrl).baseUrl.replace(/\/+$/, '');
     if (token === undefined && !isLoopbackHost(new URL(mockUrl).hostname))
       io.stderr(diagnostic('mcp: the mock is not on loopback and no --control-token was given: its control API will refuse the tools.'));
     const mcp = createEvidenceMcpServer({
       mockUrl,
       ...(token === undefined ? {} : { controlToken: token }),
-      access: { projectRoot: process.cwd(), anyPath: values['allow-any-path'] === true, loopback: values['allow-loopback'] === true },
+      access: {
+        projectRoot: process.cwd(),
+        anyPath: values['allow-any-path'] === true,
+        addresses: { allowLoopback: values['allow-loopback'] === true, allowPrivate: values['allow-private'] === true },
+      },
     });
     const transport = new StdioServerTransport();
     // Why the server stops: the client's going (stdin ended or closed, the transport closed) or a signal.
@@ -113,7 +132,7 @@ export const mcpCommand: Command = {
       },
     });
     await mcp.server.connect(transport);
-    io.stderr(diagnostic(`mcp: serving on stdio, driving the mock at ${mockUrl}`));
+    io.stderr(diagnostic(`mcp: serving on stdio, driving the mock at ${shownMockUrl}`));
     await closed;
     // Every tool call's work stops (a conformance run sends nothing more) before the process ends.
     await mcp.close(stopReason);

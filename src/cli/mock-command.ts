@@ -4,6 +4,7 @@
  * development.
  */
 import type { Scrubber } from '../contract/secrets.js';
+import type { AddressPolicy } from '../documents/index.js';
 import { readRegularFile, UserFileError } from '../documents/regular-file.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { buildEngineContract, bundledEngineContract, type EngineContract } from '../engine/engine-contract.js';
@@ -24,7 +25,7 @@ import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from
 import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
 import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { pactOutOption, writePactFile } from './pact-out.js';
-import { specAdvice } from './spec-file.js';
+import { addressPolicyFrom, specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
 /**
@@ -130,7 +131,11 @@ export const mockCommand: Command = {
     const spec =
       values.spec === undefined
         ? undefined
-        : await specContract({ source: values.spec, allowRemoteRefs: values['allow-remote-refs'] === true });
+        : await specContract({
+            source: values.spec,
+            allowRemoteRefs: values['allow-remote-refs'] === true,
+            addressPolicy: addressPolicyFrom(values),
+          });
     const tls = await tlsFiles(values['tls-cert'], values['tls-key']);
     const storeUrl = storeOption(values.store ?? (process.env.EVIDENCE_HARNESS_STORE || undefined));
     // Redis keeps the count and the time to live; a byte budget is Redis's maxmemory (docs/scale-out.md).
@@ -423,13 +428,21 @@ function limitsOf(values: OptionValues<typeof mockOptions>): EngineLimits {
  * `$ref`s by the policy of A-31), then made the engine's contract. `source` is its display
  * name: a URL's credentials scrubbed, as in every line the mock prints.
  */
-async function specContract(options: { source: string; allowRemoteRefs: boolean }): Promise<{ source: string; contract: EngineContract }> {
+async function specContract(options: {
+  source: string;
+  allowRemoteRefs: boolean;
+  addressPolicy: AddressPolicy;
+}): Promise<{ source: string; contract: EngineContract }> {
   const problem = specFileProblem(options.source);
   if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
   try {
     // Loaded only for --spec: swagger-parser would add its load time to every start.
     const { loadContract } = await import('../openapi/document.js');
-    const document = await loadContract({ source: options.source, ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}) });
+    const document = await loadContract({
+      source: options.source,
+      ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+      addressPolicy: options.addressPolicy,
+    });
     return { source: document.source, contract: await buildEngineContract(document.document) };
   } catch (error) {
     // A document refused by the engine (over a budget, a cyclic example) may name a URL too.

@@ -6,7 +6,7 @@
 import { defaultLimits, defaultPactParties } from '../engine/index.js';
 import { formatSize } from './command.js';
 import type { OptionTable } from './options.js';
-import { allowRemoteRefsOption } from './spec-file.js';
+import { addressPolicyOptions, allowRemoteRefsOption } from './spec-file.js';
 
 /** The names looked for in the working folder, in this order, when no --config is given. */
 export const configFileNames = ['evidence-harness.config.json', 'evidence-harness.config.yaml', 'evidence-harness.config.yml'] as const;
@@ -41,6 +41,7 @@ export const mockOptions = {
     help: 'serve another version of the contract: an OpenAPI 3.1 document (default: the bundled spec/openapi.yaml). Its routes, validation and limits drive the mock; operations it adds are answered from its examples (docs/contract-versions.md)',
   },
   'allow-remote-refs': allowRemoteRefsOption,
+  ...addressPolicyOptions,
   'control-token': {
     kind: 'string',
     value: 'T',

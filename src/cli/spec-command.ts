@@ -9,7 +9,7 @@ import { specFileProblem } from '../documents/spec-file.js';
 import { type ContractDocument, InvalidSpecError, type JsonSchema, loadContract } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
-import { allowRemoteRefsOption, specAdvice } from './spec-file.js';
+import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption, specAdvice } from './spec-file.js';
 
 /** The command's options, written once: the parser, --help and docs/cli.md come from here. */
 export const specOptions = {
@@ -19,6 +19,7 @@ export const specOptions = {
     help: 'the document to read, a file or an http(s) URL (default: the bundled spec/openapi.yaml)',
   },
   'allow-remote-refs': allowRemoteRefsOption,
+  ...addressPolicyOptions,
   json: { kind: 'boolean', help: 'print the summary as JSON' },
 } as const satisfies OptionTable;
 
@@ -153,6 +154,7 @@ export const specCommand: Command = {
       contract = await loadContract({
         ...(values.spec !== undefined ? { source: values.spec } : {}),
         ...(values['allow-remote-refs'] ? { allowRemoteRefs: true } : {}),
+        addressPolicy: addressPolicyFrom(values),
       });
     } catch (error) {
       if (error instanceof InvalidSpecError) {

@@ -9,6 +9,7 @@
  * are scrubbed from everything it reports.
  */
 import { randomInt } from 'node:crypto';
+import type { OutboundConnectGuard } from '../http/outbound-client.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import type { ServerProfile } from '../profile/profile.js';
@@ -130,6 +131,11 @@ export interface ConformanceOptions {
   readonly hooks?: ConformanceHooks;
   /** Replaces node:http, e.g. to reach an in-process server. */
   readonly fetch?: FetchFunction;
+  /**
+   * Holds every connection the run makes to an address policy, checked on the address actually
+   * connected to (src/documents `connectGuard(policy)`; the MCP server's, A-45). Default: none.
+   */
+  readonly connectGuard?: OutboundConnectGuard;
   /**
    * Stops the run: the request in flight is cut, nothing more is sent, and the report of what
    * ran comes back marked incomplete. Abort it with the signal's name ('SIGINT', 'SIGTERM').

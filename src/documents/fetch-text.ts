@@ -1,15 +1,16 @@
 /**
  * @module documents/fetch-text
- * The text of a document named by an http(s) URL, fetched through undici with the loader's
- * bounds: bytes counted as they arrive and the answer dropped past the cap, the caller's deadline
- * (an AbortSignal), at most a few redirects (each one a new URL, checked as the first), TLS trust
- * from --ca / --insecure. A remote `$ref` is fetched with `guarded`: every connection goes
- * through address-guard's lookup and its socket's remote address is checked once connected,
- * so no spelling of a loopback or private address, and no name resolving there, is reached.
+ * The text of a document named by an http(s) URL, fetched through the project's one outbound
+ * client (src/http) with the loader's bounds: bytes counted as they arrive and the answer
+ * dropped past the cap, the caller's deadline (an AbortSignal), at most a few redirects (each
+ * one a new URL, checked as the first), TLS trust from --ca / --insecure. Every connection is
+ * held to the caller's address policy (address-guard.ts `connectGuard`: the lookup's addresses,
+ * a literal host, the socket's remote address once connected), on every redirect hop, except
+ * connections to `trustedOrigin`: the origin of a URL the person running the command typed,
+ * theirs to name (A-31).
  */
-import type { Socket } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
-import { guardedLookup, RefusedAddressError, refusedAddressReason } from './address-guard.js';
+import { OutboundClient } from '../http/outbound-client.js';
+import { type AddressPolicy, connectGuard } from './address-guard.js';
 
 /** Trust for https URLs: a PEM CA, or any certificate (tests only). */
 export interface DocumentTls {
@@ -24,33 +25,6 @@ export class FetchTextError extends Error {
 
 const maxRedirects = 5;
 
-/** A connector that refuses any socket whose remote address the guard refuses. */
-function guardedConnector(tls: DocumentTls | undefined): buildConnector.connector {
-  const base = buildConnector({
-    lookup: guardedLookup as never,
-    ...(tls?.ca ? { ca: tls.ca } : {}),
-    ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
-  });
-  return (options, callback) => {
-    // A literal address skips the lookup: judged here before connecting, and again once connected.
-    const literal = options.hostname.replace(/^\[|\]$/g, '');
-    if (/^[\d.]+$|:/.test(literal)) {
-      const reason = refusedAddressReason(literal);
-      if (reason) return callback(new RefusedAddressError(`${options.hostname} is ${reason}`), null);
-    }
-    base(options, (error, socket) => {
-      if (error) return callback(error, null);
-      const remote = (socket as Socket).remoteAddress ?? '';
-      const reason = refusedAddressReason(remote);
-      if (reason) {
-        socket!.destroy();
-        return callback(new RefusedAddressError(`${options.hostname} connected to ${remote || 'an unknown address'}: ${reason}`), null);
-      }
-      callback(null, socket!);
-    });
-  };
-}
-
 /**
  * The body of a GET of `url` as UTF-8 text, and the URL it was finally read from (after
  * redirects). Throws FetchTextError for anything but a 200 within `maxBytes`, or the signal's
@@ -61,90 +35,78 @@ export async function fetchText(options: {
   readonly maxBytes: number;
   readonly signal: AbortSignal;
   readonly tls?: DocumentTls | undefined;
-  /** For `$ref`s: refuse loopback, private, link-local and other non-public addresses. */
-  readonly guarded: boolean;
+  /** Which addresses every connection may reach (address-guard.ts), but for `trustedOrigin`'s. */
+  readonly policy: AddressPolicy;
+  /** An origin the person running the command typed: reached, and redirected within, unjudged. */
+  readonly trustedOrigin?: string | undefined;
   /** An Authorization header: a URL's `user:password@`, taken out of it (contract/secrets). */
   readonly authorization?: string | undefined;
 }): Promise<{ text: string; url: string }> {
   const { tls } = options;
-  const agent = new Agent({
-    connect: options.guarded
-      ? guardedConnector(tls)
-      : { ...(tls?.ca ? { ca: tls.ca } : {}), ...(tls?.insecure ? { rejectUnauthorized: false } : {}) },
-    connections: 1,
-    maxResponseSize: options.maxBytes,
-  });
+  const clientFor = (policy: AddressPolicy | undefined) =>
+    new OutboundClient({
+      maxBodyBytes: options.maxBytes,
+      // The reading's own deadline (the signal) bounds it; the client's is only an outer bound.
+      deadlineMs: 2 ** 31 - 1,
+      connectionsPerOrigin: 1,
+      ...(tls?.ca || tls?.insecure ? { tls: { ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.insecure ? { insecure: true } : {}) } } : {}),
+      ...(policy ? { connectGuard: connectGuard(policy) } : {}),
+    });
+  const clients: { guarded?: OutboundClient; trusted?: OutboundClient } = {};
+  // Each hop's own origin decides: a redirect from the typed origin to anywhere else is judged.
+  const clientOf = (url: string): OutboundClient => {
+    if (options.trustedOrigin !== undefined && new URL(url).origin === options.trustedOrigin) {
+      clients.trusted ??= clientFor(undefined);
+      return clients.trusted;
+    }
+    clients.guarded ??= clientFor(options.policy);
+    return clients.guarded;
+  };
   try {
     let url = options.url;
     for (let redirect = 0; ; redirect += 1) {
-      let answer: Awaited<ReturnType<typeof request>>;
-      try {
-        answer = await request(url, {
-          dispatcher: agent,
-          signal: options.signal,
-          headers: {
-            accept: 'application/yaml, application/json;q=0.9, */*;q=0.5',
-            // Sent only to the URL's own origin: a redirect elsewhere goes without it.
-            ...(options.authorization && new URL(url).origin === new URL(options.url).origin
-              ? { authorization: options.authorization }
-              : {}),
-          },
-        });
-      } catch (error) {
-        if (options.signal.aborted) throw options.signal.reason;
-        const cause = (error as { cause?: Error }).cause;
-        const refused = error instanceof RefusedAddressError ? error : cause instanceof RefusedAddressError ? cause : undefined;
+      const outcome = await clientOf(url).send({
+        method: 'GET',
+        url,
+        signal: options.signal,
+        headers: {
+          accept: 'application/yaml, application/json;q=0.9, */*;q=0.5',
+          // Sent only to the URL's own origin: a redirect elsewhere goes without it.
+          ...(options.authorization && new URL(url).origin === new URL(options.url).origin ? { authorization: options.authorization } : {}),
+        },
+      });
+      if (outcome.interrupted || options.signal.aborted) throw options.signal.reason;
+      const { answer, failure } = outcome;
+      if (!answer)
         throw new FetchTextError(
-          refused
-            ? `refused: ${refused.message}`
-            : `cannot be fetched (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+          failure?.kind === 'refused'
+            ? `refused: ${failure.message.replace(/^not connected: /, '')}`
+            : `cannot be fetched (${failure?.message ?? 'no answer'})`,
         );
-      }
       const location = answer.headers.location;
-      if (answer.statusCode >= 300 && answer.statusCode < 400 && typeof location === 'string') {
-        await answer.body.dump();
+      if (answer.status >= 300 && answer.status < 400 && location !== undefined) {
         if (redirect >= maxRedirects) throw new FetchTextError(`redirected more than ${maxRedirects} times`);
-        const next = new URL(location, url);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          throw new FetchTextError('redirected to a Location that is not a URL');
+        }
         if (next.protocol !== 'http:' && next.protocol !== 'https:')
           throw new FetchTextError(`redirected to a ${next.protocol} URL, which is not followed`);
         url = next.href;
         continue;
       }
-      if (answer.statusCode !== 200) {
-        await answer.body.dump();
-        throw new FetchTextError(`answered ${answer.statusCode}, not the document`);
-      }
-      return { text: await boundedBody(answer.body, options.maxBytes), url };
+      if (answer.status !== 200) throw new FetchTextError(`answered ${answer.status}, not the document`);
+      if (answer.partial)
+        throw new FetchTextError(
+          answer.partial.reason === 'too-large'
+            ? `its answer is larger than ${options.maxBytes} bytes, the most a document may be`
+            : `its answer was cut (${answer.partial.message})`,
+        );
+      return { text: answer.body.toString('utf8'), url };
     }
-  } catch (error) {
-    if (error instanceof FetchTextError && error.message.startsWith('cannot be fetched') && options.signal.aborted)
-      throw options.signal.reason;
-    throw error;
   } finally {
-    agent.destroy().catch(() => undefined);
+    for (const client of [clients.guarded, clients.trusted]) void client?.close();
   }
-}
-
-async function boundedBody(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      total += chunk.length;
-      if (total > maxBytes) {
-        body.destroy();
-        throw new FetchTextError(`its answer is larger than ${maxBytes} bytes, the most a document may be`);
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof FetchTextError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new FetchTextError(
-      code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
-        ? `its answer is larger than ${maxBytes} bytes, the most a document may be`
-        : `its answer was cut (${code ?? (error as Error).message})`,
-    );
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
 }

@@ -5,7 +5,19 @@
  * followed, address-guard.ts for where a remote one may connect.
  */
 
-export { refusedAddressReason } from './address-guard.js';
+export {
+  type AddressClass,
+  type AddressPolicy,
+  addressClass,
+  addressRefusal,
+  type ConnectGuard,
+  connectGuard,
+  hostRefusal,
+  RefusedAddressError,
+  refusedAddressIn,
+  refusedAddressReason,
+  strictAddressPolicy,
+} from './address-guard.js';
 export type { DocumentTls } from './fetch-text.js';
 export {
   DocumentError,

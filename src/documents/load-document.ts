@@ -23,6 +23,7 @@ import { dirname } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { cyclePointer, documentLimits, pointerToken, schemaSizeProblem, shapeProblem } from '../contract/document-budget.js';
 import { credentialsFromBaseUrl, Scrubber } from '../contract/secrets.js';
+import { type AddressPolicy, strictAddressPolicy } from './address-guard.js';
 import { lineFrame, withShortQuotes } from './document-text.js';
 import { type DocumentTls, FetchTextError, fetchText } from './fetch-text.js';
 import { nestingProblem } from './nesting-scan.js';
@@ -70,6 +71,18 @@ export interface DocumentReadOptions {
    * they are parsed, before validation and bundling (A-35).
    */
   readonly maxValues?: number;
+  /**
+   * Which addresses a URL may reach (address-guard.ts, A-31): every `$ref`, every redirect hop
+   * away from the named URL's origin, and the named URL itself unless `trustNamedOrigin`.
+   * Default strict: public addresses only (`--allow-loopback`, `--allow-private` widen it).
+   */
+  readonly addressPolicy?: AddressPolicy;
+  /**
+   * The named URL was typed by the person running the command, so its origin is theirs to name
+   * (`diff http://127.0.0.1:8080/openapi.yaml`): it and its same-origin redirects and `$ref`s
+   * are reached whatever the policy. Default true; false for a URL an agent handed in (MCP).
+   */
+  readonly trustNamedOrigin?: boolean;
 }
 
 export interface LoadDocumentOptions extends DocumentReadOptions {
@@ -112,6 +125,9 @@ interface Reading {
   readonly maxBytes: number;
   readonly maxNodes: number;
   readonly tls: DocumentTls | undefined;
+  readonly policy: AddressPolicy;
+  /** The named URL's origin when the person running the command typed it (trustNamedOrigin). */
+  readonly trustedOrigin: string | undefined;
   /** A message with the raw source (and any URL in it) replaced and every credential taken out. */
   clean(message: string): string;
 }
@@ -134,6 +150,8 @@ async function withinBudget<T>(options: DocumentReadOptions, work: (reading: Rea
     maxBytes: options.maxBytes ?? documentLimits.maxBytes,
     maxNodes: Math.min(documentLimits.maxNodes, options.maxValues ?? Number.POSITIVE_INFINITY),
     tls: options.tls,
+    policy: options.addressPolicy ?? strictAddressPolicy,
+    trustedOrigin: options.trustNamedOrigin !== false && isHttpUrl(options.source) ? originOf(options.source) : undefined,
     clean: (message) =>
       scrubber.scrub(
         message
@@ -159,6 +177,14 @@ async function withinBudget<T>(options: DocumentReadOptions, work: (reading: Rea
   }
 }
 
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The text of the source and where it was read from. */
 async function readSource(reading: Reading): Promise<{ text: string; base: DocumentBase }> {
   const { source } = reading;
@@ -170,7 +196,8 @@ async function readSource(reading: Reading): Promise<{ text: string; base: Docum
         maxBytes: reading.maxBytes,
         signal: reading.signal,
         tls: reading.tls,
-        guarded: false, // the user named this URL; its references are guarded
+        policy: reading.policy,
+        trustedOrigin: reading.trustedOrigin,
         authorization,
       });
       return { text, base: { kind: 'url', url } };
@@ -331,9 +358,10 @@ function parserOptions(reading: Reading, policy: RefPolicy, root: DocumentBase, 
           if (state.files > documentLimits.maxFiles)
             throw refused(refuse(reading, 'budget', `it refers to more than ${documentLimits.maxFiles} files`));
           if (isHttpUrl(target)) {
-            // The origin the user named may be on loopback or a private network (a docs server
-            // of their own): its own files are reached as it was. Any other origin is guarded.
-            const sameOrigin = root.kind === 'url' && new URL(target).origin === new URL(root.url).origin;
+            // The origin the user typed may be on loopback or a private network (a docs server
+            // of their own): its own files are reached as it was (fetchText's trustedOrigin).
+            // Any other origin is judged. The URL's credentials go to its own origin only.
+            const sameOrigin = originOf(target) === originOf(reading.source);
             const { authorization } = credentialsFromBaseUrl(reading.source);
             try {
               const fetched = await fetchText({
@@ -341,7 +369,8 @@ function parserOptions(reading: Reading, policy: RefPolicy, root: DocumentBase, 
                 maxBytes: reading.maxBytes,
                 signal: reading.signal,
                 tls: reading.tls,
-                guarded: !sameOrigin,
+                policy: reading.policy,
+                trustedOrigin: reading.trustedOrigin,
                 ...(sameOrigin ? { authorization } : {}),
               });
               return fetched.text;

@@ -44,7 +44,23 @@ export interface OutboundTls {
   readonly insecure?: boolean;
 }
 
-export type OutboundClientOptions = Partial<OutboundLimits> & { readonly tls?: OutboundTls };
+/**
+ * Holds every connection to an address policy: `lookup` resolves names for the connector and
+ * `wrap` judges a literal host before connecting and the socket's remote address once connected.
+ * src/documents/address-guard.ts builds one (`connectGuard(policy)`); it is injected, so this
+ * module stays free of the documents layer and of any policy of its own.
+ */
+export interface OutboundConnectGuard {
+  readonly lookup: (...args: never[]) => void;
+  /** The connector given, with the guard's checks around it (typed loosely: the guard names no HTTP client). */
+  wrap(connector: never): unknown;
+}
+
+export type OutboundClientOptions = Partial<OutboundLimits> & {
+  readonly tls?: OutboundTls;
+  /** Every connection held to an address policy (the MCP server's runner and mock link). Default: none. */
+  readonly connectGuard?: OutboundConnectGuard;
+};
 
 /** A bound given to the client that it cannot hold: named, with what it must be. */
 export class OutboundOptionError extends RangeError {
@@ -153,7 +169,8 @@ export interface OutboundAnswer {
   readonly partial?: PartialBody;
 }
 
-export type FailureKind = 'timeout' | 'unreachable' | 'closed' | 'tls' | 'malformed' | 'interrupted';
+/** `refused`: the client's connect guard (an address policy) refused the address, nothing was sent. */
+export type FailureKind = 'timeout' | 'unreachable' | 'refused' | 'closed' | 'tls' | 'malformed' | 'interrupted';
 
 export interface OutboundOutcome {
   readonly answer?: OutboundAnswer;
@@ -185,14 +202,16 @@ export class OutboundClient {
   private closed = false;
 
   constructor(options: OutboundClientOptions = {}) {
-    const { tls, ...bounds } = options;
+    const { tls, connectGuard, ...bounds } = options;
     this.limits = checkOutboundLimits(bounds);
     if (tls?.ca !== undefined && typeof tls.ca !== 'string') throw new OutboundOptionError('tls.ca', 'must be PEM text');
-    const connector = buildConnector({
+    const built = buildConnector({
       timeout: this.limits.connectTimeoutMs,
       ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
       ...(tls?.insecure ? { rejectUnauthorized: false } : {}),
+      ...(connectGuard ? { lookup: connectGuard.lookup as never } : {}),
     });
+    const connector = connectGuard ? (connectGuard.wrap(built as never) as buildConnector.connector) : built;
     const maxHeaderBytes = this.limits.maxHeaderBytes;
     this.agent = new Agent({
       connections: this.limits.connectionsPerOrigin,
@@ -546,6 +565,7 @@ export function describeFailure(error: Error, options: { host: string; maxHeader
   return { kind: failureKind(code, message), message };
 }
 function failureKind(code: string, message: string): FailureKind {
+  if (code === 'ERR_REFUSED_ADDRESS') return 'refused';
   if (/CERT|SSL|TLS/.test(code) || message.includes('TLS certificate')) return 'tls';
   if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_INFO') return 'malformed';
   if (

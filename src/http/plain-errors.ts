@@ -50,6 +50,8 @@ export function plainTransportError(error: unknown, options: PlainErrorOptions):
   const code = codeOf(error) ?? '';
   if (options.answerStarted) return `the server closed the connection mid-answer (${options.bytes ?? 0} bytes of body received)`;
   if (code === 'ECONNREFUSED') return `the connection was refused: nothing listens at ${options.host}`;
+  // An address policy's refusal (src/documents/address-guard.ts): its message names the class and the flag.
+  if (code === 'ERR_REFUSED_ADDRESS') return `not connected: ${messageOf(error)}`;
   if (
     code === 'ECONNRESET' ||
     code === 'UND_ERR_SOCKET' ||

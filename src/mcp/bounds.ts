@@ -2,15 +2,17 @@
  * @module mcp/bounds
  * What the MCP server lets in and what it lets out. In: a path a tool names must lie inside the
  * project (the working directory) unless the server was started allowing any path, a URL must
- * be http(s) and not loopback unless allowed, a JSON value is bounded in depth and size before
- * it is serialised. Out: every result is scrubbed by the project's one scrubber and cut to a
- * size an agent's context can hold, saying so when it was cut.
+ * be http(s) and reach only what the server's address policy allows (src/documents
+ * address-guard: strict unless --allow-loopback / --allow-private; checked here for a precise
+ * message, and again on every connection the tools make), a JSON value is bounded in depth and
+ * size before it is serialised. Out: every result is scrubbed by the project's one scrubber (a
+ * URL's user name and password included) and cut to a size an agent's context can hold, saying
+ * so when it was cut.
  */
-import { lookup } from 'node:dns/promises';
 import { realpathSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Scrubber } from '../contract/secrets.js';
+import { type AddressPolicy, hostRefusal } from '../documents/index.js';
 
 /** A tool's refusal: the SDK turns it into a tool error (`isError: true`) with this message. */
 export class ToolInputError extends Error {
@@ -22,8 +24,11 @@ export interface McpAccess {
   readonly projectRoot: string;
   /** Any path on the machine may be named (`--allow-any-path`). */
   readonly anyPath: boolean;
-  /** URLs to this machine may be named (`--allow-loopback`). */
-  readonly loopback: boolean;
+  /**
+   * Which addresses a URL a tool is given may reach: strict by default (an agent can be
+   * prompt-injected), `--allow-loopback` and `--allow-private` open their classes (A-45).
+   */
+  readonly addresses: AddressPolicy;
 }
 
 /** Characters of one tool result's text at most; beyond, it is cut and says so. */
@@ -62,51 +67,33 @@ function safeRealpath(path: string): string {
   }
 }
 
-const loopbackHost =
-  /^(localhost|.*\.localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|\[::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]|0\.0\.0\.0|\[::\])$/i;
-
-/** True when `url`'s host is this machine (names, IPv4 127/8, IPv6 ::1 and its mapped forms). */
-export function isLoopbackUrl(url: URL): boolean {
-  // A trailing dot names the same host (`localhost.`).
-  return loopbackHost.test(url.hostname.replace(/\.$/, ''));
-}
-
-/** An http(s) URL, refused when it names this machine and loopback is not allowed. */
-export function checkedUrl(text: string, access: McpAccess, label: string): string {
+/** An http(s) URL; never echoed whole (it may carry a user name and password). */
+export function checkedUrl(text: string, label: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ToolInputError(`${label}: not a URL (${text.slice(0, 200)})`);
+    throw new ToolInputError(`${label}: not a URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ToolInputError(`${label}: only http and https URLs are followed, not ${url.protocol.slice(0, 20)}`);
-  if (!access.loopback && isLoopbackUrl(url))
-    throw new ToolInputError(`${label}: ${url.host} is this machine; start the server with --allow-loopback to name it`);
-  return url.href;
+  return url;
 }
 
-const loopbackAddress = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|0\.0\.0\.0|::)$/i;
-
 /**
- * `checkedUrl`, and when loopback is refused, the host's addresses too: a name that resolves to
- * this machine (`127.0.0.1.nip.io`, an /etc/hosts entry) is refused like `localhost`. A name
- * that does not resolve passes: the runner or the reader then says it is unreachable.
+ * `checkedUrl`, and its host judged by the server's address policy now (a literal, or every
+ * address a name resolves to), for a message that says which class was refused and which flag
+ * opens it. The door itself is the connection: every tool connects through the same policy
+ * (`connectGuard`), so a name that resolves elsewhere the second time is still refused.
  */
 export async function checkedRemoteUrl(text: string, access: McpAccess, label: string): Promise<string> {
-  const href = checkedUrl(text, access, label);
-  if (access.loopback) return href;
-  const host = new URL(href).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return href;
-  let addresses: { address: string }[] = [];
-  try {
-    addresses = await lookup(host, { all: true });
-  } catch {
-    return href;
-  }
-  if (addresses.some(({ address }) => loopbackAddress.test(address)))
-    throw new ToolInputError(`${label}: ${host.slice(0, 200)} resolves to this machine; start the server with --allow-loopback to name it`);
-  return href;
+  const url = checkedUrl(text, label);
+  const refused = await hostRefusal(url.hostname, access.addresses);
+  if (refused)
+    throw new ToolInputError(
+      `${label}: ${refused.message}; ${refused.flag ? `start the server with ${refused.flag} to name it` : 'it is never reached'}`,
+    );
+  return text;
 }
 
 const hasScheme = (source: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(source);
@@ -132,10 +119,18 @@ export function checkDepth(value: unknown, label: string): void {
 
 /** A tool's result: JSON text, scrubbed, cut to `maxResultChars` with a note saying how much there was. */
 export function boundedResult(value: unknown, scrubber: Scrubber): { content: [{ type: 'text'; text: string }] } {
-  const text = scrubber.scrub(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null'));
+  const text = withoutUrlCredentials(
+    scrubber.scrub(typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? 'null')),
+    scrubber,
+  );
   const cut =
     text.length > maxResultChars
       ? `${text.slice(0, maxResultChars)}\n… cut: ${text.length - maxResultChars} more characters (narrow the call: a limit, a filter)`
       : text;
   return { content: [{ type: 'text', text: cut }] };
+}
+
+/** Every http(s) URL in `text` without its user name, password or credential parameters' values. */
+export function withoutUrlCredentials(text: string, scrubber: Scrubber): string {
+  return text.replace(/https?:\/\/[^\s"'`)<>]+/gi, (url) => (url.includes('@') || url.includes('?') ? scrubber.scrubUrl(url) : url));
 }

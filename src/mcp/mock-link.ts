@@ -3,13 +3,16 @@
  * The MCP server's link to a running mock's control API (/__mock/, spec/control-api.yaml), over
  * the project's one outbound client, so every call is bounded in time and bytes. The control
  * token, when the mock has one, goes in X-Mock-Token as any control client sends it; the mock's
- * own guard (src/server/control-guard.ts) decides, as it does for curl.
+ * own guard (src/server/control-guard.ts) decides, as it does for curl. A user name and password
+ * in the URL are taken out of it and sent as an Authorization: Basic header (as `--base-url`'s
+ * are, contract/secrets `credentialsFromBaseUrl`), so no message names them.
  */
+import { credentialsFromBaseUrl } from '../contract/secrets.js';
 import { OutboundClient } from '../http/outbound-client.js';
 import { ToolInputError } from './bounds.js';
 
 export interface MockLinkOptions {
-  /** The mock's base URL (http://127.0.0.1:4010). */
+  /** The mock's base URL (http://127.0.0.1:4010), with a user name and password or not. */
   readonly url: string;
   /** The control token the mock printed at start, when it has one. */
   readonly token?: string;
@@ -28,13 +31,17 @@ export interface ControlCall {
 const maxAnswerBytes = 4 * 1024 * 1024;
 
 export class MockLink {
+  /** The mock's base URL without its user name and password: what messages name. */
   readonly url: string;
   private readonly token: string | undefined;
+  private readonly authorization: string | undefined;
   private readonly client = new OutboundClient({ deadlineMs: 15_000, maxBodyBytes: maxAnswerBytes, connectionsPerOrigin: 2 });
 
   constructor(options: MockLinkOptions) {
-    this.url = options.url.replace(/\/+$/, '');
+    const { baseUrl, authorization } = credentialsFromBaseUrl(options.url);
+    this.url = baseUrl.replace(/\/+$/, '');
     this.token = options.token;
+    this.authorization = authorization;
   }
 
   /** One control call; its JSON answer, or a ToolInputError carrying the mock's Error message. */
@@ -43,6 +50,7 @@ export class MockLink {
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.token !== undefined) headers['x-mock-token'] = this.token;
+    if (this.authorization !== undefined) headers.authorization = this.authorization;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     if (call.session !== undefined) headers['x-mock-session'] = call.session;
     const outcome = await this.client.send({

@@ -6,7 +6,7 @@
  * to stdio, the tests to the SDK's in-memory pair.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Scrubber } from '../contract/secrets.js';
+import { credentialsFromBaseUrl, Scrubber } from '../contract/secrets.js';
 import { packageVersion } from '../openapi/package-root.js';
 import type { McpAccess } from './bounds.js';
 import { MockLink } from './mock-link.js';
@@ -15,7 +15,7 @@ import { registerResources } from './resources.js';
 import { registerTools } from './tools.js';
 
 export interface EvidenceMcpOptions {
-  /** The running mock the control tools drive. */
+  /** The running mock the control tools drive; a user name and password in it are never shown. */
   readonly mockUrl: string;
   /** Its control token, when it has one (sent as X-Mock-Token, scrubbed from every result). */
   readonly controlToken?: string;
@@ -43,7 +43,10 @@ export function createEvidenceMcpServer(options: EvidenceMcpOptions): EvidenceMc
     },
   );
   const link = new MockLink({ url: options.mockUrl, ...(options.controlToken === undefined ? {} : { token: options.controlToken }) });
-  const secrets = options.controlToken === undefined ? [] : [options.controlToken];
+  const secrets = [
+    ...(options.controlToken === undefined ? [] : [options.controlToken]),
+    ...credentialsFromBaseUrl(options.mockUrl).secrets,
+  ];
   const scrubber = new Scrubber({ secrets, credentialHeaders: ['x-mock-token'] });
   // The server-wide stop every call's work listens to, beside its own cancel.
   const stopping = new AbortController();

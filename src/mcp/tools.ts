@@ -8,8 +8,16 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { Scrubber } from '../contract/secrets.js';
-import { boundedResult, checkDepth, checkedRemoteUrl, checkedSource, type McpAccess, ToolInputError } from './bounds.js';
+import { credentialsFromBaseUrl, Scrubber } from '../contract/secrets.js';
+import {
+  boundedResult,
+  checkDepth,
+  checkedRemoteUrl,
+  checkedSource,
+  type McpAccess,
+  ToolInputError,
+  withoutUrlCredentials,
+} from './bounds.js';
 import type { MockLink } from './mock-link.js';
 
 export interface ToolContext {
@@ -48,7 +56,9 @@ async function answered(context: ToolContext, work: () => Promise<unknown>): Pro
     return boundedResult(await running, context.scrubber);
   } catch (error) {
     const message = error instanceof ToolInputError ? error.message : `failed: ${(error as Error).message ?? String(error)}`;
-    return { ...boundedResult(context.scrubber.scrub(message.slice(0, 2000)), context.scrubber), isError: true } as Result;
+    // A URL in the message (the agent's, the mock's) is shown without its user name and password.
+    const shown = withoutUrlCredentials(context.scrubber.scrub(message), context.scrubber).slice(0, 2000);
+    return { ...boundedResult(shown, context.scrubber), isError: true } as Result;
   } finally {
     context.running?.delete(running);
   }
@@ -270,7 +280,7 @@ function registerCommandTools(context: ToolContext): void {
     {
       title: 'Run the conformance runner',
       description:
-        'Checks a live implementation against the OpenAPI document (default the bundled spec/openapi.yaml): the verdict, counts and the first failures, each with its reproduction. URLs to this machine need the server’s --allow-loopback.',
+        'Checks a live implementation against the OpenAPI document (default the bundled spec/openapi.yaml): the verdict, counts and the first failures, each with its reproduction. Public addresses only: this machine needs the server’s --allow-loopback, private networks its --allow-private.',
       inputSchema: {
         baseUrl: z.string().min(1).max(2048).describe('the server under test, http(s)'),
         spec: z.string().min(1).max(2048).optional().describe('a path inside the project or an http(s) URL of an OpenAPI 3.1 document'),
@@ -325,12 +335,18 @@ async function runConformanceTool(
   const baseUrl = await checkedRemoteUrl(input.baseUrl, context.access, 'baseUrl');
   const source = input.spec === undefined ? undefined : await checkedSource(input.spec, context.access, 'spec');
   const { loadConformanceSpec } = await import('./documents.js');
-  const spec = source === undefined ? undefined : await loadConformanceSpec(source);
-  // The headers' values are this call's secrets, whatever their names: scrubbed from what it returns.
+  const spec = source === undefined ? undefined : await loadConformanceSpec(source, context.access.addresses);
+  // The headers' values and the URLs' passwords are this call's secrets: scrubbed from what it returns.
   const callScrubber = new Scrubber({
-    secrets: [...context.secrets, ...Object.values(input.headers ?? {})],
+    secrets: [
+      ...context.secrets,
+      ...Object.values(input.headers ?? {}),
+      ...credentialsFromBaseUrl(input.baseUrl).secrets,
+      ...(input.spec === undefined ? [] : credentialsFromBaseUrl(input.spec).secrets),
+    ],
     credentialHeaders: ['x-mock-token'],
   });
+  const { connectGuard } = await import('../documents/index.js');
   const { runConformance, UnreachableTargetError, UnknownOperationError, verdictLine } = await import('../conformance/index.js');
   const { reportedFailures } = await import('../conformance/report/report.js');
   const { InvalidSpecError } = await import('../openapi/document.js');
@@ -346,6 +362,8 @@ async function runConformanceTool(
       ...(input.seed === undefined ? {} : { seed: input.seed }),
       // The client's cancel, the connection's end, the server's stop: nothing more is sent.
       signal: stop.signal,
+      // Every connection of the run is held to the server's policy, on the address connected to.
+      connectGuard: connectGuard(context.access.addresses),
     });
     const failures = reportedFailures(report);
     const shown = failures.slice(0, input.maxFailures ?? 20);
@@ -383,11 +401,15 @@ async function runDiffTool(access: McpAccess, input: { old: string; new: string;
   const sources = [await checkedSource(input.old, access, 'old'), await checkedSource(input.new, access, 'new')] as const;
   const { loadDiffDocument } = await import('./documents.js');
   const { diffDocuments, DiffLimitError, renderReport } = await import('../evolution/index.js');
-  const [before, after] = [await loadDiffDocument(sources[0], 'old'), await loadDiffDocument(sources[1], 'new')];
+  const [before, after] = [
+    await loadDiffDocument(sources[0], 'old', access.addresses),
+    await loadDiffDocument(sources[1], 'new', access.addresses),
+  ];
+  const { displaySource } = await import('../documents/index.js');
   try {
     const report = diffDocuments({
-      old: { document: before, source: input.old.slice(0, 200) },
-      new: { document: after, source: input.new.slice(0, 200) },
+      old: { document: before, source: displaySource(input.old).slice(0, 200) },
+      new: { document: after, source: displaySource(input.new).slice(0, 200) },
     });
     return renderReport(report, { format: input.format ?? 'text' });
   } catch (error) {

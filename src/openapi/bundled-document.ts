@@ -6,7 +6,7 @@
  * schema is defined, and stop at a recursive one instead of meeting a cyclic object. Every file a
  * `$ref` draws in is held to the same bounds as the named one (YAML aliases, nesting, size).
  */
-import { DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
+import { type AddressPolicy, DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
 import { InvalidSpecError } from './document.js';
 
 export interface BundledDocument {
@@ -23,6 +23,10 @@ export async function loadBundledDocument(options: {
   readonly maxBytes?: number;
   /** Values the named document may hold (the loader's `maxValues`). */
   readonly maxValues?: number;
+  /** Which addresses its URLs may reach (A-31); default strict. */
+  readonly addressPolicy?: AddressPolicy;
+  /** The named URL was typed by the person running the command (default true; A-31). */
+  readonly trustNamedOrigin?: boolean;
 }): Promise<BundledDocument> {
   let loaded: Awaited<ReturnType<typeof loadOpenApiDocument>>;
   try {
@@ -33,6 +37,8 @@ export async function loadBundledDocument(options: {
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
       ...(options.maxValues === undefined ? {} : { maxValues: options.maxValues }),
+      ...(options.addressPolicy ? { addressPolicy: options.addressPolicy } : {}),
+      ...(options.trustNamedOrigin === undefined ? {} : { trustNamedOrigin: options.trustNamedOrigin }),
     });
   } catch (error) {
     if (error instanceof DocumentError) throw new InvalidSpecError(error.message, { problem: error.problem });

@@ -3,7 +3,7 @@
  * Loads an OpenAPI 3.1 document with @apidevtools/swagger-parser (validated, then dereferenced)
  * and indexes its operations, so every consumer reads the spec the same way.
  */
-import { DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
+import { type AddressPolicy, DocumentError, type DocumentTls, loadOpenApiDocument } from '../documents/index.js';
 import { bundledSpecPath } from './package-root.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -84,6 +84,10 @@ export interface LoadContractOptions {
   readonly tls?: DocumentTls | undefined;
   /** Bytes of each file the document draws in; default 16 MiB. */
   readonly maxBytes?: number;
+  /** Which addresses its URLs may reach (src/documents address-guard, A-31); default strict. */
+  readonly addressPolicy?: AddressPolicy;
+  /** The named URL was typed by the person running the command (default true; A-31). */
+  readonly trustNamedOrigin?: boolean;
 }
 
 /**
@@ -102,6 +106,8 @@ export async function loadContract(options: LoadContractOptions = {}): Promise<C
       ...(options.refFolder === undefined ? {} : { refFolder: options.refFolder }),
       ...(options.tls ? { tls: options.tls } : {}),
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.addressPolicy ? { addressPolicy: options.addressPolicy } : {}),
+      ...(options.trustNamedOrigin === undefined ? {} : { trustNamedOrigin: options.trustNamedOrigin }),
     });
     document = loaded.document;
     source = loaded.displayName;

@@ -37,7 +37,7 @@ async function target(options: Parameters<typeof startCountingTarget>[0] = {}): 
 async function inMemory(): Promise<{ mcp: EvidenceMcp; client: Client }> {
   const mcp = createEvidenceMcpServer({
     mockUrl: unusedMockUrl,
-    access: { projectRoot: process.cwd(), anyPath: false, loopback: true },
+    access: { projectRoot: process.cwd(), anyPath: false, addresses: { allowLoopback: true, allowPrivate: false } },
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'cancel-test', version: '1.0.0' });

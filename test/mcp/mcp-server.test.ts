@@ -27,7 +27,7 @@ async function connect(options: { loopback: boolean }): Promise<{ mcp: EvidenceM
   const server = createEvidenceMcpServer({
     mockUrl: mock.url,
     controlToken: token,
-    access: { projectRoot: process.cwd(), anyPath: false, loopback: options.loopback },
+    access: { projectRoot: process.cwd(), anyPath: false, addresses: { allowLoopback: options.loopback, allowPrivate: false } },
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const connected = new Client({ name: 'test-agent', version: '1.0.0' });
@@ -230,11 +230,12 @@ it('answers hostile arguments with an MCP error and keeps serving', async () => 
     ['diff', { old: '/etc/passwd', new: 'spec/openapi.yaml' }, /outside the project/],
     ['diff', { old: '../../../../etc/hostname', new: 'spec/openapi.yaml' }, /outside the project/],
     ['diff', { old: 'file:///etc/passwd', new: 'spec/openapi.yaml' }, /only http and https/],
-    ['conformance', { baseUrl: 'http://127.0.0.1:9/' }, /this machine; start the server with --allow-loopback/],
+    ['conformance', { baseUrl: 'http://127.0.0.1:9/' }, /this machine\); start the server with --allow-loopback/],
     ['conformance', { baseUrl: 'http://[::1]:9/' }, /this machine/],
     ['conformance', { baseUrl: 'http://localhost:9/' }, /this machine/],
     ['conformance', { baseUrl: 'http://0x7f000001:9/' }, /this machine/],
-    ['conformance', { baseUrl: 'http://localhost.:9/' }, /this machine/],
+    // Judged by what it resolves to: this machine where it resolves, and nothing reached where it does not.
+    ['conformance', { baseUrl: 'http://localhost.:9/' }, /this machine|could not be resolved/],
     ['diff', { old: 'http://[::ffff:127.0.0.1]:9/a.yaml', new: 'spec/openapi.yaml' }, /this machine/],
     ['conformance', { baseUrl: 'https://example.test', spec: '/etc/passwd' }, /outside the project/],
     ['conformance', { baseUrl: ['http://x'] }, /baseUrl|string/i],

@@ -33,6 +33,7 @@ it('says its options with --help, and refuses a bad --mock-url in one line', () 
   const help = spawnSync(process.execPath, [executablePath(), 'mcp', '--help'], { encoding: 'utf8' });
   expect(help.status).toBe(0);
   expect(help.stdout).toContain('--allow-loopback');
+  expect(help.stdout).toContain('--allow-private');
   expect(help.stdout).toContain('docs/mcp.md');
   const bad = spawnSync(process.execPath, [executablePath(), 'mcp', '--mock-url', 'ftp://x'], { encoding: 'utf8', input: '' });
   expect(bad.status).toBe(2);

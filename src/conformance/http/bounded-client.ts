@@ -7,7 +7,7 @@
  * function (an in-process engine) is read through the same cap.
  */
 import { CappedBuffer } from '../../http/capped-buffer.js';
-import { OutboundClient, type OutboundTls } from '../../http/outbound-client.js';
+import { OutboundClient, type OutboundConnectGuard, type OutboundTls } from '../../http/outbound-client.js';
 import { plainTransportError } from '../../http/plain-errors.js';
 import type { IncompleteBody, SentRequest } from '../exchange.js';
 import { burstParticipantHere, heldBackBody } from './burst-gate.js';
@@ -74,7 +74,9 @@ export type TlsOptions = OutboundTls;
 export class BoundedNodeClient {
   private readonly client: OutboundClient;
 
-  constructor(options: { maxSockets?: number; tls?: TlsOptions; maxResponseBytes?: number } = {}) {
+  constructor(
+    options: { maxSockets?: number; tls?: TlsOptions; maxResponseBytes?: number; connectGuard?: OutboundConnectGuard | undefined } = {},
+  ) {
     this.client = new OutboundClient({
       connectionsPerOrigin: options.maxSockets ?? 4,
       // The deadline is each request's (--timeout); the client's own is only an outer bound.
@@ -85,6 +87,7 @@ export class BoundedNodeClient {
         : { maxBodyBytes: options.maxResponseBytes, maxDecodedBytes: options.maxResponseBytes }),
       maxCodings: 3,
       ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.connectGuard ? { connectGuard: options.connectGuard } : {}),
     });
   }
 

@@ -8,6 +8,7 @@
  * request's one deadline: following them never buys a server more time than --timeout.
  */
 import { parseRetryAfter } from '../../contract/retry-after.js';
+import type { OutboundConnectGuard } from '../../http/outbound-client.js';
 import type { IncompleteBody, ReceivedResponse, SentRequest } from '../exchange.js';
 import { BoundedNodeClient, boundedFetch, type FetchFunction, type RawOutcome, type TlsOptions } from './bounded-client.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -21,6 +22,8 @@ export interface TransportOptions {
   readonly tls?: TlsOptions;
   /** Default: node:http. */
   readonly fetch?: FetchFunction;
+  /** Every connection held to an address policy (node:http only; the MCP server's, A-45). */
+  readonly connectGuard?: OutboundConnectGuard | undefined;
   /** Per-request deadline, headers and body included. */
   readonly timeoutMs: number;
   /** The most body bytes read from one answer, as sent and once decoded. Default 4 MiB. */
@@ -228,6 +231,7 @@ export class Transport {
           maxSockets: options.maxSockets ?? 4,
           maxResponseBytes: this.maxResponseBytes,
           ...(options.tls ? { tls: options.tls } : {}),
+          ...(options.connectGuard ? { connectGuard: options.connectGuard } : {}),
         });
   }
 

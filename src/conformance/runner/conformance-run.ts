@@ -50,6 +50,7 @@ export class ConformanceRun {
       ...(scrubber.active ? { scrub: (text: string) => scrubber.scrub(text) } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
+      ...(options.connectGuard ? { connectGuard: options.connectGuard } : {}),
       ...(options.rate === undefined ? {} : { rate: options.rate }),
       ...(options.afterLargeAnswer ? { afterLargeAnswer: options.afterLargeAnswer } : {}),
       // A burst of identical creates goes out on that many connections at once.
