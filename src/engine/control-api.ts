@@ -167,17 +167,31 @@ export interface ControlJournal {
   clear(): Promise<void>;
 }
 
-/** The session a control call acts on (`X-Mock-Session`, A-60), and the journal it reads. */
-async function sessionOf(request: Request, options: ControlApiOptions): Promise<{ control: MockControl; journal?: ControlJournal }> {
+/**
+ * The session a control call acts on (`X-Mock-Session`, A-60), the journal it reads, and what to
+ * do with a session the call made once it is answered: kept if the call acted, forgotten if it
+ * was refused, so a refused call makes no session and evicts none.
+ */
+async function sessionOf(
+  request: Request,
+  options: ControlApiOptions,
+): Promise<{ control: MockControl; journal?: ControlJournal; settle(status: number): void }> {
   const name = request.headers.get(sessionHeader);
   const { control } = options.engine;
-  if (name === null) return { control, ...(options.journal ? { journal: options.journal } : {}) };
-  const session = control.session(name);
-  // A session new to this replica adopts what the others share of it before it is acted on.
-  await session.synced();
+  if (name === null) return { control, ...(options.journal ? { journal: options.journal } : {}), settle: () => undefined };
+  const opening = control.openSession(name);
+  const settle = (status: number) => (status < 400 ? opening.commit() : opening.discard());
+  const session = opening.control;
+  try {
+    // A session new to this replica adopts what the others share of it before it is acted on.
+    await session.synced();
+  } catch (error) {
+    opening.discard();
+    throw error;
+  }
   const journal =
     options.sessionJournal && session.sessionName !== 'default' ? options.sessionJournal(session.sessionName) : options.journal;
-  return { control: session, ...(journal ? { journal } : {}) };
+  return { control: session, ...(journal ? { journal } : {}), settle };
 }
 
 /** Answers a /__mock/ request. */
@@ -196,87 +210,15 @@ export async function handleControl(request: Request, options: ControlApiOptions
   if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
     return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
   }
-  const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
+  let settle: ((status: number) => void) | undefined;
   try {
-    const { control, journal } = await sessionOf(request, options);
-    if (path === '/sessions' && method === 'GET') return json(200, { current: control.sessionName, sessions: control.sessions() });
-    if (path === '/scenarios' && method === 'GET') {
-      return json(200, {
-        current: control.scenario,
-        scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
-      });
-    }
-    if (path === '/scenario' && method === 'GET') {
-      // The document in force, as PUT takes it back: {"scenario": {…}} puts it in force again.
-      const inForce = control.scenarios().find((scenario) => scenario.name === control.scenario);
-      return json(200, { current: control.scenario, ...(inForce ? { scenario: inForce } : {}) });
-    }
-    if (path === '/scenario' && method === 'PUT') {
-      const body = await readJson(request);
-      const choice = field(body, 'scenario') ?? field(body, 'name');
-      if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
-        throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
-      }
-      // A scenario document is validated whole, its patterns compiled, before it is put in force.
-      const scenario =
-        typeof choice === 'string'
-          ? control.useScenario(choice)
-          : control.useScenario(
-              await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }),
-            );
-      // Answered once every replica sharing the store can see it (at once for a lone mock).
-      await control.synced();
-      return json(200, { current: scenario.name });
-    }
-    if (path === '/reset' && method === 'POST') {
-      await control.reset();
-      // A reset forgets the journal; replicas on a shared store forget the one they share.
-      await journal?.clear();
-      return json(200, { current: control.scenario });
-    }
-    if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
-    if (jobPath) {
-      let jobId: string;
-      try {
-        jobId = decodeURIComponent(jobPath[1]!);
-      } catch {
-        // Not valid percent-encoding: it names no job.
-        return problem(404, 'job_not_found', `No job ${quote(jobPath[1]!, 140)}.`);
-      }
-      if (!jobPath[2] && method === 'GET') {
-        const job = await control.inspectJob(jobId);
-        return job ? json(200, job) : problem(404, 'job_not_found', `No job ${quote(jobId, 140)}.`);
-      }
-      if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
-      if (jobPath[2] === '/state' && method === 'PUT') {
-        const body = await readJson(request);
-        return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
-      }
-    }
-    if (path === '/profile' && method === 'GET') return json(200, control.profile());
-    if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
-    if (path === '/coverage/reset' && method === 'POST') {
-      control.resetCoverage();
-      return json(200, control.coverage());
-    }
-    if (path === '/pact' && method === 'GET') return json(200, control.pact(pactPartiesQuery(url)));
-    if (path === '/provider-states' && method === 'POST') {
-      return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
-    }
-    if (path === '/journal' && method === 'GET') {
-      return json(200, journal ? await journal.page(journalQuery(url)) : control.journalPage(journalQuery(url)));
-    }
-    if (path === '/journal' && method === 'DELETE') {
-      control.clearJournal();
-      await journal?.clear();
-      return json(200, { entries: [] });
-    }
-    return problem(
-      404,
-      'route_not_found',
-      `No control operation ${quote(method, 20)} ${quote(`${controlPrefix}${path}`, 200)}; see spec/control-api.yaml.`,
-    );
+    const session = await sessionOf(request, options);
+    settle = session.settle;
+    const response = await answerControl({ request, url, path, method, control: session.control, journal: session.journal, options });
+    settle(response.status);
+    return response;
   } catch (error) {
+    settle?.(500);
     if (error instanceof ControlError)
       return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);
     if (error instanceof ScenarioError) return problem(400, 'invalid_scenario', error.message);
@@ -286,4 +228,93 @@ export async function handleControl(request: Request, options: ControlApiOptions
     }
     throw error;
   }
+}
+
+/** One control operation, in the session `sessionOf` gave. */
+async function answerControl(context: {
+  request: Request;
+  url: URL;
+  path: string;
+  method: string;
+  control: MockControl;
+  journal: ControlJournal | undefined;
+  options: ControlApiOptions;
+}): Promise<Response> {
+  const { request, url, path, method, control, journal, options } = context;
+  const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
+  if (path === '/sessions' && method === 'GET') return json(200, { current: control.sessionName, sessions: control.sessions() });
+  if (path === '/scenarios' && method === 'GET') {
+    return json(200, {
+      current: control.scenario,
+      scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
+    });
+  }
+  if (path === '/scenario' && method === 'GET') {
+    // The document in force, as PUT takes it back: {"scenario": {…}} puts it in force again.
+    const inForce = control.scenarios().find((scenario) => scenario.name === control.scenario);
+    return json(200, { current: control.scenario, ...(inForce ? { scenario: inForce } : {}) });
+  }
+  if (path === '/scenario' && method === 'PUT') {
+    const body = await readJson(request);
+    const choice = field(body, 'scenario') ?? field(body, 'name');
+    if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
+      throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
+    }
+    // A scenario document is validated whole, its patterns compiled, before it is put in force.
+    const scenario =
+      typeof choice === 'string'
+        ? control.useScenario(choice)
+        : control.useScenario(await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }));
+    // Answered once every replica sharing the store can see it (at once for a lone mock).
+    await control.synced();
+    return json(200, { current: scenario.name });
+  }
+  if (path === '/reset' && method === 'POST') {
+    await control.reset();
+    // A reset forgets the journal; replicas on a shared store forget the one they share.
+    await journal?.clear();
+    return json(200, { current: control.scenario });
+  }
+  if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
+  if (jobPath) {
+    let jobId: string;
+    try {
+      jobId = decodeURIComponent(jobPath[1]!);
+    } catch {
+      // Not valid percent-encoding: it names no job.
+      return problem(404, 'job_not_found', `No job ${quote(jobPath[1]!, 140)}.`);
+    }
+    if (!jobPath[2] && method === 'GET') {
+      const job = await control.inspectJob(jobId);
+      return job ? json(200, job) : problem(404, 'job_not_found', `No job ${quote(jobId, 140)}.`);
+    }
+    if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
+    if (jobPath[2] === '/state' && method === 'PUT') {
+      const body = await readJson(request);
+      return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
+    }
+  }
+  if (path === '/profile' && method === 'GET') return json(200, control.profile());
+  if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
+  if (path === '/coverage/reset' && method === 'POST') {
+    control.resetCoverage();
+    return json(200, control.coverage());
+  }
+  if (path === '/pact' && method === 'GET') return json(200, control.pact(pactPartiesQuery(url)));
+  if (path === '/provider-states' && method === 'POST') {
+    return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
+  }
+  if (path === '/journal' && method === 'GET') {
+    return json(200, journal ? await journal.page(journalQuery(url)) : control.journalPage(journalQuery(url)));
+  }
+  if (path === '/journal' && method === 'DELETE') {
+    control.clearJournal();
+    await journal?.clear();
+    return json(200, { entries: [] });
+  }
+  return problem(
+    404,
+    'route_not_found',
+    `No control operation ${quote(method, 20)} ${quote(`${controlPrefix}${path}`, 200)}; see spec/control-api.yaml.`,
+  );
 }

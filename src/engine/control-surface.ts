@@ -39,8 +39,19 @@ export interface SessionSummary {
 export interface SessionDirectory {
   /** The session named `name` ('default' for the default one), made if new; ControlError for a name it refuses. */
   session(name: string): MockControl;
+  /** The live session named `name`, or undefined: never makes one. */
+  find(name: string): MockControl | undefined;
+  /** A session for one control call, made apart until the call commits it (A-60: a refused call makes none). */
+  open(name: string): ControlSessionOpening;
   /** Every live session, the default one first, then the most recently used first. */
   list(): readonly SessionSummary[];
+}
+
+/** A session a control call acts on: `commit` once it has acted, `discard` when it refused (a new session then goes). */
+export interface ControlSessionOpening {
+  readonly control: MockControl;
+  commit(): void;
+  discard(): void;
 }
 
 /** Journal pages as the control surface gives them: `nextCursor`, when present, fetches the next page. */
@@ -63,6 +74,14 @@ export interface MockControl {
    * (1 to 64 letters, digits, '.', '_', '-', '~').
    */
   session(name: string): MockControl;
+  /** The live session named `name` ('default' for the default one), or undefined: unlike `session`, never makes one. */
+  findSession(name: string): MockControl | undefined;
+  /**
+   * The session named `name` for one control call: a new one is kept apart until `commit()`
+   * (after the call acted) or `discard()` (the call was refused), so that a refused call makes
+   * no session and evicts none (A-60). Throws ControlError for a name it refuses.
+   */
+  openSession(name: string): ControlSessionOpening;
   /** Every live session of the engine (the admin view of `GET /__mock/sessions`). */
   sessions(): readonly SessionSummary[];
   /**
@@ -168,6 +187,8 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
   const control: MockControl = {
     sessionName: options.name || 'default',
     session: (name) => options.directory.session(name),
+    findSession: (name) => options.directory.find(name),
+    openSession: (name) => options.directory.open(name),
     sessions: () => options.directory.list(),
     calls(filter = {}) {
       const { limit, ...only } = filter;

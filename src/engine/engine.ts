@@ -179,6 +179,11 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   let book: SessionBook | undefined;
   const directory: SessionDirectory = {
     session: (name) => book!.resolve(name).control,
+    find: (name) => book!.find(name)?.control,
+    open: (name) => {
+      const opening = book!.open(name);
+      return { control: opening.session.control, commit: opening.commit, discard: opening.discard };
+    },
     list: () => book!.list(),
   };
   const context: SessionContext = {
