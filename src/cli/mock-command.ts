@@ -249,7 +249,7 @@ export const mockCommand: Command = {
   },
 };
 
-/** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files. */
+/** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files, of every session. */
 async function writeStopReports(options: {
   control: ReturnType<typeof createMockEngine>['control'];
   quiet: boolean;
@@ -258,7 +258,8 @@ async function writeStopReports(options: {
   io: Parameters<Command['run']>[1];
 }): Promise<number> {
   const { control, io, pactTarget } = options;
-  const report = control.coverage();
+  // Every session's traffic, those ended before exit included (A-60).
+  const report = control.coverageOfAllSessions();
   if (!options.quiet) io.stdout(coverageSummary(report));
   try {
     for (const path of await writeCoverageReports({ report, targets: options.coverageTargets, cwd: process.cwd() }))

@@ -1,7 +1,8 @@
 /**
  * @module cli/pact-out
- * `mock --pact-out FILE`: the pact of the client's traffic (control.pact(), docs/pact.md),
- * written when the mock stops, beside --coverage-report's files.
+ * `mock --pact-out FILE`: the pact of the client's traffic in every session
+ * (control.pactOfAllSessions(), docs/pact.md, A-60), written when the mock stops, beside
+ * --coverage-report's files.
  */
 import { resolve } from 'node:path';
 import { type MockControl, type PactParties, pactParties } from '../engine/index.js';
@@ -45,8 +46,8 @@ export function pactOutOption(values: {
   }
 }
 
-/** Writes the pact; returns the absolute path written. */
+/** Writes the pact of every session's traffic (A-60); returns the absolute path written. */
 export async function writePactFile(options: { control: MockControl; target: PactOutTarget; cwd: string }): Promise<string> {
-  const data = `${JSON.stringify(options.control.pact(options.target.parties), null, 2)}\n`;
+  const data = `${JSON.stringify(options.control.pactOfAllSessions(options.target.parties), null, 2)}\n`;
   return writeOutputFile({ path: resolve(options.cwd, options.target.file), data, label: '--pact-out' });
 }

@@ -25,6 +25,7 @@ export type { ConsumerReport } from './consumer-watch.js';
 export { type ControlApiOptions, type ControlJournal, controlPrefix, handleControl, isControlPath, journalQuery } from './control-api.js';
 export { type Behaviour, type BehaviourCoverage, behaviours, isBehaviourId } from './coverage.js';
 export {
+  type AllSessionsCoverage,
   ControlError,
   createMockEngine,
   defaultLimits,
@@ -36,8 +37,10 @@ export {
   type MockEngineOptions,
   normalizeBasePath,
   pageLimits,
+  type SessionCoverage,
   type SessionShare,
   type SessionSummary,
+  type SessionUse,
 } from './engine.js';
 export {
   type BehaviourOperationId,

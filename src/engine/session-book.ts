@@ -54,6 +54,8 @@ interface Pending {
 interface Held {
   readonly session: MockSession;
   readonly createdAt: number;
+  /** Made n-th: the order reports list sessions in (clock times may tie). */
+  readonly made: number;
   lastUsedAt: number;
 }
 
@@ -79,6 +81,7 @@ export class SessionBook {
   /** Sessions control calls are acting on before committing them (`open`). */
   private readonly pending = new Map<string, Pending>();
   private readonly startedAt: number;
+  private made = 0;
 
   constructor(private readonly options: SessionBookOptions) {
     this.startedAt = options.clock.now();
@@ -172,9 +175,9 @@ export class SessionBook {
     this.pending.clear();
   }
 
-  /** The named sessions live now, least recently used first. */
+  /** The named sessions live now, in the order they were made (a report's order should not change as they are used). */
   live(): readonly MockSession[] {
-    return [...this.named.values()].map((held) => held.session);
+    return [...this.named.values()].sort((left, right) => left.made - right.made).map((held) => held.session);
   }
 
   /** A live named session, moved to the end (the map stays in order of last use); undefined if none. */
@@ -190,7 +193,8 @@ export class SessionBook {
 
   private insert(name: string, session: MockSession, now: number): void {
     while (this.named.size >= this.options.maxSessions) this.evictOldest('the session limit was reached');
-    const held = { session, createdAt: now, lastUsedAt: now };
+    this.made += 1;
+    const held = { session, createdAt: now, lastUsedAt: now, made: this.made };
     this.named.set(name, held);
     this.options.onUse?.(session, held);
   }
