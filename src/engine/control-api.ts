@@ -7,7 +7,7 @@
  */
 import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
-import type { JournalRequest, MockControl } from './control-surface.js';
+import type { JournalRequest, MockControl, SessionSummary } from './control-surface.js';
 import { ControlError, type MockEngine } from './engine.js';
 import { inspectorPath } from './inspector/path.js';
 import type { JournalFilter } from './journal.js';
@@ -159,6 +159,11 @@ export interface ControlApiOptions {
   readonly journal?: ControlJournal;
   /** The same, for a named session (A-60): each session's journal is its own. */
   readonly sessionJournal?: (session: string) => ControlJournal;
+  /**
+   * What `GET /__mock/sessions` lists, given this engine's own sessions: replicas on a shared
+   * store list every replica's (A-60). Default: the engine's.
+   */
+  readonly sessions?: (local: readonly SessionSummary[]) => Promise<readonly SessionSummary[]>;
 }
 
 /** A journal the control API reads and clears in place of the engine's own (replicas on a shared store). */
@@ -242,7 +247,10 @@ async function answerControl(context: {
 }): Promise<Response> {
   const { request, url, path, method, control, journal, options } = context;
   const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
-  if (path === '/sessions' && method === 'GET') return json(200, { current: control.sessionName, sessions: control.sessions() });
+  if (path === '/sessions' && method === 'GET') {
+    const local = control.sessions();
+    return json(200, { current: control.sessionName, sessions: options.sessions ? await options.sessions(local) : local });
+  }
   if (path === '/scenarios' && method === 'GET') {
     return json(200, {
       current: control.scenario,

@@ -377,7 +377,7 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
       ? await handleControl(request, {
           engine,
           ...(controlToken === undefined ? {} : { token: controlToken }),
-          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal } : {}),
+          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal, sessions: shared.sessionList } : {}),
         })
       : await engine.handle(request);
     if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();
