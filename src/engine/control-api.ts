@@ -113,12 +113,20 @@ async function readJson(request: Request): Promise<unknown> {
  * The coverage document, with only the covered or only the missing behaviours when
  * `?covered=true|false` asks (the counts stay the whole catalogue's).
  */
-function coverageListing(report: ConsumerReport, url: URL): ConsumerReport {
+function coverageListing<Report extends ConsumerReport>(report: Report, url: URL): Report {
   const covered = url.searchParams.get('covered');
   if (covered === null) return report;
   if (covered !== 'true' && covered !== 'false')
     throw new ControlError(`covered must be true or false, got ${quote(covered, 20)}`, 'invalid');
   return { ...report, behaviours: report.behaviours.filter((behaviour) => behaviour.covered === (covered === 'true')) };
+}
+
+/** True for `?sessions=all`: every session's coverage or pact (A-60), not the caller's session's. */
+function allSessions(url: URL): boolean {
+  const sessions = url.searchParams.get('sessions');
+  if (sessions === null) return false;
+  if (sessions !== 'all') throw new ControlError(`sessions must be all, got ${quote(sessions, 20)}`, 'invalid');
+  return true;
 }
 
 /** `consumer` and `provider` from the query, checked as the pact writer checks them. */
@@ -303,12 +311,16 @@ async function answerControl(context: {
     }
   }
   if (path === '/profile' && method === 'GET') return json(200, control.profile());
-  if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
+  if (path === '/coverage' && method === 'GET')
+    return json(200, coverageListing(allSessions(url) ? control.coverageOfAllSessions() : control.coverage(), url));
   if (path === '/coverage/reset' && method === 'POST') {
     control.resetCoverage();
     return json(200, control.coverage());
   }
-  if (path === '/pact' && method === 'GET') return json(200, control.pact(pactPartiesQuery(url)));
+  if (path === '/pact' && method === 'GET') {
+    const parties = pactPartiesQuery(url);
+    return json(200, allSessions(url) ? control.pactOfAllSessions(parties) : control.pact(parties));
+  }
   if (path === '/provider-states' && method === 'POST') {
     return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
   }

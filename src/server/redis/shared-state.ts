@@ -284,9 +284,11 @@ function sessionShares(options: {
         },
         onJournalEntry: journal.append,
         touch(use) {
+          // Redis counts a time to live in real time, whatever the engine's clock: so do renewals.
+          const real = performance.now();
+          if (real - renewedAt < renewEveryMs) return;
+          renewedAt = real;
           const now = options.clock.now();
-          if (now - renewedAt < renewEveryMs) return;
-          renewedAt = now;
           // Not awaited: a renewal that fails (the store away) is made again at the next use.
           options.connection.run(renewScript, { keys: sessionKeys, args: [options.keepMs] }).catch(() => {
             renewedAt = Number.NEGATIVE_INFINITY;
