@@ -119,8 +119,9 @@ export class SessionBook {
     if (name === defaultSessionName) return { session: this.options.defaultSession, commit: () => undefined, discard: () => undefined };
     const now = this.options.clock.now();
     this.expire(now);
-    const held = this.use(name, now);
-    if (held) return { session: held, commit: () => undefined, discard: () => undefined };
+    const held = this.named.get(name)?.session;
+    // A live session counts the call as a use only once it has acted: a refused call leaves its place and time to live as they were.
+    if (held) return { session: held, commit: () => void this.use(name, this.options.clock.now()), discard: () => undefined };
     checkSessionName(name);
     let pending = this.pending.get(name);
     if (!pending) {

@@ -79,3 +79,22 @@ it('still makes a session for a control call that acts', async () => {
   expect(await control('/reset', { 'x-mock-token': token, 'x-mock-session': 'acted' }, { method: 'POST' })).toBe(200);
   expect(await sessionNames()).toContain('acted');
 });
+
+it('does not count a refused call as a use: the session it named is still the first evicted', async () => {
+  const small = await startMockServer({ port: 0, host: '127.0.0.1', engineOptions: { limits: { maxSessions: 2 } } });
+  try {
+    const call = async (session: string, path: string, init: RequestInit) => {
+      const response = await fetch(`${small.url}/__mock${path}`, { ...init, headers: { 'x-mock-session': session } });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    expect(await call('older', '/reset', { method: 'POST' })).toBe(200);
+    expect(await call('newer', '/reset', { method: 'POST' })).toBe(200);
+    expect(await call('older', '/scenario', { method: 'PUT', body: '{"name":"no-such"}' })).toBe(404);
+    expect(await call('newest', '/reset', { method: 'POST' })).toBe(200);
+    const listing = (await (await fetch(`${small.url}/__mock/sessions`)).json()) as { sessions: { name: string }[] };
+    expect(listing.sessions.map((session) => session.name)).toEqual(['default', 'newest', 'newer']);
+  } finally {
+    await small.close({ graceMs: 100 });
+  }
+});
