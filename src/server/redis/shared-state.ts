@@ -2,8 +2,10 @@
  * @module server/redis/shared-state
  * Everything replicas share through one Redis (docs/scale-out.md): the job and idempotency-key
  * stores, the replica link (scenarios, resets, counted faults) and the journal, a capped
- * stream that every replica writes and any replica reads. Opened by `startMockServer` when
- * `store` names Redis; nothing else in the mock changes.
+ * stream that every replica writes and any replica reads; and each named session's own part
+ * of them, every key of which expires with the session, with a registry of every replica's
+ * sessions (A-60). Opened by `startMockServer` when `store` names Redis; nothing else in the
+ * mock changes.
  */
 import {
   bundledEngineContract,
