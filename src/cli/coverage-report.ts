@@ -7,9 +7,10 @@
  */
 import { resolve } from 'node:path';
 import { escapeMarkup } from '../contract/markup.js';
-import type { BehaviourCoverage, ConsumerReport } from '../engine/index.js';
+import type { BehaviourCoverage } from '../engine/index.js';
 import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
+import { type CoverageDocument, sessionsHtml, sessionsLine } from './sessions-report.js';
 
 export type CoverageReportFormat = 'json' | 'html';
 
@@ -38,7 +39,7 @@ export function parseCoverageReportOption(value: string): CoverageReportTarget {
 
 /** Writes each report; returns the absolute paths written. */
 export async function writeCoverageReports(options: {
-  report: ConsumerReport;
+  report: CoverageDocument;
   targets: readonly CoverageReportTarget[];
   cwd: string;
 }): Promise<string[]> {
@@ -62,8 +63,10 @@ const groups: readonly { name: string; test: (id: string) => boolean; short: (id
 const namedPerLine = 8;
 
 /** One screen of text: the covered count, what each group misses, and the findings. */
-export function coverageSummary(report: ConsumerReport): string {
+export function coverageSummary(report: CoverageDocument): string {
   const lines = [`consumer coverage: ${report.covered} of ${report.total} behaviours seen`];
+  const sessions = sessionsLine(report);
+  if (sessions) lines.push(sessions);
   const placed = new Set<string>();
   for (const group of groups) {
     const members = report.behaviours.filter((behaviour) => !placed.has(behaviour.id) && group.test(behaviour.id));
@@ -90,7 +93,7 @@ function behaviourRow(behaviour: BehaviourCoverage): string {
 }
 
 /** A static page: no script, styles inline but forbidden nothing else (it is opened from disk). */
-export function coverageHtml(report: ConsumerReport): string {
+export function coverageHtml(report: CoverageDocument): string {
   const findings = report.clientFindings.length
     ? `<table><thead><tr><th>Rule</th><th>Count</th><th>Message</th><th>Example request</th></tr></thead><tbody>${report.clientFindings
         .map(
@@ -109,7 +112,7 @@ export function coverageHtml(report: ConsumerReport): string {
 </head><body>
 <h1>Consumer coverage</h1>
 <p>${report.covered} of ${report.total} behaviours seen.</p>
-<h2>Client findings</h2>
+${sessionsHtml(report)}<h2>Client findings</h2>
 ${findings}
 <h2>Behaviours</h2>
 <table><thead><tr><th></th><th>Behaviour</th><th>Answers</th><th>Description</th></tr></thead><tbody>

@@ -263,7 +263,7 @@ export const mockCommand: Command = {
   },
 };
 
-/** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files. */
+/** What `mock` writes once stopped: the coverage summary, --coverage-report and --pact-out files, of every session. */
 async function writeStopReports(options: {
   control: ReturnType<typeof createMockEngine>['control'];
   /** The credentials the engine saw: taken out of the summary, the reports and the pact (A-10). */
@@ -274,7 +274,9 @@ async function writeStopReports(options: {
   io: Parameters<Command['run']>[1];
 }): Promise<number> {
   const { control, io, pactTarget } = options;
-  const report = options.scrubber ? options.scrubber.scrubDeep(control.coverage()) : control.coverage();
+  // Every session's traffic, those ended before exit included (A-60), scrubbed of every credential seen (A-10).
+  const all = control.coverageOfAllSessions();
+  const report = options.scrubber ? options.scrubber.scrubDeep(all) : all;
   if (!options.quiet) io.stdout(coverageSummary(report));
   try {
     for (const path of await writeCoverageReports({ report, targets: options.coverageTargets, cwd: process.cwd() }))

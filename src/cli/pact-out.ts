@@ -1,7 +1,8 @@
 /**
  * @module cli/pact-out
- * `mock --pact-out FILE`: the pact of the client's traffic (control.pact(), docs/pact.md),
- * written when the mock stops, beside --coverage-report's files.
+ * `mock --pact-out FILE`: the pact of the client's traffic in every session
+ * (control.pactOfAllSessions(), docs/pact.md, A-60), written when the mock stops, beside
+ * --coverage-report's files.
  */
 import { resolve } from 'node:path';
 import type { Scrubber } from '../contract/secrets.js';
@@ -47,8 +48,9 @@ export function pactOutOption(values: {
 }
 
 /**
- * Writes the pact; returns the absolute path written. The pact scrubs the credentials of the
- * calls it keeps; `scrubber` (the engine's) adds those of every other call (A-10).
+ * Writes the pact of every session's traffic (A-60); returns the absolute path written. The pact
+ * scrubs the credentials of the calls it keeps; `scrubber` (the engine's) adds those of every
+ * other call (A-10).
  */
 export async function writePactFile(options: {
   control: MockControl;
@@ -56,7 +58,7 @@ export async function writePactFile(options: {
   cwd: string;
   scrubber?: Scrubber | undefined;
 }): Promise<string> {
-  const pact = options.control.pact(options.target.parties);
+  const pact = options.control.pactOfAllSessions(options.target.parties);
   const data = `${JSON.stringify(options.scrubber ? options.scrubber.scrubDeep(pact) : pact, null, 2)}\n`;
   return writeOutputFile({ path: resolve(options.cwd, options.target.file), data, label: '--pact-out' });
 }

@@ -7,7 +7,7 @@
  */
 import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
-import type { JournalRequest, MockControl } from './control-surface.js';
+import type { JournalRequest, MockControl, SessionSummary } from './control-surface.js';
 import { ControlError, type MockEngine } from './engine.js';
 import { inspectorPath } from './inspector/path.js';
 import type { JournalFilter } from './journal.js';
@@ -113,12 +113,20 @@ async function readJson(request: Request): Promise<unknown> {
  * The coverage document, with only the covered or only the missing behaviours when
  * `?covered=true|false` asks (the counts stay the whole catalogue's).
  */
-function coverageListing(report: ConsumerReport, url: URL): ConsumerReport {
+function coverageListing<Report extends ConsumerReport>(report: Report, url: URL): Report {
   const covered = url.searchParams.get('covered');
   if (covered === null) return report;
   if (covered !== 'true' && covered !== 'false')
     throw new ControlError(`covered must be true or false, got ${quote(covered, 20)}`, 'invalid');
   return { ...report, behaviours: report.behaviours.filter((behaviour) => behaviour.covered === (covered === 'true')) };
+}
+
+/** True for `?sessions=all`: every session's coverage or pact (A-60), not the caller's session's. */
+function allSessions(url: URL): boolean {
+  const sessions = url.searchParams.get('sessions');
+  if (sessions === null) return false;
+  if (sessions !== 'all') throw new ControlError(`sessions must be all, got ${quote(sessions, 20)}`, 'invalid');
+  return true;
 }
 
 /** `consumer` and `provider` from the query, checked as the pact writer checks them. */
@@ -159,6 +167,11 @@ export interface ControlApiOptions {
   readonly journal?: ControlJournal;
   /** The same, for a named session (A-60): each session's journal is its own. */
   readonly sessionJournal?: (session: string) => ControlJournal;
+  /**
+   * What `GET /__mock/sessions` lists, given this engine's own sessions: replicas on a shared
+   * store list every replica's (A-60). Default: the engine's.
+   */
+  readonly sessions?: (local: readonly SessionSummary[]) => Promise<readonly SessionSummary[]>;
 }
 
 /** A journal the control API reads and clears in place of the engine's own (replicas on a shared store). */
@@ -167,17 +180,31 @@ export interface ControlJournal {
   clear(): Promise<void>;
 }
 
-/** The session a control call acts on (`X-Mock-Session`, A-60), and the journal it reads. */
-async function sessionOf(request: Request, options: ControlApiOptions): Promise<{ control: MockControl; journal?: ControlJournal }> {
+/**
+ * The session a control call acts on (`X-Mock-Session`, A-60), the journal it reads, and what to
+ * do with a session the call made once it is answered: kept if the call acted, forgotten if it
+ * was refused, so a refused call makes no session and evicts none.
+ */
+async function sessionOf(
+  request: Request,
+  options: ControlApiOptions,
+): Promise<{ control: MockControl; journal?: ControlJournal; settle(status: number): void }> {
   const name = request.headers.get(sessionHeader);
   const { control } = options.engine;
-  if (name === null) return { control, ...(options.journal ? { journal: options.journal } : {}) };
-  const session = control.session(name);
-  // A session new to this replica adopts what the others share of it before it is acted on.
-  await session.synced();
+  if (name === null) return { control, ...(options.journal ? { journal: options.journal } : {}), settle: () => undefined };
+  const opening = control.openSession(name);
+  const settle = (status: number) => (status < 400 ? opening.commit() : opening.discard());
+  const session = opening.control;
+  try {
+    // A session new to this replica adopts what the others share of it before it is acted on.
+    await session.synced();
+  } catch (error) {
+    opening.discard();
+    throw error;
+  }
   const journal =
     options.sessionJournal && session.sessionName !== 'default' ? options.sessionJournal(session.sessionName) : options.journal;
-  return { control: session, ...(journal ? { journal } : {}) };
+  return { control: session, ...(journal ? { journal } : {}), settle };
 }
 
 /**
@@ -186,7 +213,7 @@ async function sessionOf(request: Request, options: ControlApiOptions): Promise<
  * client also put in a path or a key is not handed back to the inspector or a test's report.
  */
 export async function handleControl(request: Request, options: ControlApiOptions): Promise<Response> {
-  const response = await answerControl(request, options);
+  const response = await guardedControl(request, options);
   const scrubber = options.engine.scrubber;
   if (!scrubber?.active || !(response.headers.get('content-type') ?? '').includes('json')) return response;
   const text = await response.text();
@@ -197,7 +224,8 @@ export async function handleControl(request: Request, options: ControlApiOptions
   return new Response(body, { status: response.status, headers });
 }
 
-async function answerControl(request: Request, options: ControlApiOptions): Promise<Response> {
+/** The token, the session, then the operation: a refused call changes nothing (A-60). */
+async function guardedControl(request: Request, options: ControlApiOptions): Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname.slice(controlPrefix.length);
   const method = request.method.toUpperCase();
@@ -212,87 +240,15 @@ async function answerControl(request: Request, options: ControlApiOptions): Prom
   if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
     return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
   }
-  const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
+  let settle: ((status: number) => void) | undefined;
   try {
-    const { control, journal } = await sessionOf(request, options);
-    if (path === '/sessions' && method === 'GET') return json(200, { current: control.sessionName, sessions: control.sessions() });
-    if (path === '/scenarios' && method === 'GET') {
-      return json(200, {
-        current: control.scenario,
-        scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
-      });
-    }
-    if (path === '/scenario' && method === 'GET') {
-      // The document in force, as PUT takes it back: {"scenario": {…}} puts it in force again.
-      const inForce = control.scenarios().find((scenario) => scenario.name === control.scenario);
-      return json(200, { current: control.scenario, ...(inForce ? { scenario: inForce } : {}) });
-    }
-    if (path === '/scenario' && method === 'PUT') {
-      const body = await readJson(request);
-      const choice = field(body, 'scenario') ?? field(body, 'name');
-      if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
-        throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
-      }
-      // A scenario document is validated whole, its patterns compiled, before it is put in force.
-      const scenario =
-        typeof choice === 'string'
-          ? control.useScenario(choice)
-          : control.useScenario(
-              await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }),
-            );
-      // Answered once every replica sharing the store can see it (at once for a lone mock).
-      await control.synced();
-      return json(200, { current: scenario.name });
-    }
-    if (path === '/reset' && method === 'POST') {
-      await control.reset();
-      // A reset forgets the journal; replicas on a shared store forget the one they share.
-      await journal?.clear();
-      return json(200, { current: control.scenario });
-    }
-    if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
-    if (jobPath) {
-      let jobId: string;
-      try {
-        jobId = decodeURIComponent(jobPath[1]!);
-      } catch {
-        // Not valid percent-encoding: it names no job.
-        return problem(404, 'job_not_found', `No job ${quote(jobPath[1]!, 140)}.`);
-      }
-      if (!jobPath[2] && method === 'GET') {
-        const job = await control.inspectJob(jobId);
-        return job ? json(200, job) : problem(404, 'job_not_found', `No job ${quote(jobId, 140)}.`);
-      }
-      if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
-      if (jobPath[2] === '/state' && method === 'PUT') {
-        const body = await readJson(request);
-        return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
-      }
-    }
-    if (path === '/profile' && method === 'GET') return json(200, control.profile());
-    if (path === '/coverage' && method === 'GET') return json(200, coverageListing(control.coverage(), url));
-    if (path === '/coverage/reset' && method === 'POST') {
-      control.resetCoverage();
-      return json(200, control.coverage());
-    }
-    if (path === '/pact' && method === 'GET') return json(200, control.pact(pactPartiesQuery(url)));
-    if (path === '/provider-states' && method === 'POST') {
-      return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
-    }
-    if (path === '/journal' && method === 'GET') {
-      return json(200, journal ? await journal.page(journalQuery(url)) : control.journalPage(journalQuery(url)));
-    }
-    if (path === '/journal' && method === 'DELETE') {
-      control.clearJournal();
-      await journal?.clear();
-      return json(200, { entries: [] });
-    }
-    return problem(
-      404,
-      'route_not_found',
-      `No control operation ${quote(method, 20)} ${quote(`${controlPrefix}${path}`, 200)}; see spec/control-api.yaml.`,
-    );
+    const session = await sessionOf(request, options);
+    settle = session.settle;
+    const response = await answerControl({ request, url, path, method, control: session.control, journal: session.journal, options });
+    settle(response.status);
+    return response;
   } catch (error) {
+    settle?.(500);
     if (error instanceof ControlError)
       return problem(error.kind === 'not_found' ? 404 : 400, error.kind === 'not_found' ? 'not_found' : 'invalid_request', error.message);
     if (error instanceof ScenarioError) return problem(400, 'invalid_scenario', error.message);
@@ -302,4 +258,100 @@ async function answerControl(request: Request, options: ControlApiOptions): Prom
     }
     throw error;
   }
+}
+
+/** One control operation, in the session `sessionOf` gave. */
+async function answerControl(context: {
+  request: Request;
+  url: URL;
+  path: string;
+  method: string;
+  control: MockControl;
+  journal: ControlJournal | undefined;
+  options: ControlApiOptions;
+}): Promise<Response> {
+  const { request, url, path, method, control, journal, options } = context;
+  const jobPath = /^\/jobs\/([^/]+)(\/advance|\/state)?$/.exec(path);
+  if (path === '/sessions' && method === 'GET') {
+    const local = control.sessions();
+    return json(200, { current: control.sessionName, sessions: options.sessions ? await options.sessions(local) : local });
+  }
+  if (path === '/scenarios' && method === 'GET') {
+    return json(200, {
+      current: control.scenario,
+      scenarios: control.scenarios().map(({ name, description }) => ({ name, description })),
+    });
+  }
+  if (path === '/scenario' && method === 'GET') {
+    // The document in force, as PUT takes it back: {"scenario": {…}} puts it in force again.
+    const inForce = control.scenarios().find((scenario) => scenario.name === control.scenario);
+    return json(200, { current: control.scenario, ...(inForce ? { scenario: inForce } : {}) });
+  }
+  if (path === '/scenario' && method === 'PUT') {
+    const body = await readJson(request);
+    const choice = field(body, 'scenario') ?? field(body, 'name');
+    if (typeof choice !== 'string' && (typeof choice !== 'object' || choice === null)) {
+      throw new ControlError('give {"name": "<scenario>"} or {"scenario": { …a scenario… }}', 'invalid');
+    }
+    // A scenario document is validated whole, its patterns compiled, before it is put in force.
+    const scenario =
+      typeof choice === 'string'
+        ? control.useScenario(choice)
+        : control.useScenario(await checkScenario({ scenario: parseScenario({ value: choice, source: 'scenario' }), source: 'scenario' }));
+    // Answered once every replica sharing the store can see it (at once for a lone mock).
+    await control.synced();
+    return json(200, { current: scenario.name });
+  }
+  if (path === '/reset' && method === 'POST') {
+    await control.reset();
+    // A reset forgets the journal; replicas on a shared store forget the one they share.
+    await journal?.clear();
+    return json(200, { current: control.scenario });
+  }
+  if (path === '/jobs' && method === 'GET') return json(200, await control.jobsPage(pageQuery(url)));
+  if (jobPath) {
+    let jobId: string;
+    try {
+      jobId = decodeURIComponent(jobPath[1]!);
+    } catch {
+      // Not valid percent-encoding: it names no job.
+      return problem(404, 'job_not_found', `No job ${quote(jobPath[1]!, 140)}.`);
+    }
+    if (!jobPath[2] && method === 'GET') {
+      const job = await control.inspectJob(jobId);
+      return job ? json(200, job) : problem(404, 'job_not_found', `No job ${quote(jobId, 140)}.`);
+    }
+    if (jobPath[2] === '/advance' && method === 'POST') return json(200, await control.advanceJob(jobId));
+    if (jobPath[2] === '/state' && method === 'PUT') {
+      const body = await readJson(request);
+      return json(200, await control.setJobState({ ...(body as object), jobId } as Parameters<typeof control.setJobState>[0]));
+    }
+  }
+  if (path === '/profile' && method === 'GET') return json(200, control.profile());
+  if (path === '/coverage' && method === 'GET')
+    return json(200, coverageListing(allSessions(url) ? control.coverageOfAllSessions() : control.coverage(), url));
+  if (path === '/coverage/reset' && method === 'POST') {
+    control.resetCoverage();
+    return json(200, control.coverage());
+  }
+  if (path === '/pact' && method === 'GET') {
+    const parties = pactPartiesQuery(url);
+    return json(200, allSessions(url) ? control.pactOfAllSessions(parties) : control.pact(parties));
+  }
+  if (path === '/provider-states' && method === 'POST') {
+    return json(200, await control.providerState((await readJson(request)) as ProviderStateChange));
+  }
+  if (path === '/journal' && method === 'GET') {
+    return json(200, journal ? await journal.page(journalQuery(url)) : control.journalPage(journalQuery(url)));
+  }
+  if (path === '/journal' && method === 'DELETE') {
+    control.clearJournal();
+    await journal?.clear();
+    return json(200, { entries: [] });
+  }
+  return problem(
+    404,
+    'route_not_found',
+    `No control operation ${quote(method, 20)} ${quote(`${controlPrefix}${path}`, 200)}; see spec/control-api.yaml.`,
+  );
 }

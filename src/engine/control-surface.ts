@@ -21,6 +21,7 @@ import type { ReplicaSync } from './replica-sync.js';
 import { quote } from './responses.js';
 import type { Scenario, ScenarioInput } from './scenario.js';
 import type { ScenarioInForce } from './scenario-in-force.js';
+import type { AllSessionsCoverage } from './session-reports.js';
 import type { KeyValueStore } from './store.js';
 
 /** One session as `sessions()` lists it (A-60). */
@@ -39,8 +40,23 @@ export interface SessionSummary {
 export interface SessionDirectory {
   /** The session named `name` ('default' for the default one), made if new; ControlError for a name it refuses. */
   session(name: string): MockControl;
+  /** The live session named `name`, or undefined: never makes one. */
+  find(name: string): MockControl | undefined;
+  /** A session for one control call, made apart until the call commits it (A-60: a refused call makes none). */
+  open(name: string): ControlSessionOpening;
   /** Every live session, the default one first, then the most recently used first. */
   list(): readonly SessionSummary[];
+  /** Coverage of every session, those ended before included (A-60). */
+  coverageOfAll(): AllSessionsCoverage;
+  /** The pact of every session's traffic (A-60). */
+  pactOfAll(parties?: Partial<PactParties>): PactV4;
+}
+
+/** A session a control call acts on: `commit` once it has acted, `discard` when it refused (a new session then goes). */
+export interface ControlSessionOpening {
+  readonly control: MockControl;
+  commit(): void;
+  discard(): void;
 }
 
 /** Journal pages as the control surface gives them: `nextCursor`, when present, fetches the next page. */
@@ -63,6 +79,14 @@ export interface MockControl {
    * (1 to 64 letters, digits, '.', '_', '-', '~').
    */
   session(name: string): MockControl;
+  /** The live session named `name` ('default' for the default one), or undefined: unlike `session`, never makes one. */
+  findSession(name: string): MockControl | undefined;
+  /**
+   * The session named `name` for one control call: a new one is kept apart until `commit()`
+   * (after the call acted) or `discard()` (the call was refused), so that a refused call makes
+   * no session and evicts none (A-60). Throws ControlError for a name it refuses.
+   */
+  openSession(name: string): ControlSessionOpening;
   /** Every live session of the engine (the admin view of `GET /__mock/sessions`). */
   sessions(): readonly SessionSummary[];
   /**
@@ -119,6 +143,17 @@ export interface MockControl {
    * judge's findings (docs/coverage.md). `reset()` keeps them (docs/assumptions.md A-26).
    */
   coverage(): ConsumerReport;
+  /**
+   * The coverage of every session of the engine, not this one's alone (what `mock
+   * --coverage-report` writes at exit): the union of the sessions' coverage, with a breakdown
+   * per session, sessions that ended before (evicted or idle) folded in (A-60).
+   */
+  coverageOfAllSessions(): AllSessionsCoverage;
+  /**
+   * One pact of every session's traffic (what `mock --pact-out` writes): an interaction per
+   * behaviour any session showed, its comments naming those sessions (A-60).
+   */
+  pactOfAllSessions(parties?: Partial<PactParties>): PactV4;
   /** Forgets the coverage, the client findings and the behaviours `pact()` is written from. */
   resetCoverage(): void;
   /** A Pact V4 document, one interaction per behaviour answered so far (docs/pact.md); resetCoverage() forgets them. */
@@ -168,6 +203,8 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
   const control: MockControl = {
     sessionName: options.name || 'default',
     session: (name) => options.directory.session(name),
+    findSession: (name) => options.directory.find(name),
+    openSession: (name) => options.directory.open(name),
     sessions: () => options.directory.list(),
     calls(filter = {}) {
       const { limit, ...only } = filter;
@@ -244,6 +281,8 @@ export function createControlSurface(options: ControlSurfaceOptions): MockContro
     profile: () => ({ source: options.profile.source, declared: [...options.profile.declared], entries: { ...options.profile.entries } }),
     resetCoverage: () => watch.clear(),
     pact: (parties) => watch.pact({ parties, contract: options.contract }),
+    coverageOfAllSessions: () => options.directory.coverageOfAll(),
+    pactOfAllSessions: (parties) => options.directory.pactOfAll(parties),
     providerState: (change) => providerStates(change),
   };
   const providerStates = providerStatesFor({

@@ -22,6 +22,7 @@ import { errorAnswer } from './responses.js';
 import type { ScenarioInput } from './scenario.js';
 import { createSession, type MockSession, type SessionContext, type SessionLimits, type SessionShare } from './session.js';
 import { SessionBook, sessionHeader } from './session-book.js';
+import { SessionReports } from './session-reports.js';
 import type { KeyValueStore } from './store.js';
 import type { IssuerKeySet } from './verification/artifact-profile.js';
 import { testKeySet } from './verification/test-keys.js';
@@ -29,7 +30,8 @@ import { testKeySet } from './verification/test-keys.js';
 export { ControlError, pageLimits } from './control-error.js';
 export type { JournalRequest, MockControl, SessionSummary } from './control-surface.js';
 export type { JobInspection } from './job-control.js';
-export type { SessionShare } from './session.js';
+export type { SessionShare, SessionUse } from './session.js';
+export type { AllSessionsCoverage, SessionCoverage } from './session-reports.js';
 
 const hour = 60 * 60 * 1000;
 const mebibyte = 1024 * 1024;
@@ -189,9 +191,19 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
   // A session's name is the caller's text: a line naming it is scrubbed like the rest.
   const log = options.log && ((line: string) => options.log!(scrubber.scrub(line)));
   let book: SessionBook | undefined;
+  let defaultControl: MockControl | undefined;
+  const reports = new SessionReports();
+  const liveControls = () => [defaultControl!, ...book!.live().map((session) => session.control)];
   const directory: SessionDirectory = {
     session: (name) => book!.resolve(name).control,
+    find: (name) => book!.find(name)?.control,
+    open: (name) => {
+      const opening = book!.open(name);
+      return { control: opening.session.control, commit: opening.commit, discard: opening.discard };
+    },
     list: () => book!.list(),
+    coverageOfAll: () => reports.coverage(liveControls()),
+    pactOfAll: (parties) => reports.pact(liveControls(), parties),
   };
   const context: SessionContext = {
     contract: contractOption(options.spec),
@@ -218,6 +230,7 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
       ...(options.onJournalEntry ? { onJournalEntry: options.onJournalEntry } : {}),
     },
   });
+  defaultControl = defaultSession.control;
   const sessionLimits = namedSessionLimits(limits);
   book = new SessionBook({
     defaultSession,
@@ -226,6 +239,10 @@ export function createMockEngine(options: MockEngineOptions = {}): MockEngine {
     maxSessions: limits.maxSessions,
     idleMs: limits.sessionIdleMs,
     log,
+    // A store shared by replicas renews the session's keys and notes it for every replica's listing.
+    onUse: (session) => session.touch(),
+    // What a session showed is kept for the reports written at exit when it ends before.
+    onEnd: (session, how) => reports.sessionEnded(session.control, how),
   });
   const sessions = book;
   const answerCall = (call: EngineCall): Promise<EngineAnswer> => {

@@ -26,6 +26,7 @@ export type { ConsumerReport } from './consumer-watch.js';
 export { type ControlApiOptions, type ControlJournal, controlPrefix, handleControl, isControlPath, journalQuery } from './control-api.js';
 export { type Behaviour, type BehaviourCoverage, behaviours, isBehaviourId } from './coverage.js';
 export {
+  type AllSessionsCoverage,
   ControlError,
   createMockEngine,
   defaultLimits,
@@ -37,8 +38,10 @@ export {
   type MockEngineOptions,
   normalizeBasePath,
   pageLimits,
+  type SessionCoverage,
   type SessionShare,
   type SessionSummary,
+  type SessionUse,
 } from './engine.js';
 export {
   type BehaviourOperationId,

@@ -39,8 +39,20 @@ export interface SessionShare {
   };
   readonly replicaLink?: ReplicaLink;
   readonly onJournalEntry?: (entry: JournalEntry) => void;
+  /**
+   * Told of each use of the session (a call answered in it, a control call): renews the
+   * session's keys in the store, so they all expire with it, and notes it in the registry of
+   * every replica's sessions (A-60).
+   */
+  touch?(use: SessionUse): void;
   /** Lets go of what this replica holds open for the session (its state stays in the store). */
   close?(): void;
+}
+
+/** What a session's use tells the store: the scenario in force in it and the calls it answered here. */
+export interface SessionUse {
+  readonly scenario: string;
+  readonly calls: number;
 }
 
 /** The bounds of one session's state (the engine's limits, or a named session's share of them). */
@@ -82,6 +94,8 @@ export interface MockSession {
   answer(call: EngineCall): Promise<EngineAnswer>;
   /** Requests answered so far. */
   readonly calls: number;
+  /** Told of each use, for a store shared by replicas (SessionShare.touch). */
+  touch(): void;
   close(): void;
 }
 
@@ -207,6 +221,7 @@ export function createSession(options: {
     get calls() {
       return journal.nextSeq - 1;
     },
+    touch: () => share?.touch?.({ scenario: scenarios.current.name, calls: journal.nextSeq - 1 }),
     close: () => share?.close?.(),
   };
 }

@@ -246,17 +246,14 @@ function formatLine(options: {
 }
 
 /**
- * The session a request named and the scenario in force in it, for its log line (A-60). A name
- * the engine refuses is not echoed (it is the caller's text); the line shows the default's scenario.
+ * The session a request named and the scenario in force in it, for its log line (A-60). Only a
+ * live session is named: the line never makes one (a refused call must leave none behind), and
+ * a name no session has is the caller's text, not echoed; the line then shows the default's scenario.
  */
 function sessionOfLine(engine: MockEngine, named: string | string[] | undefined): { scenario: string; session?: string } {
   if (typeof named !== 'string') return { scenario: engine.control.scenario };
-  try {
-    const session = engine.control.session(named);
-    return { scenario: session.scenario, session: session.sessionName };
-  } catch {
-    return { scenario: engine.control.scenario };
-  }
+  const session = engine.control.findSession(named);
+  return session ? { scenario: session.scenario, session: session.sessionName } : { scenario: engine.control.scenario };
 }
 
 /** Opens the shared store `options.store` names, or none. */
@@ -388,7 +385,7 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
       ? await handleControl(request, {
           engine,
           ...(controlToken === undefined ? {} : { token: controlToken }),
-          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal } : {}),
+          ...(shared ? { journal: shared.journal, sessionJournal: shared.sessionJournal, sessions: shared.sessionList } : {}),
         })
       : await engine.handle(request);
     if (control && response.status === 200 && method === 'POST' && path === '/__mock/reset') memory?.afterReset();

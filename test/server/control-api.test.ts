@@ -190,3 +190,19 @@ it('reads back the scenario in force with GET /__mock/scenario, in the form PUT 
   expect((await control('getScenario', '/__mock/scenario')).body).toEqual(read.body);
   await control('useScenario', '/__mock/scenario', put({ name: 'default' }));
 });
+
+it('gives the coverage and the pact of every session with ?sessions=all, as the document says', async () => {
+  const inSession = { 'x-mock-session': 'control-api-all' };
+  const created = await fetch(`${server.url}/v0/evaluations`, jsonPost(evaluationRequest(), { 'idempotency-key': 'all-1', ...inSession }));
+  expect(created.status).toBe(202);
+  const coverage = await control('readCoverage', '/__mock/coverage?sessions=all');
+  expect(coverage.body.behaviours.find((behaviour: { id: string }) => behaviour.id === 'createEvaluation 202').covered).toBe(true);
+  expect(coverage.body.sessions.breakdown.map((row: { name: string }) => row.name)).toContain('control-api-all');
+  const pact = await control('readPact', '/__mock/pact?sessions=all&consumer=web');
+  expect(
+    pact.body.interactions.some((interaction: { comments?: { text: string[] } }) =>
+      interaction.comments?.text[0]?.includes('control-api-all'),
+    ),
+  ).toBe(true);
+  expect((await control('readCoverage', '/__mock/coverage?sessions=some')).status).toBe(400);
+});

@@ -79,6 +79,8 @@ export interface PactSynchronousHttp {
   readonly description: string;
   readonly pending: false;
   readonly providerStates?: readonly PactProviderState[];
+  /** V4's free comments: the pact of all sessions names the sessions that showed the behaviour (A-60). */
+  readonly comments?: { readonly text?: readonly string[]; readonly testname?: string };
   readonly request: PactRequest;
   readonly response: PactResponse;
 }
@@ -93,6 +95,8 @@ export interface PactV4 {
       readonly contractVersion: string;
       /** Behaviours seen but not written (over the cap, or a body the mock did not keep): docs/pact.md. */
       readonly leftOut: number;
+      /** In the pact of all sessions (A-60): the sessions it covers, and how many of them ended before it was written. */
+      readonly sessions?: { readonly count: number; readonly ended: number };
     };
   };
 }

@@ -36,7 +36,7 @@ export function newReplicaId(): string {
 
 /**
  * KEYS: epoch, in force, registered. ARGV: kind, scenario JSON or '', name or '', max
- * registered, channel, message, max registered bytes. The list is trimmed by count, then by
+ * registered, channel, message, max registered bytes, time to live ms (0: none). The list is trimmed by count, then by
  * bytes (oldest first, the newest always kept), so reading it back stays under the reply cap.
  */
 const publishScript = redisScript(`
@@ -58,6 +58,10 @@ else
     if drop > 0 then redis.call('LTRIM', KEYS[3], drop, -1) end
   end
   if ARGV[1] == 'use' then redis.call('SET', KEYS[2], ARGV[3]) end
+end
+-- A session's scenario keys expire with the session (A-60); the default's are kept (ARGV[8] 0).
+if tonumber(ARGV[8]) > 0 then
+  for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[8]) end
 end
 redis.call('PUBLISH', ARGV[5], epoch .. '|' .. ARGV[6])
 return epoch`);
@@ -98,6 +102,11 @@ export interface RedisLinkOptions {
   readonly maxRegistered: number;
   /** Told of announcements ignored (bounded lines, the message cut short). */
   readonly log?: (line: string) => void;
+  /**
+   * A session's link (A-60): its scenario keys expire this long after the last change, unless
+   * `touch` renews them sooner. Default: they never expire (the default session's).
+   */
+  readonly keepMs?: number;
 }
 
 export interface RedisLink extends ReplicaLink {
@@ -105,6 +114,8 @@ export interface RedisLink extends ReplicaLink {
   start(): Promise<void>;
   /** For the subscriber connection's `ready` after a loss: read the state again. */
   resync(): void;
+  /** The keys of the shared scenario state (a session's expire with it: shared-state.ts). */
+  readonly stateKeys: readonly string[];
   /** Stops a resync that is still trying; with `unsubscribe`, stops listening on the channel too. */
   close(options?: { unsubscribe?: boolean }): void;
 }
@@ -228,6 +239,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
           channel,
           `${options.replicaId}|${JSON.stringify(change)}`,
           maxRegisteredBytes,
+          options.keepMs ?? 0,
         ],
       });
       return Number(epoch);
@@ -243,6 +255,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       await options.subscriber.subscribe(channel, hear);
     },
     resync,
+    stateKeys: keys,
     requestResync: resync,
     close(closeOptions) {
       closed = true;

@@ -44,6 +44,9 @@ local value = '1|' .. (tonumber(ARGV[6]) + tonumber(ARGV[2])) .. '|' .. ARGV[1]
 redis.call('SET', KEYS[1], value, 'PX', ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('ZADD', KEYS[2], seq, ARGV[4])
+-- The index and the sequence outlive the newest entry, and no longer: none is left behind for ever (A-60).
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
 if over > 0 then
   local oldest = redis.call('ZPOPMIN', KEYS[2], over)
@@ -141,6 +144,11 @@ export class RedisStore<T> implements KeyValueStore<T> {
     this.indexKey = `${base}:index`;
     this.sequenceKey = `${base}:sequence`;
     this.clock = options.clock ?? systemClock;
+  }
+
+  /** The store's own keys (its index and sequence), which a session renews with its other keys. */
+  get ownKeys(): readonly string[] {
+    return [this.indexKey, this.sequenceKey];
   }
 
   async get(key: string): Promise<StoreEntry<T> | undefined> {

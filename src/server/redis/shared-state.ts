@@ -2,8 +2,10 @@
  * @module server/redis/shared-state
  * Everything replicas share through one Redis (docs/scale-out.md): the job and idempotency-key
  * stores, the replica link (scenarios, resets, counted faults) and the journal, a capped
- * stream that every replica writes and any replica reads. Opened by `startMockServer` when
- * `store` names Redis; nothing else in the mock changes.
+ * stream that every replica writes and any replica reads; and each named session's own part
+ * of them, every key of which expires with the session, with a registry of every replica's
+ * sessions (A-60). Opened by `startMockServer` when `store` names Redis; nothing else in the
+ * mock changes.
  */
 import {
   bundledEngineContract,
@@ -16,12 +18,13 @@ import {
   type JournalEntry,
   type JournalRequest,
   journalMatches,
-  type KeyValueStore,
   type MockEngineOptions,
   pageLimits,
   type SessionShare,
+  type SessionSummary,
+  systemClock,
 } from '../../engine/index.js';
-import { openRedisConnection, type RedisConnection } from './redis-connection.js';
+import { openRedisConnection, type RedisConnection, redisScript } from './redis-connection.js';
 import { createRedisLink, newReplicaId } from './redis-link.js';
 import { RedisStore } from './redis-store.js';
 import { redactedUrl } from './store-url.js';
@@ -69,6 +72,8 @@ export interface SharedState {
   readonly journal: SharedJournal;
   /** A named session's shared journal (A-60). */
   readonly sessionJournal: (session: string) => SharedJournal;
+  /** The sessions of every replica sharing the store, this replica's `local` ones merged in (A-60). */
+  readonly sessionList: (local: readonly SessionSummary[]) => Promise<SessionSummary[]>;
   /** Redis commands sent so far by this replica (benchmarks report them per operation). */
   readonly commandsSent: () => number;
   /** The same, by command name. */
@@ -152,7 +157,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       maxEntries: limits.maxJobs,
       ttlMs: limits.jobTtlMs,
       ...(options.clock ? { clock: options.clock } : {}),
-    }) as KeyValueStore<JobRecord>,
+    }),
     idempotencyKeys: new RedisStore<IdempotencyRecord>({
       connection,
       namespace: storeNamespace,
@@ -160,12 +165,34 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
       maxEntries: limits.maxIdempotencyKeys,
       ttlMs: limits.idempotencyKeyTtlMs,
       ...(options.clock ? { clock: options.clock } : {}),
-    }) as KeyValueStore<IdempotencyRecord>,
+    }),
   });
   let closed = false;
   const journalCapacity = options.journalCapacity ?? 1000;
   const journal = sharedJournal({ connection, key: `{${namespace}}:journal`, capacity: journalCapacity });
-  const sessions = sessionShares({ connection, subscriber, namespace, replicaId, limits, journalCapacity, stores, log: options.log });
+  // Every key of a session lives as long as its longest-lived entry may, renewed as it is used (A-60).
+  const keepMs = Math.max(limits.jobTtlMs, limits.idempotencyKeyTtlMs, limits.sessionIdleMs);
+  const registry = sessionRegistry({
+    connection,
+    namespace,
+    replicaId,
+    keepMs,
+    maxListed: Math.max(1, limits.maxSessions) * 8,
+    clock: options.clock ?? systemClock,
+  });
+  const sessions = sessionShares({
+    connection,
+    subscriber,
+    namespace,
+    replicaId,
+    limits,
+    journalCapacity,
+    stores,
+    log: options.log,
+    keepMs,
+    registry,
+    clock: options.clock ?? systemClock,
+  });
   onSubscriberReady = () => {
     link.resync();
     sessions.resync();
@@ -175,6 +202,7 @@ export async function openSharedState(options: SharedStateOptions): Promise<Shar
     engineOptions: { stores: stores(namespace), replicaLink: link, onJournalEntry: journal.append, sessionShare: sessions.share },
     journal,
     sessionJournal: sessions.journal,
+    sessionList: registry.list,
     commandsSent: () => connection.commandsSent,
     commandCounts: () => connection.commandCounts(),
     where,
@@ -201,23 +229,31 @@ function sessionShares(options: {
   replicaId: string;
   limits: { maxRegisteredScenarios: number };
   journalCapacity: number;
-  stores: (namespace: string) => NonNullable<SessionShare['stores']>;
+  stores: (namespace: string) => { jobs: RedisStore<JobRecord>; idempotencyKeys: RedisStore<IdempotencyRecord> };
   log: ((line: string) => void) | undefined;
+  /** How long every key of a session lives after its last use. */
+  keepMs: number;
+  registry: SessionRegistry;
+  clock: Clock;
 }): { share: (session: string) => SessionShare; journal: (session: string) => SharedJournal; resync(): void; close(): Promise<void> } {
   const links = new Map<string, ReturnType<typeof createRedisLink>>();
   const journals = new Map<string, ReturnType<typeof sharedJournal>>();
+  const journalKey = (session: string) => `{${options.namespace}~${session}}:journal`;
   const journalOf = (session: string) => {
     let found = journals.get(session);
     if (!found) {
       found = sharedJournal({
         connection: options.connection,
-        key: `{${options.namespace}~${session}}:journal`,
+        key: journalKey(session),
         capacity: options.journalCapacity,
+        keepMs: options.keepMs,
       });
       journals.set(session, found);
     }
     return found;
   };
+  // Renewals are at most this often per session and replica: a busy session costs no extra round trip per call.
+  const renewEveryMs = Math.min(1000, Math.max(1, Math.floor(options.keepMs / 10)));
   return {
     share(session) {
       const namespace = `${options.namespace}~${session}`;
@@ -227,6 +263,7 @@ function sessionShares(options: {
         namespace,
         replicaId: options.replicaId,
         maxRegistered: options.limits.maxRegisteredScenarios,
+        keepMs: options.keepMs,
         ...(options.log ? { log: options.log } : {}),
       });
       links.get(session)?.close({ unsubscribe: true });
@@ -234,8 +271,12 @@ function sessionShares(options: {
       // Subscribed before the state is read, so no change made in between is missed.
       const started = link.start();
       const journal = journalOf(session);
+      const stores = options.stores(namespace);
+      // Every key the session writes but its entries (which carry their own time to live, no longer than this).
+      const sessionKeys = [...link.stateKeys, journalKey(session), ...stores.jobs.ownKeys, ...stores.idempotencyKeys.ownKeys];
+      let renewedAt = Number.NEGATIVE_INFINITY;
       return {
-        stores: options.stores(namespace),
+        stores,
         replicaLink: {
           ...link,
           load: async () => {
@@ -244,6 +285,18 @@ function sessionShares(options: {
           },
         },
         onJournalEntry: journal.append,
+        touch(use) {
+          // Redis counts a time to live in real time, whatever the engine's clock: so do renewals.
+          const real = performance.now();
+          if (real - renewedAt < renewEveryMs) return;
+          renewedAt = real;
+          const now = options.clock.now();
+          // Not awaited: a renewal that fails (the store away) is made again at the next use.
+          options.connection.run(renewScript, { keys: sessionKeys, args: [options.keepMs] }).catch(() => {
+            renewedAt = Number.NEGATIVE_INFINITY;
+          });
+          options.registry.note({ name: session, ...use, now }).catch(() => undefined);
+        },
         close() {
           link.close({ unsubscribe: true });
           if (links.get(session) === link) links.delete(session);
@@ -261,6 +314,143 @@ function sessionShares(options: {
       for (const link of links.values()) link.close();
       await Promise.all([...journals.values()].map((journal) => journal.flush()));
     },
+  };
+}
+
+/** KEYS: a session's keys. ARGV: time to live ms. Renews every key there is; a key not made yet is made with one. */
+const renewScript = redisScript(`
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+return #KEYS`);
+
+/**
+ * KEYS: sessions hash, by-use sorted set. ARGV: name, replica, calls, scenario, now, keep ms,
+ * max listed. Notes one use of a session on one replica: its calls there, the scenario in force,
+ * when it was made and last used. Sessions unused for keep ms, and the least recently used past
+ * max listed, are forgotten, so the registry is bounded and expires as the sessions do.
+ */
+const noteScript = redisScript(`
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+local info = held and cjson.decode(held) or {}
+local now = tonumber(ARGV[5])
+if type(info.createdAt) ~= 'number' then info.createdAt = now end
+info.lastUsedAt = now
+info.scenario = ARGV[4]
+if type(info.calls) ~= 'table' then info.calls = {} end
+info.calls[ARGV[2]] = tonumber(ARGV[3])
+local replicas = 0
+for replica in pairs(info.calls) do
+  replicas = replicas + 1
+  if replicas > 32 then info.calls[replica] = nil end
+end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(info))
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+local stale = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - tonumber(ARGV[6])), 'LIMIT', 0, 100)
+for i = 1, #stale do redis.call('HDEL', KEYS[1], stale[i]) redis.call('ZREM', KEYS[2], stale[i]) end
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[7])
+if over > 0 then
+  local oldest = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #oldest, 2 do redis.call('HDEL', KEYS[1], oldest[i]) end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return 1`);
+
+/** KEYS: sessions hash, by-use sorted set. ARGV: now, keep ms, max listed. The sessions used within keep ms, most recent first. */
+const listScript = redisScript(`
+local names = redis.call('ZREVRANGEBYSCORE', KEYS[2], '+inf', tonumber(ARGV[1]) - tonumber(ARGV[2]), 'LIMIT', 0, tonumber(ARGV[3]))
+if #names == 0 then return {} end
+local infos = redis.call('HMGET', KEYS[1], unpack(names))
+local out = {}
+for i = 1, #names do
+  out[#out + 1] = names[i]
+  out[#out + 1] = infos[i] or ''
+end
+return out`);
+
+interface SessionRegistry {
+  note(use: { name: string; scenario: string; calls: number; now: number }): Promise<unknown>;
+  list(local: readonly SessionSummary[]): Promise<SessionSummary[]>;
+}
+
+/**
+ * The sessions of every replica (A-60): each replica notes the sessions it uses in a hash of
+ * the namespace (bounded, expiring as the sessions do), so `GET /__mock/sessions` on any replica
+ * lists them all. A session's calls are the sum of each replica's count.
+ */
+function sessionRegistry(options: {
+  connection: RedisConnection;
+  namespace: string;
+  replicaId: string;
+  keepMs: number;
+  maxListed: number;
+  clock: Clock;
+}): SessionRegistry {
+  const keys = [`{${options.namespace}}:sessions`, `{${options.namespace}}:sessions:by-use`];
+  return {
+    note: (use) =>
+      options.connection.run(noteScript, {
+        keys,
+        args: [use.name, options.replicaId, use.calls, use.scenario, use.now, options.keepMs, options.maxListed],
+      }),
+    async list(local) {
+      const reply = (await options.connection.run(listScript, {
+        keys,
+        args: [options.clock.now(), options.keepMs, options.maxListed],
+      })) as string[];
+      const localByName = new Map(local.map((summary) => [summary.name, summary]));
+      const shared: SessionSummary[] = [];
+      for (let index = 0; index + 1 < reply.length; index += 2) {
+        const name = String(reply[index]);
+        const summary = registeredSummary({
+          name,
+          text: String(reply[index + 1]),
+          replicaId: options.replicaId,
+          local: localByName.get(name),
+        });
+        if (summary) shared.push(summary);
+        localByName.delete(name);
+      }
+      // The default session first, as a lone mock lists it; then every other, the most recently used first.
+      const defaultSession = localByName.get('default');
+      localByName.delete('default');
+      const others = [...shared, ...localByName.values()].sort((left, right) => right.lastUsedAt - left.lastUsedAt);
+      return defaultSession ? [defaultSession, ...others] : others;
+    },
+  };
+}
+
+/** One registry entry as a summary, this replica's own view of it merged in; undefined for one that is not ours. */
+function registeredSummary(options: {
+  name: string;
+  text: string;
+  replicaId: string;
+  local: SessionSummary | undefined;
+}): SessionSummary | undefined {
+  const { name, local } = options;
+  if (!/^[A-Za-z0-9._~-]{1,64}$/.test(name) || name === 'default') return undefined;
+  let info: { createdAt?: unknown; lastUsedAt?: unknown; scenario?: unknown; calls?: unknown };
+  try {
+    info = JSON.parse(options.text) as typeof info;
+  } catch {
+    return local;
+  }
+  let calls = 0;
+  if (info.calls && typeof info.calls === 'object') {
+    for (const [replica, count] of Object.entries(info.calls as Record<string, unknown>)) {
+      // This replica's own count is the live one, when it holds the session.
+      if (replica === options.replicaId && local) continue;
+      if (typeof count === 'number' && Number.isFinite(count) && count >= 0) calls += count;
+    }
+  }
+  if (local) calls += local.calls;
+  const number = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) ? value : fallback);
+  const lastUsedAt = Math.max(number(info.lastUsedAt, 0), local?.lastUsedAt ?? 0);
+  return {
+    name,
+    scenario: local?.scenario ?? (typeof info.scenario === 'string' ? info.scenario.slice(0, 64) : 'default'),
+    calls,
+    createdAt: Math.min(number(info.createdAt, lastUsedAt), local?.createdAt ?? Number.POSITIVE_INFINITY),
+    lastUsedAt,
   };
 }
 
@@ -315,7 +505,7 @@ function definedOnly(limits: EngineLimits): Record<string, number> {
  * few milliseconds, not one awaited command per request), so the journal adds no round trip
  * to any operation; while the store is away they are dropped, as a full ring drops its oldest.
  */
-function sharedJournal(options: { connection: RedisConnection; key: string; capacity: number }): SharedJournal & {
+function sharedJournal(options: { connection: RedisConnection; key: string; capacity: number; keepMs?: number }): SharedJournal & {
   append(entry: JournalEntry): void;
   flush(): Promise<void>;
 } {
@@ -335,9 +525,10 @@ function sharedJournal(options: { connection: RedisConnection; key: string; capa
     batch = [];
     if (entries.length === 0) return writing;
     inFlight = true;
-    writing = Promise.allSettled(
-      entries.map((text) => connection.command(['XADD', key, 'MAXLEN', '~', capacity, '*', 'entry', text])),
-    ).then(() => {
+    const writes = entries.map((text) => connection.command(['XADD', key, 'MAXLEN', '~', capacity, '*', 'entry', text]));
+    // A session's journal expires with the session (A-60).
+    if (options.keepMs !== undefined) writes.push(connection.command(['PEXPIRE', key, options.keepMs]));
+    writing = Promise.allSettled(writes).then(() => {
       inFlight = false;
       if (batch.length > 0) schedule();
     });
