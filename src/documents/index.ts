@@ -13,6 +13,7 @@ export {
   type ConnectGuard,
   connectGuard,
   hostRefusal,
+  isLoopbackHostName,
   RefusedAddressError,
   refusedAddressIn,
   refusedAddressReason,
