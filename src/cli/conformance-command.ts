@@ -6,8 +6,7 @@
  * run's verdict (0 passed, 1 failed, 3 incomplete), and on SIGINT/SIGTERM still writes the
  * summary and reports of what ran (exit 130/143).
  */
-// biome-ignore lint/style/noRestrictedImports: readReport reads a JSON report this tool wrote (--replay, --rerun-failed) while options are parsed, synchronously; the document reader is async (follow-up: issue 40)
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { TlsOptions } from '../conformance/http/bounded-client.js';
@@ -43,7 +42,7 @@ import { maxReplayWaitMs } from '../conformance/probes/sequence-probe.js';
 import { ProfileLearner } from '../conformance/profile/learn.js';
 import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
-import { type AddressPolicy, isHttpUrl } from '../documents/index.js';
+import { type AddressPolicy, DocumentFileError, isHttpUrl, readDocumentFileSync } from '../documents/index.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
@@ -347,16 +346,27 @@ function list(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** A JSON report written by --report json=FILE, read for replay and --rerun-failed. */
+/**
+ * Largest report read for replay and --rerun-failed: 64 MiB. A report holds at most the run's
+ * failures, each with its bounded reproduction; a larger file is not one this tool wrote.
+ */
+const maxReportBytes = 64 * 1024 * 1024;
+
+/** A JSON report written by --report json=FILE, read for replay and --rerun-failed (src/documents: a regular file, bounded). */
 function readReport(file: string, flag: string): ConformanceReport {
+  const advice = 'give a report written by --report json=FILE';
+  let text: string;
+  try {
+    text = readDocumentFileSync({ path: file, maxBytes: maxReportBytes }).text;
+  } catch (error) {
+    if (error instanceof DocumentFileError) throw new UsageError(`${flag} ${file}: ${error.message}; ${advice}`);
+    throw error;
+  }
   let report: ConformanceReport;
   try {
-    report = JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `${flag} ${file}: ${code ? (fileProblems[code] ?? code) : 'not a JSON report'}; give a report written by --report json=FILE`,
-    );
+    report = JSON.parse(text) as ConformanceReport;
+  } catch {
+    throw new UsageError(`${flag} ${file}: not a JSON report; ${advice}`);
   }
   if (report?.tool !== 'evidence-harness conformance' || !Array.isArray(report.checks))
     throw new UsageError(`${flag} ${file}: not a report of evidence-harness conformance (--report json=FILE)`);

@@ -5,11 +5,10 @@
  * implementing OLD), optionally weighed against a consumer's coverage, as text, JSON, Markdown
  * or JUnit. The comparison is src/evolution; this module reads, validates and writes.
  */
-// biome-ignore lint/style/noRestrictedImports: --coverage is checked first by src/documents/spec-file.ts (a regular file) and against its size bound, then read whole and synchronously
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { documentLimits } from '../contract/document-budget.js';
-import { isHttpUrl } from '../documents/index.js';
+import { DocumentFileError, isHttpUrl, readDocumentFileSync } from '../documents/index.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import {
   type CoverageInput,
@@ -32,7 +31,7 @@ import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/ou
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
-import { fileProblems, tlsOptions } from './file-options.js';
+import { tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption } from './spec-file.js';
 
@@ -100,14 +99,15 @@ function checkLocalFile(options: { source: string; label: string; maxBytes: numb
     );
 }
 
+/** The consumer's coverage document, read through src/documents (a regular file within the coverage bound). */
 function readCoverage(file: string): CoverageInput {
   checkLocalFile({ source: file, label: '--coverage', maxBytes: coverageInputLimits.maxChars });
   let text: string;
   try {
-    text = readFileSync(resolve(file), 'utf8');
+    text = readDocumentFileSync({ path: file, maxBytes: coverageInputLimits.maxChars }).text;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--coverage ${file}: cannot read it (${fileProblems[code] ?? code}).`);
+    if (error instanceof DocumentFileError) throw new UsageError(`--coverage ${file}: ${error.message}.`);
+    throw error;
   }
   try {
     return parseCoverageInput(text);

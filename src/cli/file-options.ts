@@ -3,8 +3,7 @@
  * Options that name files the commands read or write: the TLS trust of --ca / --insecure
  * (conformance and proxy alike), and plain words for file system errors.
  */
-// biome-ignore lint/style/noRestrictedImports: --ca is read synchronously while options are parsed; the document reader is async (follow-up: issue 40)
-import { readFileSync } from 'node:fs';
+import { DocumentFileError, readDocumentFileSync } from '../documents/index.js';
 import type { OutboundTls } from '../http/outbound-client.js';
 import { UsageError } from './command.js';
 
@@ -19,7 +18,13 @@ const fileProblems: Record<string, string> = {
   EROFS: 'the file system is read-only',
 };
 
-export /** --ca and --insecure, checked: the CA file read once, its problems said in plain words. */
+/**
+ * Largest --ca file read: 1 MiB. A whole public CA bundle (Mozilla's, some 150 certificates) is
+ * about 220 KB; a larger file is not a CA file.
+ */
+const maxCaBytes = 1024 * 1024;
+
+export /** --ca and --insecure, checked: the CA file read once (src/documents: a regular file, bounded), its problems said in plain words. */
 function tlsOptions(options: { ca: string | undefined; insecure: boolean }): OutboundTls | undefined {
   if (options.ca !== undefined && options.insecure)
     throw new UsageError('--ca trusts a certificate and --insecure trusts any; give only one of them.');
@@ -27,10 +32,10 @@ function tlsOptions(options: { ca: string | undefined; insecure: boolean }): Out
   if (options.ca === undefined) return undefined;
   let text: string;
   try {
-    text = readFileSync(options.ca, 'utf8');
+    text = readDocumentFileSync({ path: options.ca, maxBytes: maxCaBytes }).text;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--ca ${options.ca}: cannot read it (${fileProblems[code] ?? (code === 'ENOENT' ? 'no such file' : code)})`);
+    if (error instanceof DocumentFileError) throw new UsageError(`--ca ${options.ca}: ${error.message}`);
+    throw error;
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----'))
     throw new UsageError(`--ca ${options.ca}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);

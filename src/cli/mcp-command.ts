@@ -5,7 +5,7 @@
  * process (--start-mock). stdout is the protocol's: everything for people goes to stderr.
  */
 import { credentialsFromBaseUrl } from '../contract/secrets.js';
-import { isLoopbackHost } from '../server/mock-server.js';
+import { isLoopbackHostName } from '../documents/address-guard.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { onStopSignals } from './stop-signals.js';
@@ -104,7 +104,7 @@ export const mcpCommand: Command = {
     }
     const mockUrl = started?.url ?? checkedMockUrl(values['mock-url'] ?? 'http://127.0.0.1:4010');
     const shownMockUrl = credentialsFromBaseUrl(mockUrl).baseUrl.replace(/\/+$/, '');
-    if (token === undefined && !isLoopbackHost(new URL(mockUrl).hostname))
+    if (token === undefined && !isLoopbackHostName(new URL(mockUrl).hostname))
       io.stderr(diagnostic('mcp: the mock is not on loopback and no --control-token was given: its control API will refuse the tools.'));
     const mcp = createEvidenceMcpServer({
       mockUrl,

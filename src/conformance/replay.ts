@@ -7,8 +7,8 @@
  * sent alone and is said to be so; `--rerun-failed REPORT.json` reruns those checks instead.
  */
 import { randomBytes } from 'node:crypto';
-// biome-ignore lint/style/noRestrictedImports: a failure's body file, written by this runner's own --report and named in that report
-import { readFileSync } from 'node:fs';
+import { documentLimits } from '../contract/document-budget.js';
+import { DocumentFileError, readDocumentFile } from '../documents/index.js';
 import type { ContractDocument } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
 import { checks } from './checks/registry.js';
@@ -152,14 +152,17 @@ export async function replayFailures(options: {
       const replay = failure.replay;
       let body = replay.body;
       if (replay.bodyFile !== undefined) {
+        // The path comes from the report, which may not be this runner's: read as any file a user
+        // names (src/documents: a regular file, bounded, never a blocking open).
         try {
-          body = readFileSync(replay.bodyFile, 'utf8');
+          body = (await readDocumentFile({ path: replay.bodyFile, maxBytes: documentLimits.maxBytes })).text;
         } catch (error) {
+          if (!(error instanceof DocumentFileError)) throw error;
           results.push({
             index,
             failure,
             outcome: 'not-replayable',
-            detail: `its body was written to ${replay.bodyFile}, which cannot be read now (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+            detail: `its body was written to ${replay.bodyFile}, which cannot be read now (${error.message})`,
           });
           continue;
         }

@@ -224,6 +224,30 @@ export function refusedAddressReason(address: string, policy: AddressPolicy = st
   return addressRefusal(address, policy)?.reason;
 }
 
+/**
+ * Whether `host` names this machine only, for a decision that loosens a rule when it does: the
+ * mock needs no control token when it listens on such a host (mock-server.ts), a Host header
+ * naming it cannot come from DNS rebinding (control-guard.ts), the proxy answers to the loopback
+ * names when it listens on one (proxy/targets.ts). A narrow reading, the opposite of the outbound
+ * guard's wide one (`addressClass`, where any doubt refuses): only `localhost`, a dotted-decimal
+ * IPv4 address in 127/8, `::1` in any spelling and an IPv4-mapped `::ffff:127.x.y.z`, with
+ * brackets or a zone or not, any case. Anything else, a name that might resolve to loopback, an
+ * unspecified address (0.0.0.0 listens on every interface) or this machine's own interface
+ * addresses (reachable from the network) included, is not.
+ */
+export function isLoopbackHostName(host: string): boolean {
+  const name = bare(host).toLowerCase();
+  if (name === 'localhost') return true;
+  const family = isIP(name);
+  if (family === 4) return v4Bytes(name)?.[0] === 127;
+  if (family !== 6) return false;
+  const bytes = v6Bytes(name);
+  if (!bytes) return false;
+  const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+  if (zeros(0, 15) && bytes[15] === 1) return true; // ::1
+  return zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff && bytes[12] === 127; // ::ffff:127.x.y.z
+}
+
 /** Whether `host` (a URL's hostname, brackets or not) is an IP literal rather than a name. */
 export function isAddressLiteral(host: string): boolean {
   return isIP(bare(host)) !== 0;

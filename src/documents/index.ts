@@ -13,6 +13,7 @@ export {
   type ConnectGuard,
   connectGuard,
   hostRefusal,
+  isLoopbackHostName,
   RefusedAddressError,
   refusedAddressIn,
   refusedAddressReason,
@@ -36,4 +37,10 @@ export {
 export { type DocumentBase, type RefPolicy, remoteAdvice } from './ref-policy.js';
 // The file reader of A-27, for documents read whole with no parsing of ours (a workflow file,
 // whose own reader parses it): a regular file only, bounded, never opened for a blocking read.
-export { readRegularFile as readDocumentFile, UserFileError as DocumentFileError } from './regular-file.js';
+// readDocumentFileSync is the same reader for a file named by an option and read while the
+// options are parsed (--ca, a report to replay, diff --coverage).
+export {
+  readRegularFile as readDocumentFile,
+  readRegularFileSync as readDocumentFileSync,
+  UserFileError as DocumentFileError,
+} from './regular-file.js';

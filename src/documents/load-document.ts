@@ -83,6 +83,12 @@ export interface DocumentReadOptions {
    * are reached whatever the policy. Default true; false for a URL an agent handed in (MCP).
    */
   readonly trustNamedOrigin?: boolean;
+  /**
+   * The caller's own stop (an MCP tool call's cancel, the server's SIGTERM): once it aborts, the
+   * reading is abandoned as at the end of its time budget (a fetch's socket is closed), and the
+   * load rejects with the signal's reason. Either ends the reading, whichever comes first.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface LoadDocumentOptions extends DocumentReadOptions {
@@ -136,8 +142,14 @@ function refuse(reading: Reading, problem: DocumentProblem, message: string): Do
   return new DocumentError({ problem, message: reading.clean(`${reading.shown}: ${message}`) });
 }
 
-/** Runs `work` within the time budget: past it, the reading is abandoned and a DocumentError thrown. */
+/**
+ * Runs `work` within the time budget and while the caller's signal holds: past the budget, the
+ * reading is abandoned and a DocumentError thrown; once the caller goes, it is abandoned and the
+ * caller's reason thrown.
+ */
 async function withinBudget<T>(options: DocumentReadOptions, work: (reading: Reading) => Promise<T>): Promise<T> {
+  const caller = options.signal;
+  if (caller?.aborted) throw caller.reason;
   const budget = options.timeBudgetMs ?? documentLimits.timeBudgetMs;
   const controller = new AbortController();
   const shown = displaySource(options.source);
@@ -169,10 +181,20 @@ async function withinBudget<T>(options: DocumentReadOptions, work: (reading: Rea
     }, budget);
     timer.unref?.();
   });
+  let onCallerGone: (() => void) | undefined;
+  const callerGone = new Promise<never>((_, reject) => {
+    if (!caller) return;
+    onCallerGone = () => {
+      controller.abort(caller.reason);
+      reject(caller.reason);
+    };
+    caller.addEventListener('abort', onCallerGone, { once: true });
+  });
   try {
-    return await Promise.race([work(reading), expired]);
+    return await Promise.race([work(reading), expired, callerGone]);
   } finally {
     clearTimeout(timer);
+    if (onCallerGone) caller?.removeEventListener('abort', onCallerGone);
     controller.abort(timeout);
   }
 }

@@ -5,8 +5,11 @@
  * a folder; opened so that the open itself cannot block, then checked on the opened descriptor
  * (checking the path and then opening it would leave a window for a swap); at the path it led to
  * when it was first read, so a symbolic link swapped in later is refused; and bounded in size.
+ * `readRegularFileSync` holds to the same rules for a file read while a command's options are
+ * parsed (`--ca`, a report to replay, `diff --coverage`): a regular file's read never blocks, and
+ * the open cannot wait on a FIFO, so the synchronous form costs nothing the async one would save.
  */
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { lstat, open, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
@@ -70,16 +73,14 @@ const openFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.
 /** A checked open can lose a race with an editor's save by rename; it is tried again this often. */
 const attempts = 3;
 
-/**
- * Reads `path` as UTF-8 text if it is a regular file of at most `maxBytes`, leading to
- * `resolvedPath` when one is given (the `resolvedPath` of the first read). Throws UserFileError
- * otherwise; nothing here waits on a FIFO or a device.
- */
-export async function readRegularFile(options: {
+interface FileRead {
   readonly path: string;
   readonly resolvedPath?: string;
   readonly maxBytes?: number;
-}): Promise<RegularFileText> {
+}
+
+/** What both readers share: the messages, the error mapping and the checks on what was found. */
+function fileRules(options: FileRead) {
   const { path } = options;
   const maxBytes = options.maxBytes ?? maxUserFileBytes;
   const where = `${path} (resolved to ${resolve(path)})`;
@@ -100,15 +101,8 @@ export async function readRegularFile(options: {
         return refuse('unreadable', `${where} cannot be read: ${code ?? (error as Error).message}`);
     }
   };
-  for (let attempt = 1; ; attempt += 1) {
-    let resolvedPath: string;
-    let seen: Stats;
-    try {
-      resolvedPath = await realpath(path);
-      seen = await lstat(resolvedPath);
-    } catch (error) {
-      throw failed(error);
-    }
+  /** The entry the path leads to, checked before it is opened. */
+  const checkSeen = (resolvedPath: string, seen: Stats): void => {
     if (options.resolvedPath !== undefined && resolvedPath !== options.resolvedPath) {
       throw refuse(
         'moved',
@@ -118,25 +112,92 @@ export async function readRegularFile(options: {
     if (!seen.isFile()) throw refuse('not-regular', `${where} ${notRegularProblem(seen)}`);
     if (seen.size > maxBytes)
       throw refuse('too-large', `${where} is ${sizeInWords(seen.size)}; files of at most ${sizeInWords(maxBytes)} are read`);
+  };
+  /** The opened descriptor: still a regular file, and still the one looked at (false: replaced, try again). */
+  const checkOpened = (opened: Stats, seen: Stats, attempt: number): boolean => {
+    if (!opened.isFile()) throw refuse('not-regular', `${where} ${notRegularProblem(opened)}`);
+    if (opened.dev === seen.dev && opened.ino === seen.ino) return true;
+    // Replaced between the look and the open: an editor's save by rename, most likely.
+    if (attempt < attempts) return false;
+    throw refuse('moved', `${where} was replaced while it was being read, ${attempts} times in a row`);
+  };
+  const tooLarge = () => refuse('too-large', `${where} is more than ${sizeInWords(maxBytes)}; files of at most that are read`);
+  return { maxBytes, failed, checkSeen, checkOpened, tooLarge };
+}
+
+/**
+ * Reads `path` as UTF-8 text if it is a regular file of at most `maxBytes`, leading to
+ * `resolvedPath` when one is given (the `resolvedPath` of the first read). Throws UserFileError
+ * otherwise; nothing here waits on a FIFO or a device.
+ */
+export async function readRegularFile(options: FileRead): Promise<RegularFileText> {
+  const rules = fileRules(options);
+  for (let attempt = 1; ; attempt += 1) {
+    let resolvedPath: string;
+    let seen: Stats;
+    try {
+      resolvedPath = await realpath(options.path);
+      seen = await lstat(resolvedPath);
+    } catch (error) {
+      throw rules.failed(error);
+    }
+    rules.checkSeen(resolvedPath, seen);
     let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(resolvedPath, openFlags);
     } catch (error) {
-      throw failed(error);
+      throw rules.failed(error);
     }
     try {
-      const opened = await handle.stat();
-      if (!opened.isFile()) throw refuse('not-regular', `${where} ${notRegularProblem(opened)}`);
-      if (opened.dev !== seen.dev || opened.ino !== seen.ino) {
-        // Replaced between the look and the open: an editor's save by rename, most likely.
-        if (attempt < attempts) continue;
-        throw refuse('moved', `${where} was replaced while it was being read, ${attempts} times in a row`);
-      }
-      return { text: await readCapped({ handle, maxBytes, where, refuse }), resolvedPath };
+      if (!rules.checkOpened(await handle.stat(), seen, attempt)) continue;
+      return { text: await readCapped({ handle, maxBytes: rules.maxBytes, tooLarge: rules.tooLarge }), resolvedPath };
     } catch (error) {
-      throw failed(error);
+      throw rules.failed(error);
     } finally {
       await handle.close();
+    }
+  }
+}
+
+/**
+ * `readRegularFile`, synchronously: for a file named by an option and read while the options are
+ * parsed. The same rules and messages; throws UserFileError.
+ */
+export function readRegularFileSync(options: FileRead): RegularFileText {
+  const rules = fileRules(options);
+  for (let attempt = 1; ; attempt += 1) {
+    let resolvedPath: string;
+    let seen: Stats;
+    try {
+      resolvedPath = realpathSync(options.path);
+      seen = lstatSync(resolvedPath);
+    } catch (error) {
+      throw rules.failed(error);
+    }
+    rules.checkSeen(resolvedPath, seen);
+    let descriptor: number;
+    try {
+      descriptor = openSync(resolvedPath, openFlags);
+    } catch (error) {
+      throw rules.failed(error);
+    }
+    try {
+      if (!rules.checkOpened(fstatSync(descriptor), seen, attempt)) continue;
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const chunk = Buffer.allocUnsafe(64 * 1024);
+        const bytesRead = readSync(descriptor, chunk, 0, chunk.length, null);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+        if (total > rules.maxBytes) throw rules.tooLarge();
+        chunks.push(chunk.subarray(0, bytesRead));
+      }
+      return { text: Buffer.concat(chunks, total).toString('utf8'), resolvedPath };
+    } catch (error) {
+      throw rules.failed(error);
+    } finally {
+      closeSync(descriptor);
     }
   }
 }
@@ -145,8 +206,7 @@ export async function readRegularFile(options: {
 async function readCapped(options: {
   handle: Awaited<ReturnType<typeof open>>;
   maxBytes: number;
-  where: string;
-  refuse: (problem: UserFileProblem, message: string) => UserFileError;
+  tooLarge: () => UserFileError;
 }): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -155,8 +215,7 @@ async function readCapped(options: {
     const { bytesRead } = await options.handle.read(chunk, 0, chunk.length, null);
     if (bytesRead === 0) break;
     total += bytesRead;
-    if (total > options.maxBytes)
-      throw options.refuse('too-large', `${options.where} is more than ${sizeInWords(options.maxBytes)}; files of at most that are read`);
+    if (total > options.maxBytes) throw options.tooLarge();
     chunks.push(chunk.subarray(0, bytesRead));
   }
   return Buffer.concat(chunks, total).toString('utf8');

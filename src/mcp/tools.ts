@@ -274,7 +274,7 @@ function registerObservationTools(context: ToolContext): void {
 }
 
 function registerCommandTools(context: ToolContext): void {
-  const { server, access } = context;
+  const { server } = context;
   server.registerTool(
     'conformance',
     {
@@ -315,7 +315,7 @@ function registerCommandTools(context: ToolContext): void {
       },
       annotations: readOnly,
     },
-    (input) => answered(context, () => runDiffTool(access, input)),
+    (input, extra) => answered(context, () => runDiffTool(context, input, extra.signal)),
   );
 }
 
@@ -334,8 +334,6 @@ async function runConformanceTool(
 ): Promise<unknown> {
   const baseUrl = await checkedRemoteUrl(input.baseUrl, context.access, 'baseUrl');
   const source = input.spec === undefined ? undefined : await checkedSource(input.spec, context.access, 'spec');
-  const { loadConformanceSpec } = await import('./documents.js');
-  const spec = source === undefined ? undefined : await loadConformanceSpec(source, context.access.addresses);
   // The headers' values and the URLs' passwords are this call's secrets: scrubbed from what it returns.
   const callScrubber = new Scrubber({
     secrets: [
@@ -352,6 +350,12 @@ async function runConformanceTool(
   const { InvalidSpecError } = await import('../openapi/document.js');
   const stop = callSignal(context, cancelled);
   try {
+    // The spec's fetch stops with the call too, as the run does.
+    const { loadConformanceSpec } = await import('./documents.js');
+    const spec =
+      source === undefined
+        ? undefined
+        : await loadConformanceSpec({ source, addressPolicy: context.access.addresses, signal: stop.signal });
     const report = await runConformance({
       baseUrl,
       ...(spec === undefined ? {} : { spec }),
@@ -397,14 +401,25 @@ async function runConformanceTool(
   }
 }
 
-async function runDiffTool(access: McpAccess, input: { old: string; new: string; format?: 'text' | 'json' | 'markdown' | undefined }) {
+async function runDiffTool(
+  context: ToolContext,
+  input: { old: string; new: string; format?: 'text' | 'json' | 'markdown' | undefined },
+  cancelled: AbortSignal,
+) {
+  const { access } = context;
   const sources = [await checkedSource(input.old, access, 'old'), await checkedSource(input.new, access, 'new')] as const;
   const { loadDiffDocument } = await import('./documents.js');
   const { diffDocuments, DiffLimitError, renderReport } = await import('../evolution/index.js');
-  const [before, after] = [
-    await loadDiffDocument(sources[0], 'old', access.addresses),
-    await loadDiffDocument(sources[1], 'new', access.addresses),
-  ];
+  // A document's fetch stops when the call does: the client's cancel, the connection's end, the server's stop.
+  const stop = callSignal(context, cancelled);
+  let before: Record<string, any>;
+  let after: Record<string, any>;
+  try {
+    before = await loadDiffDocument({ source: sources[0], label: 'old', addressPolicy: access.addresses, signal: stop.signal });
+    after = await loadDiffDocument({ source: sources[1], label: 'new', addressPolicy: access.addresses, signal: stop.signal });
+  } finally {
+    stop.release();
+  }
   const { displaySource } = await import('../documents/index.js');
   try {
     const report = diffDocuments({

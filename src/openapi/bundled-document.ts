@@ -27,6 +27,8 @@ export async function loadBundledDocument(options: {
   readonly addressPolicy?: AddressPolicy;
   /** The named URL was typed by the person running the command (default true; A-31). */
   readonly trustNamedOrigin?: boolean;
+  /** The caller's stop: the reading is abandoned when it aborts, and the load rejects with its reason. */
+  readonly signal?: AbortSignal | undefined;
 }): Promise<BundledDocument> {
   let loaded: Awaited<ReturnType<typeof loadOpenApiDocument>>;
   try {
@@ -39,6 +41,7 @@ export async function loadBundledDocument(options: {
       ...(options.maxValues === undefined ? {} : { maxValues: options.maxValues }),
       ...(options.addressPolicy ? { addressPolicy: options.addressPolicy } : {}),
       ...(options.trustNamedOrigin === undefined ? {} : { trustNamedOrigin: options.trustNamedOrigin }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
     if (error instanceof DocumentError) throw new InvalidSpecError(error.message, { problem: error.problem });

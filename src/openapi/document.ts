@@ -88,6 +88,8 @@ export interface LoadContractOptions {
   readonly addressPolicy?: AddressPolicy;
   /** The named URL was typed by the person running the command (default true; A-31). */
   readonly trustNamedOrigin?: boolean;
+  /** The caller's stop: the reading is abandoned when it aborts, and the load rejects with its reason. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -108,6 +110,7 @@ export async function loadContract(options: LoadContractOptions = {}): Promise<C
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
       ...(options.addressPolicy ? { addressPolicy: options.addressPolicy } : {}),
       ...(options.trustNamedOrigin === undefined ? {} : { trustNamedOrigin: options.trustNamedOrigin }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     document = loaded.document;
     source = loaded.displayName;

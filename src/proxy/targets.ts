@@ -6,12 +6,14 @@
  * other authority is refused, never forwarded; userinfo goes with the authority (the one scrubber
  * learns it from the raw target, so it is never logged or recorded either).
  */
+import { isLoopbackHostName } from '../documents/address-guard.js';
 
 export type TargetVerdict =
   /** `target`: path and query, origin-form (userinfo goes with the authority). */
   { readonly ok: true; readonly target: string } | { readonly ok: false; readonly message: string };
 
-const loopbackNames = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** The names a client on this machine uses for a proxy listening on loopback. */
+const loopbackNames = ['127.0.0.1', 'localhost', '[::1]'];
 
 /** host:port of a URL with the scheme's default port written out. */
 function authorityOf(url: URL): string {
@@ -22,7 +24,8 @@ function authorityOf(url: URL): string {
 /** The authorities the proxy answers to: its listening host and port, and the loopback names when it listens on loopback. */
 export function ownAuthorities(options: { host: string; port: number }): Set<string> {
   const bracketed = options.host.includes(':') ? `[${options.host}]` : options.host.toLowerCase();
-  const names = loopbackNames.has(bracketed) ? [...loopbackNames] : [bracketed];
+  // Whether it listens on loopback is the one address guard's decision (isLoopbackHostName).
+  const names = isLoopbackHostName(options.host) ? [...new Set([bracketed, ...loopbackNames])] : [bracketed];
   return new Set(names.map((name) => `${name}:${options.port}`));
 }
 

@@ -8,6 +8,7 @@
  * this machine is refused while no control token is in force; with a token, the token guards).
  * docs/assumptions.md A-20.
  */
+import { isLoopbackHostName } from '../documents/address-guard.js';
 import { type EngineAnswer, errorAnswer } from '../engine/index.js';
 
 export interface ControlGuardOptions {
@@ -84,18 +85,13 @@ export function hostNameOf(value: string): string | undefined {
   return name.length > 0 ? name.toLowerCase() : undefined;
 }
 
-/** 127.x.y.z written as four decimal numbers up to 255: the IPv4 loopback block. */
-function isIpv4Loopback(name: string): boolean {
-  const parts = name.split('.');
-  return parts.length === 4 && parts[0] === '127' && parts.every((part) => isDigits(part) && part.length <= 3 && Number(part) <= 255);
-}
-
 /** True when a request whose Host is `host` can only have been addressed to this machine. */
 export function isLocalHostHeader(options: { host: string | undefined; listeningHost: string }): boolean {
   const name = options.host === undefined ? undefined : hostNameOf(options.host);
   if (name === undefined) return false;
   const listening = options.listeningHost.toLowerCase().replace(/^\[|\]$/g, '');
-  return name === listening || name === 'localhost' || name === '::1' || isIpv4Loopback(name);
+  // Which names are this machine's alone is the one address guard's decision (isLoopbackHostName).
+  return name === listening || isLoopbackHostName(name);
 }
 
 /**

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Scrubber } from '../contract/secrets.js';
+import { isLoopbackHostName } from '../documents/address-guard.js';
 import {
   buildEngineContract,
   bundledEngineContract,
@@ -124,20 +125,14 @@ export interface RunningMockServer {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** True when `host` is reachable only from this machine; beyond it the control API needs a token. */
-export function isLoopbackHost(host: string): boolean {
-  return loopback.test(host);
-}
-
 /**
  * The control API's token for a server listening on `host`: the one given, else none on
  * loopback (only this machine can call), else a fresh random one, printed at start-up.
  */
 export function controlTokenFor(options: { host: string; given?: string | undefined }): string | undefined {
   if (options.given !== undefined) return options.given;
-  return isLoopbackHost(options.host) ? undefined : randomBytes(18).toString('base64url');
+  // Only this machine can call a server on loopback; the one address guard decides what that is.
+  return isLoopbackHostName(options.host) ? undefined : randomBytes(18).toString('base64url');
 }
 
 /** CORS headers on every answer of the contract, so a browser app on another origin can call the mock (A-20). */

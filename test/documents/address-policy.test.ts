@@ -16,6 +16,7 @@ import {
   addressRefusal,
   connectGuard,
   DocumentError,
+  isLoopbackHostName,
   loadOpenApiDocument,
   strictAddressPolicy,
 } from '../../src/documents/index.js';
@@ -194,4 +195,39 @@ it('diff of a typed URL does not follow a 307 to another loopback origin without
   const allowed = await runMain('diff', `${first.origin}/openapi.yaml`, `${first.origin}/openapi.yaml`, '--allow-loopback');
   expect(allowed.code, allowed.stderr).toBe(0);
   expect(other.seen.length).toBeGreaterThan(0);
+});
+
+it('calls a host this machine only in the narrow sense a loosened rule needs (no control token, a local Host)', () => {
+  const loopbackNames = [
+    'localhost',
+    'LOCALHOST',
+    '127.0.0.1',
+    '127.1.2.3',
+    '127.255.255.255',
+    '::1',
+    '[::1]',
+    '0:0:0:0:0:0:0:1',
+    '::1%lo',
+  ];
+  for (const host of [...loopbackNames, '::ffff:127.0.0.1', '[::ffff:7f00:1]']) expect(isLoopbackHostName(host), host).toBe(true);
+  const beyond = [
+    '0.0.0.0', // every interface
+    '::',
+    '192.168.1.10',
+    '10.0.0.1',
+    'example.test',
+    'localhost.example.test',
+    '127.0.0.1.example.test',
+    '127.1', // a shorthand a resolver may expand: a name here, not judged
+    '2130706433',
+    '127.000.0.1',
+    '127.256.0.1',
+    '::7f00:1', // IPv4-compatible: an IPv6 address of its own, loopback only to the outbound guard's wide reading
+    '64:ff9b::7f00:1',
+    '::2',
+    '',
+  ];
+  for (const host of beyond) expect(isLoopbackHostName(host), host).toBe(false);
+  // The wide reading still refuses what the narrow one does not loosen for.
+  expect(addressClass('::7f00:1')).toBe('loopback');
 });

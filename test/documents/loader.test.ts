@@ -328,6 +328,30 @@ it('gives up on a server that never finishes within the time budget', async () =
   server.closeAllConnections();
 });
 
+it("stops when its caller's signal aborts: the held request's connection is closed, the load rejects with the reason", async () => {
+  const sockets = new Set<import('node:net').Socket>();
+  let asked: () => void = () => {};
+  const arrived = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
+  // The server holds its answer for ever: only the caller's abort can end the load.
+  const server = createServer(() => asked());
+  server.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/openapi.yaml`;
+  const caller = new AbortController();
+  const load = loadOpenApiDocument({ source: url, mode: 'dereference', signal: caller.signal });
+  await arrived;
+  const closed = Promise.all([...sockets].map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+  caller.abort('the caller went');
+  await expect(load).rejects.toBe('the caller went');
+  await closed;
+  // A signal already aborted: nothing is read at all.
+  await expect(loadDocument({ source: url, purpose: 'config', signal: caller.signal })).rejects.toBe('the caller went');
+  expect(sockets.size).toBe(1);
+});
+
 it('--workflows: a FIFO or /dev/zero as the workflow file is refused without waiting on it', async () => {
   const { loadWorkflowDocument } = await import('../../src/conformance/workflows/arazzo-document.js');
   const fifo = join(root, 'workflows.arazzo.yaml');

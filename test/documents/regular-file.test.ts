@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readRegularFile, UserFileError } from '../../src/documents/regular-file.js';
+import { readRegularFile, readRegularFileSync, UserFileError } from '../../src/documents/regular-file.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
 
 const posix = process.platform !== 'win32';
@@ -101,4 +101,38 @@ it('says a missing file is missing', async () => {
   const error = await refusal(readRegularFile({ path: file }));
   expect(error.problem).toBe('missing');
   expect(error.message).toBe(`file not found: ${file} (resolved to ${file})`);
+});
+
+function syncRefusal(read: () => unknown): UserFileError {
+  let error: unknown;
+  try {
+    read();
+  } catch (failure) {
+    error = failure;
+  }
+  expect(error).toBeInstanceOf(UserFileError);
+  return error as UserFileError;
+}
+
+it('reads synchronously by the same rules: a regular file read, a FIFO, a folder, a device and a large file refused', () => {
+  const made = folder();
+  const file = join(made, 'ca.pem');
+  writeFileSync(file, 'pem\n');
+  expect(readRegularFileSync({ path: file })).toEqual({ text: 'pem\n', resolvedPath: file });
+  if (posix) {
+    const fifo = join(made, 'fifo.pem');
+    makeFifo(fifo);
+    // Returns at once: the open cannot wait for a writer.
+    expect(syncRefusal(() => readRegularFileSync({ path: fifo })).message).toBe(
+      `${fifo} (resolved to ${fifo}) is a FIFO (named pipe), not a regular file`,
+    );
+    expect(syncRefusal(() => readRegularFileSync({ path: '/dev/zero' })).message).toContain('is a character device, not a regular file');
+  }
+  expect(syncRefusal(() => readRegularFileSync({ path: made })).message).toBe(`${made} (resolved to ${made}) is a folder, not a file`);
+  const missing = syncRefusal(() => readRegularFileSync({ path: join(made, 'none.pem') }));
+  expect(missing.problem).toBe('missing');
+  writeFileSync(file, 'x'.repeat(2048));
+  const large = syncRefusal(() => readRegularFileSync({ path: file, maxBytes: 1024 }));
+  expect(large.problem).toBe('too-large');
+  expect(large.message).toBe(`${file} (resolved to ${file}) is 2048 bytes; files of at most 1024 bytes are read`);
 });

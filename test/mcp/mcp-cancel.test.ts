@@ -145,3 +145,36 @@ it.each([
   },
   testTimeout({ processes: 2 }),
 );
+
+it("stops a diff's document fetch on the client's cancel: the held request's connection is closed", async () => {
+  // The document server holds its first answer: only the cancel can end the call.
+  const server = await target({ holdFrom: 1 });
+  const { mcp, client } = await inMemory();
+  const cancel = new AbortController();
+  const asked = server.nthRequest(1, () => cancel.abort('the agent gave up'));
+  const call = client.callTool({ name: 'diff', arguments: { old: `${server.url}/old.yaml`, new: 'spec/openapi.yaml' } }, undefined, {
+    signal: cancel.signal,
+  });
+  await asked;
+  await expect(call).rejects.toThrow(/gave up/);
+  // The client closed the held request's socket (its 'close' event), and the call is over.
+  await server.allClosed();
+  await mcp.settled();
+  expect(server.requests).toBe(1);
+});
+
+it("stops the conformance tool's spec fetch when the server is closed", async () => {
+  const specServer = await target({ holdFrom: 1 });
+  const { mcp, client } = await inMemory();
+  const asked = specServer.nthRequest(1);
+  const call = client
+    .callTool({ name: 'conformance', arguments: { baseUrl: unusedMockUrl, spec: `${specServer.url}/openapi.yaml` } })
+    .catch((error: Error) => error);
+  await asked;
+  await mcp.close('SIGTERM');
+  await specServer.allClosed();
+  expect(specServer.requests).toBe(1);
+  // The call ended: with an error answer, or with the connection's close under it.
+  const result = await call;
+  expect(result instanceof Error || (result as { isError?: boolean }).isError === true).toBe(true);
+});

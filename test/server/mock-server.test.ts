@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { startMockServer } from '../../src/server/index.js';
-import { controlTokenFor, isLoopbackHost } from '../../src/server/mock-server.js';
+import { controlTokenFor } from '../../src/server/mock-server.js';
 import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
 import { mockServersClosedAfterEach } from '../support/started-servers.js';
 import { testTimeout } from '../support/time-limits.js';
@@ -380,10 +380,12 @@ it('needs no control token on loopback and generates one for any other address',
   const server = await start();
   expect(server.controlToken).toBeUndefined();
   expect((await fetch(`${server.url}/__mock/scenarios`)).status).toBe(200);
-  for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) expect(isLoopbackHost(host)).toBe(true);
-  for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.test']) expect(isLoopbackHost(host)).toBe(false);
-  // What startMockServer uses (tests listen on loopback only, so a wider listener is not started here).
-  expect(controlTokenFor({ host: '127.0.0.1' })).toBeUndefined();
+  // What startMockServer uses (tests listen on loopback only, so a wider listener is not started here);
+  // which hosts are loopback is the address guard's isLoopbackHostName (test/documents/address-policy.test.ts).
+  for (const host of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', 'LocalHost'])
+    expect(controlTokenFor({ host }), host).toBeUndefined();
+  for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.test', '127.0.0.1.example.test'])
+    expect(controlTokenFor({ host }), host).toMatch(/^[A-Za-z0-9_-]{24}$/);
   const generated = [controlTokenFor({ host: '0.0.0.0' }), controlTokenFor({ host: '0.0.0.0' })];
   for (const token of generated) expect(token).toMatch(/^[A-Za-z0-9_-]{24}$/);
   expect(generated[0]).not.toBe(generated[1]);
