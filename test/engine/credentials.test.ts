@@ -8,15 +8,13 @@ import { expect, it } from 'vitest';
 import { wellFormedCredentials } from '../../src/contract/authorization.js';
 import { createMockEngine, handleControl } from '../../src/engine/index.js';
 
-type ProfileDocument = NonNullable<Parameters<typeof createMockEngine>[0]>['profile'];
-
 import { evaluationRequest, jsonPost, newKey } from '../support/fixtures.js';
 
 const base = 'http://mock.test';
 const malformed = ['Bearer a b c', 'Bearer', 'Bearer to:ken', 'Bearer tok en', 'Bearer a, Bearer b', 'Basic', 'Bearer "quoted"'];
 
-function refusing(caller: { header: string; scheme: string }, status = 401): ProfileDocument {
-  return { profile: 1, 'A-10': { caller, 'without-credentials': { status, code: 'UNAUTHENTICATED' } } } as ProfileDocument;
+function refusing(caller: { header: string; scheme: string }, status = 401) {
+  return { profile: 1, 'A-10': { caller, 'without-credentials': { status, code: 'UNAUTHENTICATED' } } };
 }
 
 async function create(engine: ReturnType<typeof createMockEngine>, authorization?: string): Promise<Response> {
@@ -90,7 +88,7 @@ it('names Bearer for any scheme, ApiKey and the header for another header, and s
 
 it('gives a challenge to a 401 a profile declares for another situation', async () => {
   const engine = createMockEngine({
-    profile: { profile: 1, 'A-20': { 'unknown-route': { status: 401, code: 'NOPE' } } } as ProfileDocument,
+    profile: { profile: 1, 'A-20': { 'unknown-route': { status: 401, code: 'NOPE' } } },
   });
   const answer = await engine.handle(new Request(`${base}/nowhere`));
   expect([answer.status, answer.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="evidence-harness"']);
