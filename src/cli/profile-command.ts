@@ -17,6 +17,7 @@ import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
 import { fileProblems } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
+import { profileSchemaReference } from './profile-schema-ref.js';
 
 export const profileOptions = {
   init: { kind: 'boolean', help: "write the default profile (the mock's behaviour without one), every entry with what it means" },
@@ -53,8 +54,9 @@ Examples:
 `;
 
 /** The default profile as a file: every entry, with what it means. */
-export function defaultProfileText(): string {
+export function defaultProfileText(options: { file?: string } = {}): string {
   return profileYaml({
+    ...(options.file === undefined ? {} : { schema: profileSchemaReference(options.file) }),
     entries: defaultEntries,
     header: [
       'evidence-harness server profile: the defaults, exactly what the mock does without a profile.',
@@ -122,7 +124,12 @@ export const profileCommand: Command = {
       return exitCodes.usage;
     }
     try {
-      await writeOutputFile({ path: values.out, data: text, label: '--out', replace: values.force === true });
+      await writeOutputFile({
+        path: values.out,
+        data: defaultProfileText({ file: values.out }),
+        label: '--out',
+        replace: values.force === true,
+      });
     } catch (error) {
       if (!(error instanceof OutputFileError)) throw error;
       io.stderr(

@@ -15,6 +15,7 @@ import { maxProfileBytes } from '../profile/load.js';
 import { profileShapeProblem } from '../profile/profile.js';
 import { profileYaml } from '../profile/write.js';
 import { type CommandIo, diagnostic } from './command.js';
+import { profileSchemaReference } from './profile-schema-ref.js';
 
 /**
  * A header value's scheme as a profile may record it: the registry's spelling of a registered
@@ -44,21 +45,6 @@ export function callerOf(
   return { header, scheme: scheme === otherScheme ? scheme : 'any' };
 }
 
-/** `title` and `names` as comment lines short enough to be kept whole (a comment line is cut at 200 characters). */
-function lines(title: string, names: readonly string[]): string[] {
-  const result: string[] = [];
-  let line = title;
-  for (const name of names) {
-    if (line.length + name.length > 180) {
-      result.push(line.endsWith(':') ? line : `${line},`);
-      line = '  ';
-    }
-    line += `${line.endsWith(':') ? ' ' : line.trim() === '' ? '' : ', '}${name}`;
-  }
-  if (names.length > 0) result.push(line);
-  return result;
-}
-
 /** The stderr line of a run stopped by a signal: no profile is written, a file already there is left as it was. */
 export const interruptedProfileLine = 'conformance: --write-profile: no profile written: the run was interrupted';
 
@@ -74,12 +60,15 @@ export async function writeLearntProfile(options: {
   const { learner, file, io, report, scrub } = options;
   const learnt = learner.result({ ...(options.caller ? { caller: options.caller } : {}), scrub });
   const footer = [
-    ...lines('Not seen in this run, left out (the mock keeps its default):', learnt.notObserved),
+    ...(learnt.notObserved.length > 0
+      ? [`Not seen in this run, left out (the mock keeps its default): ${learnt.notObserved.join(', ')}`]
+      : []),
     ...learnt.disagreements.map(
       (item) =>
         `${item.entry} left out: answered ${item.answers.length} ways: ${item.answers.map((answer) => `${answer.value} ×${answer.count} (${answer.seen})`).join('; ')}`,
     ),
     ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
+    ...learnt.notExpressible,
   ];
   const text = profileYaml({
     entries: learnt.entries,
@@ -89,6 +78,7 @@ export async function writeLearntProfile(options: {
       'Review each entry, then: conformance --profile FILE holds the server to it; mock --profile FILE serves it (docs/profiles.md).',
     ],
     footer,
+    schema: profileSchemaReference(file),
   });
   // The learner held each entry to the profile's schema; the file as a whole is held to the reader's bounds too.
   const whole = profileShapeProblem(learnt.entries) ?? (Buffer.byteLength(text) > maxProfileBytes ? 'it is over 256 KiB' : undefined);
@@ -108,4 +98,5 @@ export async function writeLearntProfile(options: {
       ),
     );
   for (const item of learnt.notLearnt) io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${item.reason}`));
+  for (const line of learnt.notExpressible) io.stderr(diagnostic(`conformance: --write-profile: ${line}`));
 }

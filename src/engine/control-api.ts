@@ -5,6 +5,7 @@
  * and the MSW handlers serve the same control API. When the Node server listens beyond
  * loopback every call must carry the control token (X-Mock-Token).
  */
+import { authenticateChallenge, mockRealm } from '../contract/authorization.js';
 import { answerToResponse, callFromRequest } from './call.js';
 import type { ConsumerReport } from './consumer-watch.js';
 import type { JournalRequest, MockControl, SessionSummary } from './control-surface.js';
@@ -27,9 +28,12 @@ function json(status: number, body: unknown): Response {
  * The contract's Error body, through the engine's one builder (cut to the schema's limits).
  * The control API has codes of its own (spec/control-api.yaml), outside the contract's set.
  */
-function problem(status: number, code: ControlErrorCode, message: string): Response {
-  return answerToResponse(errorAnswer({ status, code, message }));
+function problem(status: number, code: ControlErrorCode, message: string, headers?: Record<string, string>): Response {
+  return answerToResponse(errorAnswer({ status, code, message, ...(headers ? { headers } : {}) }));
 }
+
+/** The control API's challenge (RFC 9110 §15.5.2: every 401 carries one): its token goes in X-Mock-Token. */
+const controlChallenge = authenticateChallenge({ scheme: 'ApiKey', header: 'X-Mock-Token', realm: `${mockRealm} control API` });
 
 /** `limit` and `cursor` from the query, as the listings take them. */
 function pageQuery(url: URL): { limit?: number; cursor?: string } {
@@ -238,7 +242,9 @@ async function guardedControl(request: Request, options: ControlApiOptions): Pro
       : undefined;
   if (page) return new Response(method === 'HEAD' ? null : page.body, { status: 200, headers: page.headers });
   if (options.token !== undefined && !sameToken(request.headers.get('x-mock-token') ?? '', options.token)) {
-    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.');
+    return problem(401, 'control_token_required', 'The control API needs the X-Mock-Token header printed when the mock started.', {
+      'www-authenticate': controlChallenge,
+    });
   }
   let settle: ((status: number) => void) | undefined;
   try {

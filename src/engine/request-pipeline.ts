@@ -6,8 +6,9 @@
  * else a 500 with the reason and never a stack trace.
  */
 
+import { wellFormedCredentials } from '../contract/authorization.js';
 import { truncate } from '../contract/error-body.js';
-import { callerCredential, profiledError } from '../profile/engine-profile.js';
+import { callerCredential, credentialChallenge, profiledError } from '../profile/engine-profile.js';
 import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { anonymousCaller, callerFingerprint } from './caller.js';
@@ -50,6 +51,12 @@ function preferencesOf(call: EngineCall): Preferences {
     if (name === 'code' && value) preferences.code = value;
   }
   return preferences;
+}
+
+/** The caller's credential under the default profile (A-10): any well-formed Authorization value. */
+function defaultCredential(call: EngineCall): string | null {
+  const value = call.header('authorization');
+  return value && wellFormedCredentials(value) ? value : null;
 }
 
 const handlers: Record<OperationId, (context: OperationContext) => Promise<OperationResult>> = {
@@ -210,17 +217,24 @@ export class RequestPipeline {
     const { call, operationId } = options;
     const { scenarios, latency } = this.options;
     const { profile } = this.options;
-    // Health is anyone's (A-10): its caller is never fingerprinted.
+    // Health is anyone's (A-10): its caller is never fingerprinted. A malformed Authorization
+    // (`Bearer a b c`) is no credential: anonymous by default, refused where a profile refuses.
     const credential =
-      operationId === 'health' ? null : profile.isDefault ? call.header('authorization') : callerCredential(call.header, profile);
+      operationId === 'health' ? null : profile.isDefault ? defaultCredential(call) : callerCredential(call.header, profile);
     const caller = operationId === 'health' ? anonymousCaller : await callerFingerprint(credential);
     const withoutCredentials = profile.entries['A-10.without-credentials'];
     if (operationId !== 'health' && credential === null && withoutCredentials !== 'anonymous') {
       call.discardBody();
+      const header = profile.entries['A-10.caller'].header;
+      const sent = call.header(header.toLowerCase());
+      const malformed = header.toLowerCase() === 'authorization' && !!sent && !wellFormedCredentials(sent);
       const refusal: EngineError = {
         ...withoutCredentials,
-        message: `This operation needs credentials in the ${profile.entries['A-10.caller'].header} header (the profile in force, A-10).`,
+        message: malformed
+          ? `The ${header} header is not credentials by RFC 9110's syntax (auth-scheme, then one token68 or name=value parameters) (the profile in force, A-10).`
+          : `This operation needs credentials in the ${header} header (the profile in force, A-10).`,
         situation: 'A-10.without-credentials',
+        ...(withoutCredentials.status === 401 ? { headers: { 'www-authenticate': credentialChallenge(profile, { malformed }) } } : {}),
       };
       return this.refused(refusal, { operationId, scenario: scenarios.current.name, forced: false }, caller);
     }

@@ -6,6 +6,7 @@
  * here runs under the default profile: the engine takes this path only for a declared one.
  * Isomorphic (the engine imports it).
  */
+import { authenticateChallenge, wellFormedCredentials } from '../contract/authorization.js';
 import type { EntryName } from './entries.js';
 import type { ServerProfile } from './profile.js';
 
@@ -67,9 +68,12 @@ export function profiledError<Refusal extends SituatedError>(error: Refusal, pro
   if (entry.retryAfter === false) delete headers['retry-after'];
   if (entry.retryAfter === true) headers['retry-after'] ??= '1';
   if (entry.allow === false) delete headers.allow;
+  const status = keepStatus ? error.status : entry.status;
+  // Every 401 carries a challenge (RFC 9110 §15.5.2), whichever situation a profile gave it to.
+  if (status === 401) headers['www-authenticate'] ??= credentialChallenge(profile);
   return {
     ...error,
-    status: keepStatus ? error.status : entry.status,
+    status,
     code: entry.code,
     ...(Object.keys(headers).length > 0 ? { headers } : { headers: undefined }),
   };
@@ -78,16 +82,33 @@ export function profiledError<Refusal extends SituatedError>(error: Refusal, pro
 /**
  * The credential naming the caller (A-10): the declared header's value, when it uses the
  * declared scheme (`custom`: a first word of the server's own, then the credential); null
- * without one.
+ * without one. An Authorization value that is not credentials by RFC 9110's syntax
+ * (`Bearer a b c`, `Bearer` alone) names no caller either (A-54).
  */
 export function callerCredential(header: (name: string) => string | null, profile: ServerProfile): string | null {
   const { header: name, scheme } = profile.entries['A-10.caller'];
   const value = header(name.toLowerCase());
   if (value === null || value === '') return null;
+  if (name.toLowerCase() === 'authorization' && !wellFormedCredentials(value)) return null;
   if (scheme === 'any') return value;
   const space = value.indexOf(' ');
   if (space <= 0 || value.slice(space + 1).trim() === '') return null;
   return scheme === 'custom' || value.slice(0, space).toLowerCase() === scheme.toLowerCase() ? value : null;
+}
+
+/**
+ * The `WWW-Authenticate` of the profile's 401 (A-54): the declared scheme (`any`: Bearer, the
+ * scheme most APIs use; `custom`, whose name is the server's own: ApiKey), or `ApiKey` naming
+ * the header when the caller is named by another header than Authorization. `malformed` adds
+ * Bearer's `error="invalid_token"` (RFC 6750 §3.1): credentials were sent, but unreadable.
+ */
+export function credentialChallenge(profile: ServerProfile, options: { malformed?: boolean } = {}): string {
+  const { header, scheme } = profile.entries['A-10.caller'];
+  return authenticateChallenge({
+    scheme: scheme === 'any' ? 'Bearer' : scheme === 'custom' ? 'ApiKey' : scheme,
+    header,
+    ...(options.malformed ? { error: 'invalid_token' as const } : {}),
+  });
 }
 
 /** A timeline step as the engine keeps it (structurally its TimelineStep). */

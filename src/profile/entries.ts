@@ -330,7 +330,10 @@ export type EntryName = keyof typeof entryTable;
 export type EntryValue<Name extends EntryName> = z.output<(typeof entryTable)[Name]['schema']>;
 export type ProfileEntries = { -readonly [Name in EntryName]?: EntryValue<Name> };
 
-export const entryNames = Object.keys(entryTable) as EntryName[];
+/** Every entry, in the register's order: by the A-number as a number (A-3 before A-23), then as the table lists them. */
+export const entryNames = (Object.keys(entryTable) as EntryName[]).sort(
+  (a, b) => Number(a.slice(2, a.indexOf('.'))) - Number(b.slice(2, b.indexOf('.'))),
+);
 
 /** An error answer as an entry declares it. */
 export interface DeclaredError {

@@ -42,9 +42,48 @@ export function flowYaml(value: unknown): string {
  * surrogate or noncharacter (a YAML reader refuses those), at most 200 characters.
  */
 export function commentLine(text: string): string {
-  const clean = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+/gu, ' ').trim();
+  const clean = commentText(text);
   // A cut between the two halves of a surrogate pair would leave a lone one, which YAML refuses.
   return `# ${clean.length > 200 ? `${clean.slice(0, 199).replace(/[\uD800-\uDBFF]$/, '')}…` : clean}`;
+}
+
+/** Text a comment may hold: no control, format or separator character, no lone surrogate or noncharacter (a YAML reader refuses those). */
+function commentText(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+/gu, ' ').trim();
+}
+
+/** How wide a wrapped comment's text runs. */
+const wrapWidth = 100;
+
+/**
+ * Any text whole, as comment lines of at most about 100 characters: broken at spaces, a longer
+ * word broken between code points; the lines after the first indented, so a reader sees one
+ * item. For what a reader must read to the end (why an entry was left out).
+ */
+export function commentLines(text: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of commentText(text).split(/ +/)) {
+    let rest = Array.from(word);
+    while (rest.length > 0) {
+      const room = wrapWidth - line.length - (line ? 1 : 0);
+      if (rest.length <= room) {
+        line += `${line ? ' ' : ''}${rest.join('')}`;
+        rest = [];
+      } else if (line && rest.length <= wrapWidth) {
+        lines.push(line);
+        line = '';
+      } else {
+        const take = Math.max(room, 1);
+        line += `${line ? ' ' : ''}${rest.slice(0, take).join('')}`;
+        rest = rest.slice(take);
+        lines.push(line);
+        line = '';
+      }
+    }
+  }
+  if (line || lines.length === 0) lines.push(line);
+  return lines.map((part, index) => (index === 0 ? `# ${part}` : `#   ${part}`).trimEnd());
 }
 
 export interface ProfileText {
@@ -54,14 +93,19 @@ export interface ProfileText {
   readonly comments?: { readonly [Name in EntryName]?: readonly string[] };
   /** Comment lines at the top of the file. */
   readonly header?: readonly string[];
-  /** Comment lines at the end (entries left out, and why). */
+  /** Comment items at the end (entries left out, and why), each written whole, wrapped. */
   readonly footer?: readonly string[];
+  /**
+   * Where the file's JSON Schema is, as the `$schema` comment names it for editors (a path
+   * relative to the file's folder, or a URL); default `./node_modules/evidence-harness/profile.schema.json`.
+   */
+  readonly schema?: string;
 }
 
 /** The YAML text of a profile. */
 export function profileYaml(options: ProfileText): string {
   const lines: string[] = [
-    '# yaml-language-server: $schema=./node_modules/evidence-harness/profile.schema.json',
+    `# yaml-language-server: $schema=${commentText(options.schema ?? './node_modules/evidence-harness/profile.schema.json')}`,
     ...(options.header ?? []).map(commentLine),
     'profile: 1',
   ];
@@ -77,7 +121,7 @@ export function profileYaml(options: ProfileText): string {
     for (const comment of options.comments?.[name] ?? []) lines.push(`  ${commentLine(comment)}`);
     lines.push(`  ${entry}: ${flowYaml(value)}`);
   }
-  if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.map(commentLine));
+  if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.flatMap(commentLines));
   return `${lines.join('\n')}\n`;
 }
 

@@ -65,7 +65,7 @@ it('passes the mock: exit 0, progress on stderr, the summary table on stdout, an
   expect(result.code, result.stdout + result.stderr).toBe(0);
   expect(result.stderr).toMatch(/^evidence-harness: conformance: checking http:\/\/127\.0\.0\.1:\d+ against .*openapi\.yaml \(seed 7/);
   expect(result.stderr).toMatch(/evidence-harness: conformance: job lifecycle: \d+ requests/);
-  expect(result.stdout).toMatch(/^check +kind +result +judged +failures\n/);
+  expect(result.stdout).toMatch(/^check +kind +result +judged +failed\n/);
   expect(result.stdout).toMatch(/\nidempotency_conflict +required +pass /);
   expect(result.stdout).toMatch(
     /seed 7, run id [\w-]+ \(rerun with --seed 7; add --run-id [\w-]+ for the same Idempotency-Keys, on a fresh server\) · PASSED \(exit 0\)\n$/,

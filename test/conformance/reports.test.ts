@@ -114,7 +114,7 @@ it('writes one self-contained HTML page with every check and each failure escape
 
 it('prints a summary table with a row per check and the rerun seed', () => {
   const text = renderSummary(report());
-  expect(text).toMatch(/^check +kind +result +judged +failures\n/);
+  expect(text).toMatch(/^check +kind +result +judged +failed\n/);
   expect(text).toMatch(/\nsecond_caller_isolation +required +skip +0 +\(no --second-caller-header\)\n/);
   expect(text).toMatch(/required: 1 passed, 1 failed, 1 skipped · advisory: 0 passed, 1 failed, 0 skipped/);
   expect(text).toMatch(
@@ -165,7 +165,7 @@ it('lists failures in one order in every format, required first, with duplicates
   ];
   const summary = renderSummary(unordered);
   expect([...summary.matchAll(/^\d+\. \[\w+\] (.*)$/gm)].map((match) => match[1])).toEqual(expected);
-  expect(summary).toContain('Failures (4):');
+  expect(summary).toMatch(/Failures: 4 distinct, from \d+ failed answers? \(the table's "failed"\):/);
   const html = renderHtml(unordered);
   expect(
     [...html.matchAll(/<summary><strong>(\w+)<\/strong> \(\w+\) · (\w+) · ([^<]*?)(?: ×(\d+))?<\/summary>/g)].map(
@@ -181,4 +181,32 @@ it('lists failures in one order in every format, required first, with duplicates
     ['createEvaluation', 20, 3],
     ['verifyReport', 40, 1],
   ]);
+});
+
+it('counts the failures list and the table in one unit: the heading says the distinct failures and the failed answers the column adds up to', () => {
+  const many = report({
+    checks: [
+      {
+        ...report().checks[0]!,
+        applied: 120,
+        failedExchanges: 100,
+        failures: [{ ...failure, check: 'idempotency_conflict', occurrences: 100 }],
+      },
+      {
+        ...report().checks[0]!,
+        name: 'not_a_server_error',
+        applied: 90,
+        failedExchanges: 62,
+        failures: [
+          { ...failure, check: 'not_a_server_error', title: 'server error 500', occurrences: 60 },
+          { ...failure, check: 'not_a_server_error', operation: 'verifyReport', title: 'server error 500', occurrences: 2 },
+        ],
+      },
+    ],
+  });
+  const summary = renderSummary(many);
+  expect(summary).toMatch(/^check +kind +result +judged +failed$/m);
+  expect(summary).toMatch(/^idempotency_conflict +required +FAIL +120 +100$/m);
+  expect(summary).toMatch(/^not_a_server_error +required +FAIL +90 +62$/m);
+  expect(summary).toContain('Failures: 3 distinct, from 162 failed answers (the table\'s "failed"):');
 });

@@ -106,7 +106,8 @@ it.each([
   ['a code holding a bidi override', () => [malformed('ok\u202Eevil')], /A-21\.malformed-json not learnt/],
 ])('leaves out %s with a reason, and writes a file profile --check accepts', async (_name, exchanges, reason) => {
   const { text, profile, stderr, file } = await learnWriteRead({ exchanges: exchanges() });
-  expect(text).toMatch(reason);
+  // A reason is written whole, wrapped over comment lines: read as one.
+  expect(text.replace(/\n# {3}/g, ' ')).toMatch(reason);
   expect(stderr).toMatch(reason);
   expect(profile.declared.size).toBe(0);
   const checked = await runMain('profile', '--check', file);
@@ -121,7 +122,7 @@ it('learns a health body within the bounds, and an answer echoing a credential i
   });
   expect(profile.declared.has('A-9.health')).toBe(true);
   expect(profile.entries['A-9.health'].body).toEqual({ status: 'ok', 'line\nbreak': 'tab\there \u007F \u0085 \u2028 \uFFFE' });
-  expect(text).toMatch(/A-21\.malformed-json not learnt: the answer holds a credential of the run/);
+  expect(text.replace(/\n# {3}/g, ' ')).toMatch(/A-21\.malformed-json not learnt: the answer holds a credential of the run/);
   expect(text).not.toContain(secret);
 });
 

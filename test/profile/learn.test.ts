@@ -98,3 +98,37 @@ it('learns a rate limit from any 429, with whether Retry-After came, and the tim
   // A COMPLETE job without evaluation: declared absent; FAILED never seen: not declared.
   expect(learnt.entries['A-4.evaluation']).toEqual({ complete: 'absent' });
 });
+
+const emptyJobId: Intent = {
+  kind: 'negative',
+  location: 'path',
+  pointer: 'jobId',
+  constraint: 'minLength',
+  overMaximum: false,
+  description: 'jobId shorter than minLength 1',
+  expected: { status: 404, because: 'A-20' },
+};
+const undeclaredPath = (path: string): Intent => ({ kind: 'undeclared-path', path });
+
+it('tells an empty jobId apart from a path outside the contract: a server answering it 400 keeps its A-20.unknown-route', () => {
+  const learner = new ProfileLearner();
+  learner.record(exchange({ intent: emptyJobId, status: 400, method: 'GET', path: '/v0/jobs/', body: { code: 'BAD_ID', message: 'm' } }));
+  for (const path of ['/v0/nowhere', '/v1/jobs'])
+    learner.record(exchange({ intent: undeclaredPath(path), status: 404, method: 'GET', path, body: { code: 'NOT_FOUND', message: 'm' } }));
+  const learnt = learner.result();
+  expect(learnt.entries['A-20.unknown-route']).toEqual({ status: 404, code: 'NOT_FOUND' });
+  expect(learnt.disagreements).toEqual([]);
+  // Not dropped either: the file says what the server answered and that format 1 cannot hold it.
+  expect(learnt.notExpressible).toHaveLength(1);
+  expect(learnt.notExpressible[0]).toMatch(/empty parameter \(GET \/v0\/jobs\/\).*GET \/v0\/jobs\/, an empty jobId → 400 BAD_ID \(×1\)/);
+});
+
+it('learns nothing of an empty jobId into A-20.unknown-route when it is the only unknown route seen', () => {
+  const learner = new ProfileLearner();
+  learner.record(
+    exchange({ intent: emptyJobId, status: 404, method: 'GET', path: '/v0/jobs/', body: { code: 'route_not_found', message: 'm' } }),
+  );
+  const learnt = learner.result();
+  expect(learnt.entries['A-20.unknown-route']).toBeUndefined();
+  expect(learnt.notObserved).toContain('A-20.unknown-route');
+});

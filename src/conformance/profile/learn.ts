@@ -13,7 +13,7 @@
 import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule, unprintable } from '../../profile/entries.js';
 import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
-import { type Observation, observe } from './observe.js';
+import { type Condition, type Observation, observe } from './observe.js';
 
 /** Several answers to one situation: the entry, and each answer with how often it came. */
 export interface Disagreement {
@@ -65,7 +65,18 @@ export interface LearntProfile {
   readonly notObserved: readonly EntryName[];
   /** Entries seen but left out: over a bound of the profile, or holding a credential. */
   readonly notLearnt: readonly NotLearnt[];
+  /**
+   * Conditions the run told apart that no entry of format 1 declares (observe.ts `Condition`),
+   * each a line saying what the server answered: learnt into no entry, never into a neighbour's.
+   */
+  readonly notExpressible: readonly string[];
 }
+
+/** What the file says of each condition format 1 cannot declare, and what the mock does instead. */
+const conditionMeaning: Readonly<Record<Condition, string>> = {
+  'empty-path-parameter':
+    "an operation's path with an empty parameter (GET /v0/jobs/) is its own condition, which profile format 1 has no entry for: the mock answers it as A-20.unknown-route",
+};
 
 interface Seen {
   readonly value: unknown;
@@ -109,7 +120,7 @@ export class ProfileLearner {
     }
   }
 
-  private values(entry: EntryName, part = ''): Seen[] {
+  private values(entry: EntryName | Condition, part = ''): Seen[] {
     return [...(this.seen.get(`${entry}\n${part}`)?.values() ?? [])];
   }
 
@@ -153,7 +164,14 @@ export class ProfileLearner {
         !disagreements.some((item) => item.entry === entry) &&
         !notLearnt.some((item) => item.entry === entry),
     );
+    const notExpressible = (Object.keys(conditionMeaning) as Condition[]).flatMap((condition) => {
+      const values = this.values(condition);
+      if (values.length === 0) return [];
+      const answers = values.map((value) => `${scrub(value.seen)} (×${value.count})`).join('; ');
+      return [`Not expressible: ${conditionMeaning[condition]}; the server answered: ${answers}`];
+    });
     return {
+      notExpressible,
       entries: entries as ProfileEntries,
       comments: Object.fromEntries(Object.entries(comments).map(([entry, lines]) => [entry, lines.map(scrub)])),
       disagreements: disagreements.map((item) => ({

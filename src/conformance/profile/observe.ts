@@ -9,9 +9,18 @@
 import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
 
+/**
+ * A condition a client can tell apart that no entry of profile format 1 declares: seen and
+ * reported by the learner, judged by no entry. `empty-path-parameter`: an operation's path with
+ * an empty parameter (`GET /v0/jobs/`), which a server may answer unlike a path outside the
+ * contract (400 there, 404 elsewhere); counting it as `A-20.unknown-route` would make such a
+ * server disagree with itself and lose the entry.
+ */
+export type Condition = 'empty-path-parameter';
+
 /** What one exchange showed of one entry: the parts it could see, and a line saying what was seen. */
 export interface Observation {
-  readonly entry: EntryName;
+  readonly entry: EntryName | Condition;
   /** The parts seen (an error's status and code; a replay's comparison…). */
   readonly value: Readonly<Record<string, unknown>> | 'anonymous';
   /** e.g. `POST /v0/evaluations, text/plain → 400 INVALID_REQUEST`. */
@@ -46,7 +55,7 @@ function seenLine(exchange: Exchange, what?: string): string {
 }
 
 /** The error entry an exchange was sent to show, from its intent. */
-function situationOf(exchange: Exchange): { entry: EntryName; what: string } | undefined {
+function situationOf(exchange: Exchange): { entry: EntryName | Condition; what: string } | undefined {
   const intent = exchange.intent;
   switch (intent.kind) {
     case 'malformed-json':
@@ -57,9 +66,11 @@ function situationOf(exchange: Exchange): { entry: EntryName; what: string } | u
       return intent.header.toLowerCase() === 'idempotency-key' ? { entry: 'A-16.missing-key', what: `no ${intent.header}` } : undefined;
     case 'negative': {
       const what = intent.description;
-      // An empty jobId leaves the path's template: a path outside the contract (A-23).
+      // An empty jobId is its own condition, not a path outside the contract (A-52).
       if (intent.location === 'path')
-        return { entry: intent.constraint === 'minLength' ? 'A-20.unknown-route' : 'A-23.invalid-job-id', what };
+        return intent.constraint === 'minLength'
+          ? { entry: 'empty-path-parameter', what: `an empty ${intent.pointer.replace(/^\//, '') || 'path parameter'}` }
+          : { entry: 'A-23.invalid-job-id', what };
       if (intent.overMaximum) return { entry: 'A-2.over-maximum', what };
       if (intent.location === 'header' && intent.pointer.toLowerCase() === 'idempotency-key') return { entry: 'A-16.missing-key', what };
       if (intent.location === 'body' && (intent.pointer === '' || intent.pointer === '/') && intent.constraint === 'type')
@@ -86,7 +97,7 @@ function situationOf(exchange: Exchange): { entry: EntryName; what: string } | u
 /** The error entry for an answer's status alone, whatever was sent. */
 const entryOfStatus: Readonly<Record<number, EntryName>> = { 429: 'A-11.rate-limited', 500: 'A-8.server-failure', 503: 'A-8.unavailable' };
 
-function errorObservation(exchange: Exchange, entry: EntryName, what?: string): Observation | undefined {
+function errorObservation(exchange: Exchange, entry: EntryName | Condition, what?: string): Observation | undefined {
   const response = exchange.response!;
   const code = errorCode(exchange);
   if (response.status < 400 || code === undefined) return undefined;

@@ -93,6 +93,21 @@ function departure(observation: Observation, declared: unknown): string | undefi
     .join(', ');
 }
 
+/** Operations without a 413 (A-2): their over-limit answers keep 400, with the entry's code. */
+const operationsWithout413 = new Set(['verifyReport']);
+
+/**
+ * What the entry declares for this exchange's operation: on an operation without a 413, a
+ * limit entry's answer is 400 with its code, not the 413 the entry declares for createEvaluation.
+ */
+function declaredFor(entry: EntryName, declared: unknown, operationId: string | undefined): string {
+  if ((entry === 'A-2.over-maximum' || entry === 'A-13.body-too-large') && operationsWithout413.has(operationId ?? '')) {
+    const { code } = declared as { code: string };
+    return `${entry} on ${operationId}: {status: 400, code: ${flowYaml(code)}} (${operationId} has no 413: 400 with the entry's code)`;
+  }
+  return `${entry} ${flowYaml(declared)}`;
+}
+
 function entryCheck(entry: EntryName, profile: ServerProfile): Check {
   const declared = profile.entries[entry];
   return {
@@ -122,7 +137,7 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
         if (problem)
           return fail({
             title: `${entry}: ${problem}`,
-            expected: `${entry} ${flowYaml(declared)} (the profile ${profile.source})`,
+            expected: `${declaredFor(entry, declared, exchange.operationId)} (the profile ${profile.source})`,
             received: `${observation.seen}; ${received(exchange)}`,
           });
       }

@@ -43,7 +43,8 @@ export function renderSummary(report: ConformanceReport): string {
   const lines = [
     ...causes.map((cause) => cause.line),
     ...(causes.length > 0 ? [''] : []),
-    `${'check'.padEnd(width)}  kind      result  judged  failures`,
+    // Both counts are answers: `judged` the answers a check judged, `failed` those it failed.
+    `${'check'.padEnd(width)}  kind      result  judged    failed`,
   ];
   for (const check of report.checks) {
     const failures = check.failedExchanges > 0 ? String(check.failedExchanges) : '';
@@ -54,7 +55,12 @@ export function renderSummary(report: ConformanceReport): string {
     );
   }
   if (failures.length > 0) {
-    lines.push('', `Failures (${failures.length}):`);
+    // The list merges the answers that failed one way (×N), so it says both units.
+    const answers = report.checks.reduce((sum, check) => sum + check.failedExchanges, 0);
+    lines.push(
+      '',
+      `Failures: ${failures.length} distinct, from ${answers} failed ${answers === 1 ? 'answer' : 'answers'} (the table's "failed"):`,
+    );
     const firstWith = new Map<string, number>();
     const grouped = new Set(causes.flatMap((cause) => cause.failures));
     // Numbers stay those of the reports' one order (conformance replay --failure N uses them).
