@@ -4,11 +4,12 @@
  * from the file's own folder, so a fixed `./node_modules/…` is right only for a file at the
  * project's top. A file inside the project gets the path from its folder to the installed
  * package's profile.schema.json; a file outside it (a path that would climb out of the
- * project, and break when the project moves) gets the schema as this version publishes it on
- * npm, by URL.
+ * project, and break when the project moves) gets the installed schema's absolute file URL:
+ * right on the machine that wrote it, and no address outside it is named.
  */
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { packageRoot, packageVersion } from '../openapi/package-root.js';
+import { pathToFileURL } from 'node:url';
+import { packageRoot } from '../openapi/package-root.js';
 
 /** The project the package serves: the folder holding its node_modules, or its own checkout. */
 function projectRoot(root: string): string {
@@ -25,7 +26,7 @@ export function profileSchemaReference(file: string, root: string = packageRoot(
   const project = projectRoot(root);
   const inside = relative(project, folder);
   if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-    return `https://unpkg.com/evidence-harness@${packageVersion()}/profile.schema.json`;
+    return pathToFileURL(resolve(root, 'profile.schema.json')).href;
   const path = relative(folder, resolve(root, 'profile.schema.json')).split(sep).join('/');
   return path.startsWith('.') ? path : `./${path}`;
 }

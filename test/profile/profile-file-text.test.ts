@@ -8,7 +8,6 @@ import { parse } from 'yaml';
 import { profileSchemaReference } from '../../src/cli/profile-schema-ref.js';
 import type { Exchange } from '../../src/conformance/exchange.js';
 import { checksWithProfile } from '../../src/conformance/profile/profile-checks.js';
-import { packageVersion } from '../../src/openapi/package-root.js';
 import { defaultEntries, resolveProfile } from '../../src/profile/profile.js';
 import { profileYaml } from '../../src/profile/write.js';
 
@@ -31,17 +30,15 @@ it('orders entries by the register’s number: A-3 before A-23', () => {
   expect(text.indexOf('\nA-3:')).toBeLessThan(text.indexOf('\nA-23:'));
 });
 
-it('points $schema at the installed package from the file’s own folder, and at the published file outside the project', () => {
+it('points $schema at the installed package from the file’s own folder, and by file URL outside the project', () => {
   const installed = '/work/app/node_modules/evidence-harness';
   expect(profileSchemaReference('/work/app/profile.yaml', installed)).toBe('./node_modules/evidence-harness/profile.schema.json');
   expect(profileSchemaReference('/work/app/profiles/staging/p.yaml', installed)).toBe(
     '../../node_modules/evidence-harness/profile.schema.json',
   );
   expect(profileSchemaReference('/work/app/x/../q.yaml', installed)).toBe('./node_modules/evidence-harness/profile.schema.json');
-  expect(profileSchemaReference('/tmp/p.yaml', installed)).toBe(
-    `https://unpkg.com/evidence-harness@${packageVersion()}/profile.schema.json`,
-  );
-  expect(profileSchemaReference('/work/application/p.yaml', installed)).toMatch(/^https:\/\/unpkg\.com\//);
+  expect(profileSchemaReference('/tmp/p.yaml', installed)).toBe('file:///work/app/node_modules/evidence-harness/profile.schema.json');
+  expect(profileSchemaReference('/work/application/p.yaml', installed)).toMatch(/^file:\/\/\/work\/app\//);
   expect(profileSchemaReference('/srv/app/profiles/p.yaml', '/srv/app/node_modules/@acme/evidence-harness')).toBe(
     '../node_modules/@acme/evidence-harness/profile.schema.json',
   );
