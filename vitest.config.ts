@@ -10,7 +10,7 @@ import { defaultTestTimeoutMs } from './test/support/time-limits.js';
  *   second opinions of other tools (Prism, Mockoon, Redocly's Respect, Pact's reference
  *   verifier, swagger-mock-validator), which test those tools' start-up as much as the harness.
  */
-const slow = [
+export const slow = [
   'test/hardening/**/*.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
@@ -20,6 +20,8 @@ const slow = [
   'test/conformance/pact-reference.test.ts',
   'test/pact/swagger-mock-validator.test.ts',
   'test/proxy/proxy-hardening.test.ts',
+  // Real time is the point (issue 43): a body's pace and a socket's deadlines, judged on the wall clock.
+  'test/conformance/transport-real-time.test.ts',
   'test/workflows/respect-and-cli.test.ts',
   // Two runner runs in-process per rule pair of `diff` (the coverage test beside them is fast).
   'test/evolution/runner-agreement-request.test.ts',
