@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { defaultTestTimeoutMs } from './test/support/time-limits.js';
+import { defaultTestTimeoutMs, inTime } from './test/support/time-limits.js';
 
 /**
  * Two projects (docs/development.md, docs/assumptions.md A-40):
@@ -43,6 +43,9 @@ export default defineConfig({
     // One home for time limits: test/support/time-limits.ts.
     testTimeout: defaultTestTimeoutMs,
     hookTimeout: defaultTestTimeoutMs,
+    // expect.poll's own default gives up after 1 s of wall-clock time: a race with a busy machine.
+    // A poll waits for something that must happen at all, so it gets the hang bound (issue 43).
+    expect: { poll: { timeout: inTime() } },
     projects: [
       {
         extends: true,

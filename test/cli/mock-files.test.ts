@@ -42,7 +42,7 @@ it.skipIf(!posix)('--watch: a FIFO swapped in is refused, a later save loads, an
 
   rmSync(file);
   makeFifo(file);
-  await expect.poll(() => mock.stderr(), { timeout: 10_000 }).toContain('is a FIFO (named pipe), not a regular file');
+  await expect.poll(() => mock.stderr()).toContain('is a FIFO (named pipe), not a regular file');
   expect(mock.stderr()).toBe(
     `evidence-harness: mock: --watch: ${file} (resolved to ${file}) is a FIFO (named pipe), not a regular file: refused, and the last version that loaded stays in force.\n`,
   );
@@ -54,7 +54,7 @@ it.skipIf(!posix)('--watch: a FIFO swapped in is refused, a later save loads, an
   // A FIFO in place when the mock is told to stop.
   rmSync(file);
   makeFifo(file);
-  await expect.poll(() => mock.stderr().match(/is a FIFO/g)?.length, { timeout: 10_000 }).toBe(2);
+  await expect.poll(() => mock.stderr().match(/is a FIFO/g)?.length).toBe(2);
   const stopping = Date.now();
   mock.child.kill('SIGTERM');
   const code = await Promise.race([mock.exit, sleep(10_000).then(() => 'still running after 10 s')]);
@@ -76,7 +76,7 @@ it.skipIf(!posix)('--watch: a symbolic link to a mode-600 secrets file swapped i
 
   rmSync(file);
   symlinkSync(secrets, file);
-  await expect.poll(() => mock.stderr(), { timeout: 10_000 }).toContain('refused');
+  await expect.poll(() => mock.stderr()).toContain('refused');
   expect(mock.stderr()).toBe(
     `evidence-harness: mock: --watch: ${file} now leads to ${secrets}, not to ${file} as when it was first read (a symbolic link was put in its place or changed): refused, and the last version that loaded stays in force.\n`,
   );
