@@ -23,6 +23,7 @@ export const slow = [
   // Real time is the point (issue 43): a body's pace and a socket's deadlines, judged on the wall clock.
   'test/conformance/transport-real-time.test.ts',
   'test/server/mock-server-deadlines.test.ts',
+  'test/conformance/fault-zoo-real-time.test.ts',
   'test/workflows/respect-and-cli.test.ts',
   // Two runner runs in-process per rule pair of `diff` (the coverage test beside them is fast).
   'test/evolution/runner-agreement-request.test.ts',
