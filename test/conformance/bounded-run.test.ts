@@ -101,6 +101,7 @@ it('goes on to other operations when one is stopped after its timeouts, and skip
       request.method === 'POST' && new URL(request.url).pathname === '/v0/evaluations' ? never() : undefined,
     ),
     seed: 3,
+    // fake-time: the deadline meets only the createEvaluation that never answers (settleOnFakeTime below).
     timeoutMs: 200,
     checks: ['negative_data_rejection', 'invalid_job_id_not_found', 'missing_required_header', 'unknown_job_not_found'],
     onExchange: (exchange) => sentTo.add(exchange.operationId ?? 'outside'),

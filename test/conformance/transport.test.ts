@@ -49,6 +49,7 @@ function onFakeTime(answer: (call: number, request: Request) => { afterMs: numbe
   const fetch = (request: Request) => {
     calls += 1;
     const { afterMs, response } = answer(calls, request);
+    // fake-time: the answer's delay on vitest's fake clock (onFakeTime turns it on).
     return new Promise<Response>((resolve) => setTimeout(() => resolve(response()), afterMs));
   };
   return { fetch, calls: () => calls };
@@ -184,12 +185,14 @@ it('waits for a slow body that is whole before the timeout', async () => {
           const part = parts.shift();
           if (part === undefined) return controller.close();
           controller.enqueue(new TextEncoder().encode(part));
+          // fake-time: the parts' pace on vitest's fake clock.
           await new Promise((resolve) => setTimeout(resolve, 150));
         },
       });
       return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
     },
   }));
+  // fake-time: the deadline on vitest's fake clock, against answers the test times.
   const result = await sendOnFakeTime(new Transport({ baseUrl: 'http://target.test', timeoutMs: 3000, fetch: target.fetch }), '/');
   expect(result.response?.json).toEqual({ jobId: 'job_1', status: 'QUEUED' });
   expect(result.timedOut).toBe(false);
@@ -290,6 +293,7 @@ it("gives a request's redirects its one deadline, not a fresh --timeout for each
     const location = next[new URL(request.url).pathname];
     return { afterMs: 700, response: () => (location ? new Response(null, { status: 307, headers: { location } }) : json(200, '{}')) };
   });
+  // fake-time: the deadline on vitest's fake clock, against answers the test times.
   const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: 1500, fetch: target.fetch });
   const result = await sendOnFakeTime(transport, '/a');
   transport.close();
@@ -306,6 +310,7 @@ it("retries a 429 within the request's deadline: the retry gets what is left of 
     afterMs: 700,
     response: () => (call === 1 ? json(429, '{"code":"rate_limited","message":"x"}', { 'retry-after': '0' }) : json(200, '{}')),
   }));
+  // fake-time: the deadline on vitest's fake clock, against answers the test times.
   const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: 1000, fetch: target.fetch });
   const result = await sendOnFakeTime(transport, '/');
   transport.close();
@@ -321,6 +326,7 @@ it("does not retry a 429 whose Retry-After ends after the request's deadline, an
     afterMs: 0,
     response: () => (call === 1 ? json(429, '{}', { 'retry-after': '3' }) : json(200, '{}')),
   }));
+  // fake-time: the deadline on vitest's fake clock, against answers the test times.
   const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: 1000, fetch: target.fetch });
   const result = await sendOnFakeTime(transport, '/');
   transport.close();

@@ -170,6 +170,7 @@ it('new_key_after_failure: the same body sent under a new key while the first cr
   // latency while the client, tired of waiting, sends it again under a new key.
   let now = Date.UTC(2026, 10, 23);
   const { clock, waiting, inLatency } = heldClock(() => now);
+  // fake-time: the latency waits on heldClock, released by the test.
   const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
   const first = create(engine, { key: 'before-timeout' });
   await inLatency;
@@ -187,6 +188,7 @@ it('new_key_after_failure: the same body sent under a new key while the first cr
 it('new_key_after_failure: two different bodies in flight at once are two requests, not a retry', async () => {
   let now = Date.UTC(2026, 10, 23);
   const { clock, waiting, inLatency } = heldClock(() => now);
+  // fake-time: the latency waits on heldClock, released by the test.
   const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
   const first = create(engine, { key: 'one' });
   await inLatency;
@@ -300,6 +302,7 @@ it('waitForJob gets no finding after a 429 with Retry-After: 0, nor when its dea
     body: evaluationRequest() as EvaluationRequest,
   });
   // 3,800 ms: after waits of 250, 500, 1000 and 2000 ms, 50 ms would be left; that poll is not made.
+  // fake-time: waitForJob's deadline on the in-process poll clock.
   await expect(waitForJob(client, created.data?.jobId ?? '', { timeoutMs: 3800, clock: pollClock })).rejects.toMatchObject({
     kind: 'timeout',
   });

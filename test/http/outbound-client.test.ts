@@ -45,9 +45,11 @@ function client(options: ConstructorParameters<typeof OutboundClient>[0] = {}): 
 
 it('checks every bound once, naming the option', () => {
   expect(() => new OutboundClient({ maxHeaderBytes: 10 })).toThrow(OutboundOptionError);
+  // real-time: never waited; the option is refused.
   expect(() => new OutboundClient({ deadlineMs: 0 })).toThrow(/deadlineMs must be a whole number/);
   expect(() => new OutboundClient({ connectionsPerOrigin: 1.5 })).toThrow(/connectionsPerOrigin/);
   expect(() => new OutboundClient({ maxCodings: -1 })).toThrow(/maxCodings/);
+  // real-time: never waited; the limits are only read.
   expect(checkOutboundLimits({ deadlineMs: 500 })).toMatchObject({ headersTimeoutMs: 500, bodyTimeoutMs: 500, connectTimeoutMs: 500 });
   expect(checkOutboundLimits({ maxBodyBytes: 1000 }).maxDecodedBytes).toBe(1000);
 });

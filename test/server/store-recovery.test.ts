@@ -122,8 +122,8 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
             .trim()
             .split('\n').length;
         } catch (error) {
-          // real-time: a reconnect's pace, 100 looks of 200 ms: the hang bound (inTime()), not a margin.
           if (attempt >= 100) throw error;
+          // real-time: a reconnect's pace, 100 looks of 200 ms: the hang bound (inTime()), not a margin.
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }

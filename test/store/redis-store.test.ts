@@ -68,7 +68,7 @@ describe.runIf(redisAvailable)('Redis store', () => {
               () => 'up',
               () => 'down',
             ),
-          { timeout: 5000, interval: 100 },
+          { interval: 100 },
         )
         .toBe('up');
     } finally {
