@@ -30,8 +30,12 @@ const deadlineFlag = /['"`]--(timeout|latency|job-timeout|time-budget)(?:['"`],\
 /** A poll's or a waiter's bound: `{ timeout: 5000 }`. */
 const timeoutOption = /\btimeout\s*:\s*([\d_]+)\b/g;
 
-const literal = (text: string): number | undefined =>
-  /^\d[\d_]*$/.test(text.trim()) ? Number(text.trim().replaceAll('_', '')) : undefined;
+/** A delay the scan can read: a number, or a bound of test/support/time-limits.ts that is never under 20 s. */
+function literal(text: string): number | undefined {
+  const written = text.trim();
+  if (/^(inTime|testTimeout)\(|^schedulingAllowanceMs$|^defaultTestTimeoutMs$/.test(written)) return Number.POSITIVE_INFINITY;
+  return /^\d[\d_]*$/.test(written) ? Number(written.replaceAll('_', '')) : undefined;
+}
 
 /** The arguments of the call whose `(` is at `open`, split at top-level commas (strings and brackets respected). */
 function callArguments(source: string, open: number): string[] {
