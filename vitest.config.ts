@@ -24,6 +24,7 @@ export const slow = [
   'test/conformance/transport-real-time.test.ts',
   'test/server/mock-server-deadlines.test.ts',
   'test/conformance/fault-zoo-real-time.test.ts',
+  'test/conformance/max-response-time.test.ts',
   'test/workflows/respect-and-cli.test.ts',
   // Two runner runs in-process per rule pair of `diff` (the coverage test beside them is fast).
   'test/evolution/runner-agreement-request.test.ts',
