@@ -41,6 +41,7 @@ async function watched(path: string): Promise<{ engine: ReturnType<typeof create
     engine,
     resolvedPath: loaded.resolvedPath,
     startText: loaded.text,
+    // real-time: a debounce after an atomic save: a busy machine makes the reload later, never different.
     settleMs: 20,
     onReload: ({ scenario }) => reloads.push(scenario),
     onError: (message) => errors.push(message),

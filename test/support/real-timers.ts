@@ -24,7 +24,7 @@ const marker = /\/\/\s*(real-time|fake-time):\s*\S/;
 
 /** Options handed to the code under test that are a deadline or a delay in milliseconds. */
 const deadlineOption =
-  /\b(timeoutMs|deadlineMs|requestTimeoutMs|headersMs|requestMs|latencyMs|timeBudgetMs|jobTimeoutMs|windowMs)\s*:\s*([\d_]+)\b/g;
+  /\b(timeoutMs|deadlineMs|requestTimeoutMs|headersMs|requestMs|latencyMs|timeBudgetMs|jobTimeoutMs|windowMs|settleMs)\s*:\s*([\d_]+)\b/g;
 /** The CLI's own: `'--timeout', '300'`, `'--latency', '50'`, `--timeout=300`. */
 const deadlineFlag = /['"`]--(timeout|latency|job-timeout|time-budget)(?:['"`],\s*['"`]|=)(\d[\d_]*)(ms)?['"`]/g;
 /** A poll's or a waiter's bound: `{ timeout: 5000 }`. */
