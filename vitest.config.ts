@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { defaultTestTimeoutMs } from './test/support/time-limits.js';
+import { defaultTestTimeoutMs, inTime } from './test/support/time-limits.js';
 
 /**
  * Two projects (docs/development.md, docs/assumptions.md A-40):
@@ -10,7 +10,7 @@ import { defaultTestTimeoutMs } from './test/support/time-limits.js';
  *   second opinions of other tools (Prism, Mockoon, Redocly's Respect, Pact's reference
  *   verifier, swagger-mock-validator), which test those tools' start-up as much as the harness.
  */
-const slow = [
+export const slow = [
   'test/hardening/**/*.test.ts',
   'test/package/**/*.test.ts',
   'test/bench/**/*.test.ts',
@@ -20,6 +20,11 @@ const slow = [
   'test/conformance/pact-reference.test.ts',
   'test/pact/swagger-mock-validator.test.ts',
   'test/proxy/proxy-hardening.test.ts',
+  // Real time is the point (issue 43): a body's pace and a socket's deadlines, judged on the wall clock.
+  'test/conformance/transport-real-time.test.ts',
+  'test/server/mock-server-deadlines.test.ts',
+  'test/conformance/fault-zoo-real-time.test.ts',
+  'test/conformance/max-response-time.test.ts',
   'test/workflows/respect-and-cli.test.ts',
   // Two runner runs in-process per rule pair of `diff` (the coverage test beside them is fast).
   'test/evolution/runner-agreement-request.test.ts',
@@ -41,6 +46,9 @@ export default defineConfig({
     // One home for time limits: test/support/time-limits.ts.
     testTimeout: defaultTestTimeoutMs,
     hookTimeout: defaultTestTimeoutMs,
+    // expect.poll's own default gives up after 1 s of wall-clock time: a race with a busy machine.
+    // A poll waits for something that must happen at all, so it gets the hang bound (issue 43).
+    expect: { poll: { timeout: inTime() } },
     projects: [
       {
         extends: true,

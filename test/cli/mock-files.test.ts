@@ -42,7 +42,7 @@ it.skipIf(!posix)('--watch: a FIFO swapped in is refused, a later save loads, an
 
   rmSync(file);
   makeFifo(file);
-  await expect.poll(() => mock.stderr(), { timeout: 10_000 }).toContain('is a FIFO (named pipe), not a regular file');
+  await expect.poll(() => mock.stderr()).toContain('is a FIFO (named pipe), not a regular file');
   expect(mock.stderr()).toBe(
     `evidence-harness: mock: --watch: ${file} (resolved to ${file}) is a FIFO (named pipe), not a regular file: refused, and the last version that loaded stays in force.\n`,
   );
@@ -54,10 +54,10 @@ it.skipIf(!posix)('--watch: a FIFO swapped in is refused, a later save loads, an
   // A FIFO in place when the mock is told to stop.
   rmSync(file);
   makeFifo(file);
-  await expect.poll(() => mock.stderr().match(/is a FIFO/g)?.length, { timeout: 10_000 }).toBe(2);
+  await expect.poll(() => mock.stderr().match(/is a FIFO/g)?.length).toBe(2);
   const stopping = Date.now();
   mock.child.kill('SIGTERM');
-  const code = await Promise.race([mock.exit, sleep(10_000).then(() => 'still running after 10 s')]);
+  const code = await Promise.race([mock.exit, sleep(inTime()).then(() => `still running after ${inTime() / 1000} s`)]);
   expect(code).toBe(0);
   // The stop's own deadline (3 s grace, then 1 s to exit) honoured, not its speed.
   expect(Date.now() - stopping).toBeLessThan(inTime(4000));
@@ -76,7 +76,7 @@ it.skipIf(!posix)('--watch: a symbolic link to a mode-600 secrets file swapped i
 
   rmSync(file);
   symlinkSync(secrets, file);
-  await expect.poll(() => mock.stderr(), { timeout: 10_000 }).toContain('refused');
+  await expect.poll(() => mock.stderr()).toContain('refused');
   expect(mock.stderr()).toBe(
     `evidence-harness: mock: --watch: ${file} now leads to ${secrets}, not to ${file} as when it was first read (a symbolic link was put in its place or changed): refused, and the last version that loaded stays in force.\n`,
   );
@@ -93,18 +93,18 @@ it.skipIf(!posix)('--scenario and --config given a FIFO at start: refused at onc
   makeFifo(config);
 
   const byScenario = spawnCli(['mock', '--port', '0', '--scenario', scenario]);
-  expect(await Promise.race([byScenario.exit, sleep(10_000).then(() => 'still running after 10 s')])).toBe(2);
+  expect(await Promise.race([byScenario.exit, sleep(inTime()).then(() => `still running after ${inTime() / 1000} s`)])).toBe(2);
   expect(byScenario.stderr()).toBe(
     `evidence-harness: mock: --scenario: ${scenario} (resolved to ${scenario}) is a FIFO (named pipe), not a regular file; pass a shipped scenario's name or the path of a .json, .yaml or .yml scenario file.\n`,
   );
 
   const byConfig = spawnCli(['mock', '--port', '0', '--config', config]);
-  expect(await Promise.race([byConfig.exit, sleep(10_000).then(() => 'still running after 10 s')])).toBe(2);
+  expect(await Promise.race([byConfig.exit, sleep(inTime()).then(() => `still running after ${inTime() / 1000} s`)])).toBe(2);
   expect(byConfig.stderr()).toContain(`--config: ${config} (resolved to ${config}) is a FIFO (named pipe), not a regular file.`);
 
   // The config file found in the working folder is held to the same rule.
   const found = spawnCli(['mock', '--port', '0'], { cwd: dir });
-  expect(await Promise.race([found.exit, sleep(10_000).then(() => 'still running after 10 s')])).toBe(2);
+  expect(await Promise.race([found.exit, sleep(inTime()).then(() => `still running after ${inTime() / 1000} s`)])).toBe(2);
   expect(found.stderr()).toContain('--config: evidence-harness.config.yaml (resolved to');
 });
 

@@ -82,7 +82,7 @@ it('reloads an edited scenario file with --watch, notes it in the journal, and k
 
   // A broken save is reported with the file's own error, and the mock keeps serving the last good version.
   writeFileSync(file, 'name: edited\njob: [unclosed\n');
-  await expect.poll(() => mock.errors(), { timeout: 10_000 }).toMatch(/--watch: .*edited\.yaml is not valid YAML/);
+  await expect.poll(() => mock.errors()).toMatch(/--watch: .*edited\.yaml is not valid YAML/);
   expect(mock.errors()).toContain('The scenario in force is unchanged');
   expect(await createAndFinish(mock.url, 'w-3')).toMatchObject({ status: 'COMPLETE', evaluation: 'FAIL' });
   // Reset keeps the reloaded version as the starting scenario.

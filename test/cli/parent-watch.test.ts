@@ -38,7 +38,18 @@ function facts(options: { env?: Record<string, string>; cmdline?: string }) {
   return { state, given };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 600));
+/** Two and a half of the watcher's looks, on vitest's fake clock (the test moves it: issue 43). */
+const tick = () => vi.advanceTimersByTime(600);
+
+/** Runs `test` with fake timers, the watcher's interval included. */
+async function onFakeTime(test: () => void | Promise<void>): Promise<void> {
+  vi.useFakeTimers();
+  try {
+    await test();
+  } finally {
+    vi.useRealTimers();
+  }
+}
 
 /** A shell npm started (PID 4242), whose parent, npm, is `state.npm`; stat lines as Linux writes them. */
 function npmShellFacts() {
@@ -82,43 +93,45 @@ it('says when npm above the shell ends (the shell re-parented), once, while the 
   }
 });
 
-it('says when the parent ends, once', async () => {
-  const { state, given } = facts({});
-  const events: unknown[] = [];
-  const stop = watchParent((event) => events.push(event), given);
-  await tick();
-  expect(events).toEqual([]);
-  state.ppid = 1;
-  await tick();
-  state.ppid = 77;
-  await tick();
-  stop();
-  expect(events).toEqual([{ kind: 'parent-ended', parent: 4242 }]);
-});
+it('says when the parent ends, once', () =>
+  onFakeTime(() => {
+    const { state, given } = facts({});
+    const events: unknown[] = [];
+    const stop = watchParent((event) => events.push(event), given);
+    tick();
+    expect(events).toEqual([]);
+    state.ppid = 1;
+    tick();
+    state.ppid = 77;
+    tick();
+    stop();
+    expect(events).toEqual([{ kind: 'parent-ended', parent: 4242 }]);
+  }));
 
-it('takes a wake-up of the shell npm started as the SIGINT it holds; not so for any other parent', async () => {
-  const npmShell = facts({ env: { npm_command: 'exec' }, cmdline: 'sh\0-c\0evidence-harness mock\0' });
-  const events: unknown[] = [];
-  const stop = watchParent((event) => events.push(event), npmShell.given);
-  await tick();
-  expect(events).toEqual([]);
-  npmShell.state.switches += 1;
-  await tick();
-  stop();
-  expect(events).toEqual([{ kind: 'shell-interrupted', shell: 4242 }]);
+it('takes a wake-up of the shell npm started as the SIGINT it holds; not so for any other parent', () =>
+  onFakeTime(() => {
+    const npmShell = facts({ env: { npm_command: 'exec' }, cmdline: 'sh\0-c\0evidence-harness mock\0' });
+    const events: unknown[] = [];
+    const stop = watchParent((event) => events.push(event), npmShell.given);
+    tick();
+    expect(events).toEqual([]);
+    npmShell.state.switches += 1;
+    tick();
+    stop();
+    expect(events).toEqual([{ kind: 'shell-interrupted', shell: 4242 }]);
 
-  for (const other of [
-    facts({ cmdline: 'sh\0-c\0evidence-harness mock\0' }),
-    facts({ env: { npm_command: 'exec' }, cmdline: 'node\0x.js\0' }),
-  ]) {
-    const seen: unknown[] = [];
-    const done = watchParent((event) => seen.push(event), other.given);
-    other.state.switches += 5;
-    await tick();
-    done();
-    expect(seen).toEqual([]);
-  }
-});
+    for (const other of [
+      facts({ cmdline: 'sh\0-c\0evidence-harness mock\0' }),
+      facts({ env: { npm_command: 'exec' }, cmdline: 'node\0x.js\0' }),
+    ]) {
+      const seen: unknown[] = [];
+      const done = watchParent((event) => seen.push(event), other.given);
+      other.state.switches += 5;
+      tick();
+      done();
+      expect(seen).toEqual([]);
+    }
+  }));
 
 /**
  * Under `npx -p node@22 node vitest.mjs` (scripts/test-node-majors.sh) the environment is npx's

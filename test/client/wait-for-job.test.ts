@@ -192,7 +192,9 @@ it('stops with request_failed when fetch throws', async () => {
 it('refuses options that cannot work', async () => {
   const { client } = inProcessClient();
   await expect(waitForJob(client, 'job-1', { timeoutMs: -1 })).rejects.toThrow(RangeError);
+  // real-time: never waited; the options are refused (RangeError) before any poll.
   await expect(waitForJob(client, 'job-1', { timeoutMs: 1000, initialDelayMs: 0 })).rejects.toThrow(RangeError);
+  // real-time: never waited; the options are refused (RangeError) before any poll.
   await expect(waitForJob(client, 'job-1', { timeoutMs: 1000, initialDelayMs: 500, maxDelayMs: 100 })).rejects.toThrow(RangeError);
 });
 

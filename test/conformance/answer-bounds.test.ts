@@ -11,7 +11,7 @@ import type { Exchange } from '../../src/conformance/exchange.js';
 import { jsonTooComplex, maxJsonDepth, maxJsonValues, Transport } from '../../src/conformance/http/transport.js';
 import { scrubberFor } from '../../src/conformance/secrets.js';
 import { CappedBuffer } from '../../src/http/capped-buffer.js';
-import { inTime } from '../support/time-limits.js';
+import { inTime, runnerTimeoutMs } from '../support/time-limits.js';
 
 describe('CappedBuffer', () => {
   it('copies 1-byte chunks into one buffer, keeps what fits under the cap, and counts every byte', () => {
@@ -76,7 +76,7 @@ describe('answers refused as too complex', () => {
     ] as const) {
       const transport = new Transport({
         baseUrl: 'http://target.test',
-        timeoutMs: 2000,
+        timeoutMs: runnerTimeoutMs,
         fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json' } }),
       });
       const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: {} });
@@ -102,7 +102,7 @@ describe('scrubbing at reception', () => {
     const scrubber = scrubberFor({ headers: { Authorization: secret } });
     const transport = new Transport({
       baseUrl: 'http://target.test',
-      timeoutMs: 2000,
+      timeoutMs: runnerTimeoutMs,
       fetch: echoing,
       scrub: (text) => scrubber.scrub(text),
     });
@@ -116,7 +116,7 @@ describe('scrubbing at reception', () => {
   });
 
   it('without a scrub function, the same excerpt would hold a part of the credential (what the final scrub misses)', async () => {
-    const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: 2000, fetch: echoing });
+    const transport = new Transport({ baseUrl: 'http://target.test', timeoutMs: runnerTimeoutMs, fetch: echoing });
     const result = await transport.send({ method: 'GET', path: '/v0/jobs/x', headers: { Authorization: secret } });
     const excerpt = received({ response: result.response } as unknown as Exchange);
     expect(scrubberFor({ headers: { Authorization: secret } }).scrub(excerpt)).toMatch(/you sent Bearer alice-s3…$/);

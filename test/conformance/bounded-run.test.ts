@@ -3,10 +3,11 @@
  * makes it incomplete, never passed), and an operation that keeps timing out stops getting
  * requests after --max-consecutive-timeouts, its checks skipped with that reason.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { runConformance } from '../../src/conformance/run.js';
 import { createMockEngine } from '../../src/engine/index.js';
 import { hostileServers, startHostileServer } from '../fixtures/hostile-servers/hostile-servers.js';
+import { settleOnFakeTime } from '../support/fake-time.js';
 import { inTime } from '../support/time-limits.js';
 
 it('stops at --time-budget and calls the run incomplete, naming the budget', async () => {
@@ -17,6 +18,7 @@ it('stops at --time-budget and calls the run incomplete, naming the budget', asy
     fetch: (request) => engine.handle(request),
     seed: 3,
     rate: 20,
+    // real-time: the budget is the point; a busy machine only sends fewer requests before it ends.
     timeBudgetMs: 1500,
     headers: { Authorization: 'Bearer alice' },
     secondCallerHeaders: { Authorization: 'Bearer bob' },
@@ -35,6 +37,7 @@ it('stops sending to an operation after 3 timeouts in a row, and skips what is l
     const report = await runConformance({
       baseUrl: server.url,
       seed: 3,
+      // real-time: the server never answers, so only the deadline ends each request; a busy machine makes it later, never different.
       timeoutMs: 300,
       checks: ['verification_result', 'malformed_json_rejected'],
     });
@@ -88,17 +91,22 @@ it('does not pass a required check that judged some of its requests but not all:
 
 it('goes on to other operations when one is stopped after its timeouts, and skips only the checks that needed it, naming it', async () => {
   const sentTo = new Set<string>();
-  const report = await runConformance({
+  // On fake time: the engine's answers come before the 200 ms deadline however busy the machine;
+  // only the createEvaluation that never answers meets it.
+  vi.useFakeTimers();
+  const running = runConformance({
     baseUrl: 'http://mock.test',
     // createEvaluation never answers; every other operation is the mock's.
     fetch: engineBehind((request) =>
       request.method === 'POST' && new URL(request.url).pathname === '/v0/evaluations' ? never() : undefined,
     ),
     seed: 3,
+    // fake-time: the deadline meets only the createEvaluation that never answers (settleOnFakeTime below).
     timeoutMs: 200,
     checks: ['negative_data_rejection', 'invalid_job_id_not_found', 'missing_required_header', 'unknown_job_not_found'],
     onExchange: (exchange) => sentTo.add(exchange.operationId ?? 'outside'),
   });
+  const report = await settleOnFakeTime(running);
   const stopped = 'createEvaluation stopped after 3 timeouts in a row (--timeout 200 ms)';
   expect(report.notes).toContain(stopped);
   // The mutations of the operations after createEvaluation were still sent and judged.

@@ -46,9 +46,11 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   let stderr = '';
   let peak = 0;
   let lastOutputMs = 0;
+  // real-time: a memory sample every 50 ms, for the figures printed; nothing is judged by when it runs.
   const sample = setInterval(() => {
     peak = Math.max(peak, highWaterMarkMb(child.pid));
   }, 50);
+  // real-time: a hung child's last resort (170 s by default), not a margin.
   const safety = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 170_000);
   child.stdout!.on('data', (chunk) => {
     stdout += chunk;

@@ -13,6 +13,7 @@ import { type RunningMockServer, startMockServer } from '../../src/server/mock-s
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { faults } from '../fixtures/fault-zoo/faults.js';
 import { runMain } from '../support/run-main.js';
+import { runnerTimeoutMs } from '../support/time-limits.js';
 import { freePort } from './prism-support.js';
 
 const run = runMain;
@@ -136,7 +137,7 @@ it('fails only on required checks unless --strict', async () => {
 
 it('exits 2 for an unreachable target, naming it', async () => {
   const port = await freePort();
-  const result = await run('conformance', '--base-url', `http://127.0.0.1:${port}`, '--quiet', '--timeout', '2000');
+  const result = await run('conformance', '--base-url', `http://127.0.0.1:${port}`, '--quiet', '--timeout', String(runnerTimeoutMs));
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(
     new RegExp(

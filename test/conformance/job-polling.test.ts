@@ -40,6 +40,7 @@ it('does not fail a job whose polls are still rate limited at --job-timeout: the
     baseUrl: 'http://mock.test',
     fetch: engineWithPolls(() => Promise.resolve(rateLimited())),
     seed: 5,
+    // real-time: every poll is answered 429, so only --job-timeout ends the wait; a busy machine makes it later, never different.
     jobTimeoutMs: 1500,
     checks: ['job_reaches_final_state'],
   });

@@ -12,6 +12,7 @@ import { runConformance } from '../../src/conformance/run.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/mock-server.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { runMain } from '../support/run-main.js';
+import { inTime } from '../support/time-limits.js';
 
 const fixture = new URL('../fixtures/pact/web-app-evidence-service.json', import.meta.url).pathname;
 
@@ -151,7 +152,7 @@ describe('provider states', () => {
     const file = pactWith((pact) => {
       pact.interactions[2]!.providerStates = [{ name: 'a job in state FAILED', params: { status: 'FAILED' } }];
     });
-    const report = await runConformance({ baseUrl: mock.url, pact: file, seed: 1, jobTimeoutMs: 5000 });
+    const report = await runConformance({ baseUrl: mock.url, pact: file, seed: 1, jobTimeoutMs: inTime() });
     expect(report.verdict).toBe('incomplete');
     expect(report.notes.join('\n')).toMatch(/state not reachable: the job went QUEUED → RUNNING → COMPLETE and never was FAILED/);
   });

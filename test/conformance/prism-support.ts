@@ -43,6 +43,7 @@ export async function startPrism(options: { args: readonly string[] }): Promise<
       child.kill('SIGKILL');
       throw new Error(`prism did not start within 25 s:\n${output}`);
     }
+    // real-time: a child's start polled, bounded by the caller's hang bound, not by a margin.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -50,6 +51,7 @@ export async function startPrism(options: { args: readonly string[] }): Promise<
     output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
+      // real-time: a child that ignores SIGTERM is killed after 5 s; the outcome is the same.
       const timer = setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000);
       await exited;
       clearTimeout(timer);

@@ -92,6 +92,7 @@ async function bareState(limits: Partial<ConstructorParameters<typeof RunState>[
       strict: false,
       deadline: Number.MAX_SAFE_INTEGER,
       timeBudgetMs: 600_000,
+      // real-time: never waited; the number is only named in the notes.
       timeoutMs: 50,
       maxConsecutiveTimeouts: 2,
       ...limits,

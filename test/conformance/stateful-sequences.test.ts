@@ -26,6 +26,7 @@ import { loadContract } from '../../src/openapi/document.js';
 import { ResponseValidator } from '../../src/openapi/response-validator.js';
 import { startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
+import { runnerTimeoutMs } from '../support/time-limits.js';
 
 const callers = { headers: { Authorization: 'Bearer alice' }, secondCallerHeaders: { Authorization: 'Bearer bob' } };
 
@@ -378,7 +379,7 @@ it('releases a burst together: every request written but its last byte, then all
         ? Promise.resolve(undefined) // a request refused before the transport does not hold the others
         : client.request(
             { method: 'POST', url, headers: { 'content-type': 'application/json' }, body },
-            { timeoutMs: 5000, maxResponseBytes: 1024 },
+            { timeoutMs: runnerTimeoutMs, maxResponseBytes: 1024 },
           );
     const burst = await sendTogether(5, send);
     expect(burst.heldBack).toBe(4);
@@ -389,8 +390,8 @@ it('releases a burst together: every request written but its last byte, then all
     expect(ends).toHaveLength(4);
     // A retry of a request of the burst is not held back again (it would wait for nobody).
     const retry = await sendTogether(1, async () => {
-      await client.request({ method: 'POST', url, headers: {}, body }, { timeoutMs: 5000, maxResponseBytes: 1024 });
-      return client.request({ method: 'POST', url, headers: {}, body }, { timeoutMs: 5000, maxResponseBytes: 1024 });
+      await client.request({ method: 'POST', url, headers: {}, body }, { timeoutMs: runnerTimeoutMs, maxResponseBytes: 1024 });
+      return client.request({ method: 'POST', url, headers: {}, body }, { timeoutMs: runnerTimeoutMs, maxResponseBytes: 1024 });
     });
     expect(retry.heldBack).toBe(1);
   } finally {

@@ -56,12 +56,14 @@ export async function startMockoon(folder: string): Promise<RunningThirdParty> {
       child.kill('SIGKILL');
       throw new Error(`mockoon did not start within 30 s:\n${output}`);
     }
+    // real-time: a child's start polled, bounded by the caller's hang bound, not by a margin.
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
+      // real-time: a child that ignores SIGTERM is killed after 5 s; the outcome is the same.
       const timer = setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 5000);
       await exited;
       clearTimeout(timer);

@@ -28,6 +28,27 @@ async function create(engine: MockEngine, options: { key: string; body?: unknown
   );
 }
 
+/**
+ * A clock whose waits end only when the test releases them, and which says when the first wait
+ * began (the first create is in the scenario's latency): an event the test awaits, not a sleep.
+ */
+function heldClock(now: () => number) {
+  const waiting: (() => void)[] = [];
+  let began: () => void = () => undefined;
+  const inLatency = new Promise<void>((resolve) => {
+    began = resolve;
+  });
+  const clock = {
+    now,
+    sleep: () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        began();
+      }),
+  };
+  return { clock, waiting, inLatency };
+}
+
 const poll = (engine: MockEngine, jobId: string) => engine.handle(new Request(`${base}/v0/jobs/${jobId}`));
 
 it('registers every rule once, each with a summary', () => {
@@ -148,11 +169,11 @@ it('new_key_after_failure: the same body sent under a new key while the first cr
   // A clock whose waits end only when the test says: the first create sits in the scenario's
   // latency while the client, tired of waiting, sends it again under a new key.
   let now = Date.UTC(2026, 10, 23);
-  const waiting: (() => void)[] = [];
-  const clock = { now: () => now, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const { clock, waiting, inLatency } = heldClock(() => now);
+  // fake-time: the latency waits on heldClock, released by the test.
   const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
   const first = create(engine, { key: 'before-timeout' });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await inLatency;
   now += 2000;
   const retried = await create(engine, { key: 'after-timeout', headers: { prefer: 'scenario=default' } });
   expect(retried.status).toBe(202);
@@ -166,11 +187,11 @@ it('new_key_after_failure: the same body sent under a new key while the first cr
 
 it('new_key_after_failure: two different bodies in flight at once are two requests, not a retry', async () => {
   let now = Date.UTC(2026, 10, 23);
-  const waiting: (() => void)[] = [];
-  const clock = { now: () => now, sleep: () => new Promise<void>((resolve) => waiting.push(resolve)) };
+  const { clock, waiting, inLatency } = heldClock(() => now);
+  // fake-time: the latency waits on heldClock, released by the test.
   const engine = createMockEngine({ clock, seed: 5, scenario: { name: 'slow-answers', latencyMs: 5000 } });
   const first = create(engine, { key: 'one' });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  await inLatency;
   now += 2000;
   await create(engine, { key: 'two', body: evaluationRequest({ operationId: 'op-2026-0777' }), headers: { prefer: 'scenario=default' } });
   for (const release of waiting) release();
@@ -281,6 +302,7 @@ it('waitForJob gets no finding after a 429 with Retry-After: 0, nor when its dea
     body: evaluationRequest() as EvaluationRequest,
   });
   // 3,800 ms: after waits of 250, 500, 1000 and 2000 ms, 50 ms would be left; that poll is not made.
+  // fake-time: waitForJob's deadline on the in-process poll clock.
   await expect(waitForJob(client, created.data?.jobId ?? '', { timeoutMs: 3800, clock: pollClock })).rejects.toMatchObject({
     kind: 'timeout',
   });

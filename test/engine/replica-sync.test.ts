@@ -11,6 +11,7 @@ import {
   type ReplicaLink,
   type SharedScenarioState,
 } from '../../src/engine/index.js';
+import { inTime } from '../support/time-limits.js';
 
 type Listeners = Parameters<ReplicaLink['subscribe']>[0];
 
@@ -60,13 +61,14 @@ describe('synced() on a replica whose channel lags the store', () => {
     engine.control.registerScenario({ name: 'mine' });
     store.reply(1);
     const resetting = engine.control.reset();
-    await vi.waitFor(() => expect(store.published()).toBe(2));
+    await vi.waitFor(() => expect(store.published()).toBe(2), { timeout: inTime() });
     // The register's echo arrives after the reset was made here, and before the reset's own.
     store.deliver(1);
     store.reply(2);
     let done = false;
     void resetting.then(() => (done = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Every turn of work the reset could do without its own echo, done: it still waits.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(done).toBe(false);
     store.deliver(2);
     await resetting;

@@ -14,6 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { packageRoot } from '../../src/openapi/package-root.js';
+import { inTime } from '../support/time-limits.js';
 import { type StaticServer, startStaticServer } from './static-server.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -25,7 +26,7 @@ const root = packageRoot();
 const screenshotPath = join(root, 'test-output', 'example-app.png');
 // A host that does not resolve: any answer the page gets for it came from the service worker.
 const api = 'http://api.evidence.test';
-const poll = { timeout: 15_000, interval: 50 };
+const poll = { timeout: inTime(), interval: 50 };
 
 let outDir: string | undefined;
 let server: StaticServer | undefined;

@@ -37,6 +37,7 @@ function context(options: { scenario?: string; timeoutMs?: number } = {}): AppCo
 async function suiteWithout409(): Promise<void> {
   await runEvaluation(context(), { onStep: () => {} });
   await runEvaluation(context({ scenario: 'job-failed' }), { onStep: () => {} });
+  // fake-time: polling on the VirtualClock above.
   await runEvaluation(context({ scenario: 'manual', timeoutMs: 5000 }), { onStep: () => {} });
   mock.control.useScenario({ name: 'one-busy-poll', faults: [{ operation: 'getJob', status: 503, times: 1, retryAfter: 2 }] });
   await runEvaluation(context(), { onStep: () => {} });

@@ -70,6 +70,7 @@ export function appFlowCases(target: () => AppFlowTarget): void {
   });
 
   it('gives up with a readable timeout when the job never moves', async () => {
+    // fake-time: each target polls on a virtual clock.
     const outcome = await runEvaluation(target().context({ scenario: 'manual', timeoutMs: 5000 }), { onStep: () => {} });
     if (outcome.kind !== 'gave-up') throw new Error(`expected gave-up, got ${outcome.kind}`);
     expect(outcome.failure.headline).toBe('Timed out');

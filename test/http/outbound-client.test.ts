@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { checkOutboundLimits, OutboundClient, OutboundOptionError } from '../../src/http/outbound-client.js';
+import { runnerTimeoutMs } from '../support/time-limits.js';
 
 const servers: Server[] = [];
 const clients: OutboundClient[] = [];
@@ -44,9 +45,11 @@ function client(options: ConstructorParameters<typeof OutboundClient>[0] = {}): 
 
 it('checks every bound once, naming the option', () => {
   expect(() => new OutboundClient({ maxHeaderBytes: 10 })).toThrow(OutboundOptionError);
+  // real-time: never waited; the option is refused.
   expect(() => new OutboundClient({ deadlineMs: 0 })).toThrow(/deadlineMs must be a whole number/);
   expect(() => new OutboundClient({ connectionsPerOrigin: 1.5 })).toThrow(/connectionsPerOrigin/);
   expect(() => new OutboundClient({ maxCodings: -1 })).toThrow(/maxCodings/);
+  // real-time: never waited; the limits are only read.
   expect(checkOutboundLimits({ deadlineMs: 500 })).toMatchObject({ headersTimeoutMs: 500, bodyTimeoutMs: 500, connectTimeoutMs: 500 });
   expect(checkOutboundLimits({ maxBodyBytes: 1000 }).maxDecodedBytes).toBe(1000);
 });
@@ -106,7 +109,8 @@ it('never hands a late answer to the next request on the same connection', async
   });
   const shared = client({ connectionsPerOrigin: 1 });
   expect((await shared.send({ method: 'GET', url: `${target.url}/first`, headers: {} })).answer?.body.toString()).toBe('first');
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // A turn for the stray bytes (sent in the same write as the first answer) to reach the client.
+  await new Promise((resolve) => setImmediate(resolve));
   expect((await shared.send({ method: 'GET', url: `${target.url}/second`, headers: {} })).answer?.body.toString()).toBe('second');
 });
 
@@ -114,12 +118,19 @@ it('ends at the body cap with the start of what arrived, at the deadline, and at
   const target = await rawServer((path, socket) => {
     if (path === '/large') socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(100_000)}`);
     else if (path === '/half') socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"a":');
-    // '/silent' never answers
+    else if (path === '/held') held();
+    // '/silent' and '/held' never answer
   });
-  const bounded = client({ maxBodyBytes: 1000, deadlineMs: 300 });
-  const large = await bounded.send({ method: 'GET', url: `${target.url}/large`, headers: {} });
+  let held: () => void = () => undefined;
+  const large = await client({ maxBodyBytes: 1000, deadlineMs: runnerTimeoutMs }).send({
+    method: 'GET',
+    url: `${target.url}/large`,
+    headers: {},
+  });
   expect(large.answer?.partial).toMatchObject({ reason: 'too-large' });
   expect(large.answer?.body.length).toBeLessThanOrEqual(1000);
+  // real-time: '/half' stalls and '/silent' never answers, so only the deadline can end them; a busy machine makes it later, never different.
+  const bounded = client({ maxBodyBytes: 1000, deadlineMs: 300 });
   const half = await bounded.send({ method: 'GET', url: `${target.url}/half`, headers: {} });
   expect(half).toMatchObject({ timedOut: true, answer: { status: 200, partial: { reason: 'timeout', bytes: 5 } } });
   expect(half.answer?.body.toString()).toBe('{"a":');
@@ -130,9 +141,10 @@ it('ends at the body cap with the start of what arrived, at the deadline, and at
     statedTimeout: { ms: 300, flag: '--timeout' },
   });
   expect(silent).toMatchObject({ timedOut: true, failure: { kind: 'timeout', message: 'no answer within 300 ms (--timeout)' } });
+  // The caller aborts once the server holds the request: an event, not a guess at when it arrives.
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 30);
-  const aborted = await client().send({ method: 'GET', url: `${target.url}/silent`, headers: {}, signal: controller.signal });
+  held = () => controller.abort();
+  const aborted = await client().send({ method: 'GET', url: `${target.url}/held`, headers: {}, signal: controller.signal });
   expect(aborted).toMatchObject({ interrupted: true, failure: { kind: 'interrupted' } });
 });
 

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMockEngine, VirtualClock } from '../../src/engine/index.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+import { inTime } from '../support/time-limits.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
@@ -32,7 +33,7 @@ const viewport = { width: 1200, height: 900 };
 const channelTolerance = 48;
 /** The share of differing pixels a match allows: glyph edges, not a moved or missing section. */
 const pixelTolerance = 0.02;
-const poll = { timeout: 10_000, interval: 100 };
+const poll = { timeout: inTime(), interval: 100 };
 
 let server: RunningMockServer;
 let browser: Browser | undefined;

@@ -20,6 +20,7 @@ async function waitForJob(jobId: string): Promise<{ status: string }> {
   for (;;) {
     const job = await (await fetch(`http://localhost:4010/v0/jobs/${jobId}`)).json();
     if (job.status === 'COMPLETE' || job.status === 'FAILED') return job;
+    // fake-time: the docs' client waits on vitest's fake timers (this file turns them on).
     await new Promise((resolve) => setTimeout(resolve, 5000));
   }
 }

@@ -4,34 +4,14 @@
  * apps, one log line per request, and the control token.
  */
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { startMockServer } from '../../src/server/index.js';
 import { controlTokenFor } from '../../src/server/mock-server.js';
 import { evaluationRequest, streamedSpaces } from '../support/fixtures.js';
+import { socketExchange } from '../support/raw-http.js';
 import { mockServersClosedAfterEach } from '../support/started-servers.js';
-import { testTimeout } from '../support/time-limits.js';
 
 const start = mockServersClosedAfterEach();
-
-/**
- * Sends raw bytes on a socket and resolves with everything the server sent before the
- * connection ended, whether it closed or was reset (a server cutting off a client that is still
- * sending resets the connection, after its answer).
- */
-function rawExchange(options: { port: number; send: (socket: ReturnType<typeof connect>) => void }): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(options.port, '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk) => {
-      received += chunk.toString('utf8');
-    });
-    socket.on('close', () => resolve(received));
-    // A reset: 'close' follows and resolves with what had arrived.
-    socket.on('error', () => undefined);
-    socket.on('connect', () => options.send(socket));
-  });
-}
 
 it('answers 413 body_too_large to an oversized createEvaluation body before the client has sent it all', async () => {
   const server = await start();
@@ -73,7 +53,7 @@ it('answers 413 body_too_large to an oversized createEvaluation body before the 
 
 it('refuses a declared Content-Length over the limit before the body arrives', async () => {
   const server = await start({ timeouts: { discardMs: 200 } });
-  const reply = await rawExchange({
+  const reply = await socketExchange({
     port: server.port,
     send: (socket) =>
       socket.write(
@@ -110,7 +90,7 @@ it.each([
   async ({ path, megabytes, status }) => {
     const server = await start();
     const body = ' '.repeat(megabytes * 1024 * 1024);
-    const reply = await rawExchange({
+    const reply = await socketExchange({
       port: server.port,
       send: (socket) => {
         socket.write(
@@ -128,7 +108,7 @@ it.each([
 it('cuts off a client that goes on sending a refused body past the discard time', async () => {
   const server = await start({ timeouts: { discardMs: 300 } });
   let writes = 0;
-  const reply = await rawExchange({
+  const reply = await socketExchange({
     port: server.port,
     send: (socket) => {
       socket.write(
@@ -161,7 +141,7 @@ it('keeps one keep-alive connection clean over many early answers: no listener l
       { length: 15 },
       () => `POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
-    const reply = await rawExchange({
+    const reply = await socketExchange({
       port: server.port,
       send: (socket) => socket.write(`${requests.join('')}GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
     });
@@ -174,29 +154,6 @@ it('keeps one keep-alive connection clean over many early answers: no listener l
   }
 });
 
-it('answers a request once: a request timeout while a refused body drains cuts it without adding a 408', async () => {
-  // The body goes over the limit late in the request time, so the drain outlives the request timeout.
-  const server = await start({ timeouts: { headersMs: 300, requestMs: 600 } });
-  const received = await rawExchange({
-    port: server.port,
-    send: (socket) => {
-      socket.write(
-        'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nTransfer-Encoding: chunked\r\n\r\n',
-      );
-      const started = Date.now();
-      const trickle = () => {
-        if (socket.destroyed) return;
-        if (Date.now() - started > 400) socket.write(`300000\r\n${' '.repeat(0x300000)}\r\n`);
-        else socket.write('1\r\n \r\n');
-        setTimeout(trickle, 50);
-      };
-      trickle();
-    },
-  });
-  expect(received).toMatch(/^HTTP\/1\.1 413 /);
-  expect(received).not.toMatch(/408/);
-});
-
 it('refuses a discard time that is not a number of milliseconds', async () => {
   for (const discardMs of [Number.NaN, -1]) {
     await expect(startMockServer({ port: 0, host: '127.0.0.1', timeouts: { discardMs } })).rejects.toThrow(/discardMs must be/);
@@ -207,7 +164,7 @@ it('closes at once, not after the grace time, while a refused body is still drai
   const server = await startMockServer({ port: 0, host: '127.0.0.1', timeouts: { keepAliveMs: 60_000 } });
   const rest = ' '.repeat(3 * 1024 * 1024);
   let sendRest = () => {};
-  const reply = rawExchange({
+  const reply = socketExchange({
     port: server.port,
     send: (socket) => {
       socket.write(
@@ -225,97 +182,16 @@ it('closes at once, not after the grace time, while a refused body is still drai
   expect(await reply).toMatch(/^HTTP\/1\.1 413 /);
 });
 
-it('cuts off a client that trickles its headers, with 408 request_timeout, while serving others', async () => {
-  const server = await start({ timeouts: { headersMs: 300, requestMs: 600 } });
-  let stop = false;
-  const slow = rawExchange({
-    port: server.port,
-    send: (socket) => {
-      socket.write('GET /health HTTP/1.1\r\n');
-      const trickle = () => {
-        if (stop || socket.destroyed) return;
-        socket.write('X');
-        setTimeout(trickle, 50);
-      };
-      trickle();
-    },
-  });
-  // Another client is served while the slow one is still connected.
-  const health = await fetch(`${server.url}/health`);
-  expect(health.status).toBe(200);
-  const reply = await slow;
-  stop = true;
-  expect(reply).toMatch(/^HTTP\/1\.1 408 /);
-  expect(reply).toContain('"code":"request_timeout"');
-});
-
-it(
-  'takes a body slower than one window as long as it keeps coming: the cut is for a stall, not a slow link',
-  async () => {
-    // A window of 2 s, a chunk every 100 ms: the body takes 5 s, past any deadline of one window for
-    // the whole body, while each window brings 40 kB. A busy machine would have to hold this test's
-    // writes for 2 s to look like a stall.
-    const server = await start({ timeouts: { headersMs: 2000, requestMs: 2000, bodyMinBytes: 1024 } });
-    const json = JSON.stringify(evaluationRequest());
-    const chunks = 50;
-    const padding = ' '.repeat(2048);
-    const received = await rawExchange({
-      port: server.port,
-      send: (socket) => {
-        socket.write(
-          `POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: slow-link\r\nContent-Length: ${json.length + chunks * padding.length}\r\nConnection: close\r\n\r\n`,
-        );
-        let sent = 0;
-        const next = () => {
-          if (socket.destroyed) return;
-          if (sent === chunks) return void socket.write(json);
-          sent += 1;
-          socket.write(padding);
-          setTimeout(next, 100);
-        };
-        next();
-      },
-    });
-    expect(received).toMatch(/^HTTP\/1\.1 202 /);
-  },
-  testTimeout({ waitsMs: [5000] }),
-);
-
-it('cuts off a client that trickles its body, with 408, and logs the request as aborted', async () => {
-  const lines: string[] = [];
-  const server = await start({ timeouts: { headersMs: 300, requestMs: 600 }, log: (line) => lines.push(line) });
-  let stop = false;
-  const slow = rawExchange({
-    port: server.port,
-    send: (socket) => {
-      socket.write(
-        'POST /v0/evaluations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nIdempotency-Key: k\r\nContent-Length: 1000\r\n\r\n{',
-      );
-      const trickle = () => {
-        if (stop || socket.destroyed) return;
-        socket.write(' ');
-        setTimeout(trickle, 50);
-      };
-      trickle();
-    },
-  });
-  expect((await fetch(`${server.url}/health`)).status).toBe(200);
-  const reply = await slow;
-  stop = true;
-  expect(reply).toMatch(/^HTTP\/1\.1 408 /);
-  await expect.poll(() => lines.find((line) => line.includes('POST /v0/evaluations'))).toMatch(/ POST \/v0\/evaluations aborted /);
-});
-
 it('answers TRACE (which Fetch cannot represent) like any other method, and refuses CONNECT with an Error body', async () => {
   const server = await start();
-  const trace = await rawExchange({
+  const trace = await socketExchange({
     port: server.port,
     send: (socket) => socket.write('TRACE /v0/jobs/abc HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
   });
   expect(trace).toMatch(/^HTTP\/1\.1 405 /);
   expect(trace).toMatch(/\r\nallow: GET, HEAD\r\n/);
   expect(trace).toContain('"code":"method_not_allowed"');
-  const connect = await rawExchange({
+  const connect = await socketExchange({
     port: server.port,
     send: (socket) => socket.write('CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n'),
   });
@@ -325,7 +201,7 @@ it('answers TRACE (which Fetch cannot represent) like any other method, and refu
 
 it('answers malformed HTTP with 400 and an Error body', async () => {
   const server = await start();
-  const reply = await rawExchange({ port: server.port, send: (socket) => socket.write('NOT HTTP AT ALL\r\n\r\n') });
+  const reply = await socketExchange({ port: server.port, send: (socket) => socket.write('NOT HTTP AT ALL\r\n\r\n') });
   expect(reply).toMatch(/^HTTP\/1\.1 400 /);
   expect(reply).toContain('{"code":"invalid_request","message":"The request is not valid HTTP."}');
 });

@@ -129,7 +129,7 @@ describe.runIf(redisAvailable)('several replicas on one Redis', () => {
     // A reset through one replica restores every replica's starting scenario and empties the store.
     expect((await fetch(`${b.url}/__mock/reset`, { method: 'POST' })).status).toBe(200);
     await expect
-      .poll(async () => ((await (await fetch(`${a.url}/__mock/scenarios`)).json()) as { current: string }).current, { timeout: 1000 })
+      .poll(async () => ((await (await fetch(`${a.url}/__mock/scenarios`)).json()) as { current: string }).current)
       .toBe('default');
     expect(((await (await fetch(`${c.url}/__mock/jobs`)).json()) as { jobs: unknown[] }).jobs).toEqual([]);
   });

@@ -72,7 +72,7 @@ describe.runIf(redisAvailable)('the shared store out of reach', () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
 
     await redis.start();
-    await expect.poll(async () => (await create('after-outage')).status, { timeout: 5000, interval: 100 }).toBe(202);
+    await expect.poll(async () => (await create('after-outage')).status, { interval: 100 }).toBe(202);
     // With persistence, the job created before the outage is still there.
     const again = await fetch(`${server.url}/v0/jobs/${jobId}`, { headers: caller });
     expect(again.status).toBe(200);
@@ -98,6 +98,6 @@ describe.runIf(redisAvailable)('the shared store out of reach', () => {
     } finally {
       redis.resume();
     }
-    await expect.poll(async () => (await create('after-hang')).status, { timeout: 5000, interval: 100 }).toBe(202);
+    await expect.poll(async () => (await create('after-hang')).status, { interval: 100 }).toBe(202);
   });
 });

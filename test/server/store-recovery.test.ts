@@ -31,7 +31,7 @@ function use(server: RunningMockServer, name: string): Promise<Response> {
   return fetch(`${server.url}/__mock/scenario`, { ...jsonPost({ name }), method: 'PUT' });
 }
 
-const settle = { timeout: 5000, interval: 50 };
+const settle = { interval: 50 };
 
 describe.runIf(redisAvailable)('replicas after the shared store went away', () => {
   let admin: RedisConnection;
@@ -122,15 +122,18 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
             .trim()
             .split('\n').length;
         } catch (error) {
-          if (attempt >= 25) throw error;
+          if (attempt >= 100) throw error;
+          // real-time: a reconnect's pace, 100 looks of 200 ms: the hang bound (inTime()), not a margin.
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
     };
     // Earlier tests' clients may still be closing: measure once the count has held for 300 ms.
+    // A busy machine can only make `before` too high, which the check below tolerates (at most, never equal).
     const settled = async () => {
       let last = await clients();
       for (let attempt = 0; attempt < 20; attempt += 1) {
+        // real-time: a settling heuristic that can only weaken the check below, never fail it.
         await new Promise((resolve) => setTimeout(resolve, 300));
         const now = await clients();
         if (now === last) return now;
@@ -146,6 +149,6 @@ describe.runIf(redisAvailable)('replicas after the shared store went away', () =
     }
     // Redis drops a closed client from CLIENT LIST once it has read the close, which on a loaded
     // machine can take a moment after close() resolves: a leak would stay past the poll.
-    await expect.poll(clients, { timeout: 5000 }).toBe(before);
+    await expect.poll(clients).toBeLessThanOrEqual(before);
   });
 });
