@@ -15,17 +15,8 @@ import { realTimerFindings } from '../support/real-timers.js';
 const root = packageRoot();
 const fixture = 'test/fixtures/real-timers/racing.ts';
 
-/**
- * Files this guard does not read yet, each with why. Other work of issue 40 is editing them while
- * this guard lands; their waits are listed in docs/development.md and are to be marked there.
- */
-const notYetRead = new Map([
-  [
-    'test/documents/address-policy.test.ts',
-    'OutboundClient deadlineMs 5000 against loopback listeners (a hang bound, to become runnerTimeoutMs)',
-  ],
-  ['test/documents/loader.test.ts', 'timeBudgetMs 300 against a server that never finishes (only the budget ends the wait)'],
-]);
+/** Files this guard does not read yet, each with why (none now). */
+const notYetRead = new Map<string, string>();
 
 /** A glob of vitest.config.ts's `slow` list as a regular expression (`**` any folders, `*` one name). */
 function globPattern(glob: string): RegExp {

@@ -22,6 +22,7 @@ import {
 } from '../../src/documents/index.js';
 import { OutboundClient } from '../../src/http/outbound-client.js';
 import { runMain } from '../support/run-main.js';
+import { runnerTimeoutMs } from '../support/time-limits.js';
 
 const loopbackOnly: AddressPolicy = { allowLoopback: true, allowPrivate: false };
 const privateOnly: AddressPolicy = { allowLoopback: false, allowPrivate: true };
@@ -124,8 +125,8 @@ async function listener(answer: (path: string) => { status: number; headers?: Re
 
 it('holds the outbound client to a policy: a literal, a name and a socket are judged on the address reached', async () => {
   const target = await listener(() => ({ status: 200, body: 'reached' }));
-  const strict = new OutboundClient({ connectGuard: connectGuard(strictAddressPolicy), deadlineMs: 5000 });
-  const open = new OutboundClient({ connectGuard: connectGuard(loopbackOnly), deadlineMs: 5000 });
+  const strict = new OutboundClient({ connectGuard: connectGuard(strictAddressPolicy), deadlineMs: runnerTimeoutMs });
+  const open = new OutboundClient({ connectGuard: connectGuard(loopbackOnly), deadlineMs: runnerTimeoutMs });
   try {
     for (const host of ['127.0.0.1', 'localhost', '[::ffff:0:0]', '0.0.0.0']) {
       const outcome = await strict.send({ method: 'GET', url: `http://${host}:${target.port}/`, headers: {} });
