@@ -1,5 +1,5 @@
 /**
- * Red team of issue 40, row "files through the one writer": every output is refused at start
+ * Issue 40, row "files through the one writer": every output is refused at start
  * when it cannot be written (a file in the way of a folder on its path, a folder that cannot be
  * written), exit 2 before any work, never found out at exit after a whole run or a whole
  * session of serving. Through the built executable; targets on 127.0.0.1 only.
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 /** A path whose folder cannot be made: a regular file stands where the folder should be. */
 function pathBehindAFile(): string {
-  const made = mkdtempSync(join(tmpdir(), 'eh-redteam-out-'));
+  const made = mkdtempSync(join(tmpdir(), 'eh-out-'));
   folders.push(made);
   writeFileSync(join(made, 'plain-file'), 'in the way\n');
   return join(made, 'plain-file', 'out.json');
@@ -60,7 +60,7 @@ it.skipIf(!linux).each([
 ])('conformance %s in a folder no file can be made in is refused before any request, exit 2', async (_, option) => {
   const target = await startCountingTarget();
   targets.push(target);
-  const file = `/proc/eh-redteam-${process.pid}.out`;
+  const file = `/proc/eh-${process.pid}.out`;
   const child = spawnCli(['conformance', '--base-url', target.url, '--max-requests', '20', '--quiet', ...option(file)]);
   const code = await child.exit;
   expect({ code, requests: target.requests }).toEqual({ code: 2, requests: 0 });
@@ -68,7 +68,7 @@ it.skipIf(!linux).each([
 });
 
 it.skipIf(!linux)('mock --pact-out in a folder no file can be made in is refused at start, not after serving', async () => {
-  const file = `/proc/eh-redteam-${process.pid}.json`;
+  const file = `/proc/eh-${process.pid}.json`;
   const { outcome, stderr } = await startOrRefusal(['mock', '--port', '0', '--quiet', '--pact-out', file]);
   expect(outcome).toBe(2);
   expect(stderr).toContain(file);

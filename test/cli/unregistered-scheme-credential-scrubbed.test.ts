@@ -1,5 +1,5 @@
 /**
- * Red team of issue 40, rows "mock log and coverage" and "`Authorization: sk_live_… v2`": a
+ * Issue 40, rows "mock log and coverage" and "`Authorization: sk_live_… v2`": a
  * credential whose first word is not a registered HTTP authentication scheme is the credential
  * itself (`sk_live_…`), so when the client also puts it into a path, a key or a body, the mock
  * scrubs it from its log line, its journal and its pact as it does a Bearer token.
@@ -19,7 +19,7 @@ afterEach(() => {
 const credential = 'sk_live_4f9c2e7a1b8d3c6e';
 
 it('scrubs an `Authorization: sk_live_… v2` credential from the log line, the journal and the pact', async () => {
-  const folder = mkdtempSync(join(tmpdir(), 'eh-redteam-scrub-'));
+  const folder = mkdtempSync(join(tmpdir(), 'eh-scrub-'));
   folders.push(folder);
   const pact = join(folder, 'pact.json');
   const mock = spawnCli(['mock', '--port', '0', '--pact-out', pact]);

@@ -1,5 +1,5 @@
 /**
- * Red team of issue 40, row "profiles with huge/hostile values for --check and mock --profile": a
+ * Issue 40, row "profiles with huge/hostile values for --check and mock --profile": a
  * hostile profile file's bytes never reach the terminal raw. A YAML error quotes the line it
  * stopped at; an escape sequence (ESC, BEL) or a NUL in that line would retitle, recolour or
  * rewrite the terminal of whoever checks a profile a client team sent.
@@ -19,7 +19,7 @@ it.each([
   ['profile', '--check'],
   ['mock', '--port', '0', '--quiet', '--profile'],
 ])('%s refuses a profile with terminal escapes in a bad line without printing them raw', async (...command) => {
-  const folder = mkdtempSync(join(tmpdir(), 'eh-redteam-profile-'));
+  const folder = mkdtempSync(join(tmpdir(), 'eh-profile-'));
   folders.push(folder);
   const file = join(folder, 'profile.yaml');
   writeFileSync(file, 'profile: 1\nA-9:\n  health: {body: \x1b[31mRED\x1b]0;TITLE\x07 : [}\n');
