@@ -6,7 +6,7 @@
  */
 import { type SetupServer, setupServer } from 'msw/node';
 import type { PactParties, PactV4 } from '../src/engine/index.js';
-import { checkOutputTarget, writeOutputFile } from '../src/files/output-file.js';
+import { prepareOutputTarget, writeOutputFile } from '../src/files/output-file.js';
 import { type CreateHandlersOptions, createHandlers, type MockHandlers } from './handlers.js';
 import { type PactSource, pactFrom } from './pact.js';
 
@@ -43,9 +43,10 @@ export async function writePact(
   if (typeof file !== 'string' || file === '')
     throw new TypeError("writePact: give the file to write, e.g. { file: 'pacts/consumer.json' }.");
   const pact = pactFrom(source, parties);
-  // A symlink, FIFO, device or folder at `file` is refused (OutputFileError), as the CLI's --pact-out
-  // refuses it; the pact then goes to a temporary file renamed over `file` (A-37).
-  checkOutputTarget({ path: file, label: 'writePact' });
+  // The start check every output passes (A-37): a symlink, FIFO, device or folder at `file`, or a
+  // folder that takes no new file, is refused (OutputFileError), as the CLI's --pact-out refuses
+  // it; the pact then goes to a temporary file renamed over `file`.
+  await prepareOutputTarget({ path: file, label: 'writePact' });
   const path = await writeOutputFile({ path: file, data: `${JSON.stringify(pact, null, 2)}\n`, label: 'writePact' });
   return { pact, path };
 }

@@ -44,14 +44,14 @@ import { replayFailures } from '../conformance/replay.js';
 import { WorkflowDocumentError } from '../conformance/workflows/index.js';
 import { type AddressPolicy, DocumentFileError, isHttpUrl, readDocumentFileSync } from '../documents/index.js';
 import { specFileProblem } from '../documents/spec-file.js';
-import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
+import { writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
 import type { ServerProfile } from '../profile/profile.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
-import { fileProblems, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
@@ -595,16 +595,6 @@ function keptBodies(folder: string | undefined): { count: number; bytes: number 
   return count === 0 ? undefined : { count, bytes };
 }
 
-/** A target refused at start (a symlink, a FIFO, a folder, a device): a usage error before the run. */
-function checkOutput(options: { path: string; label: string }): void {
-  try {
-    checkOutputTarget(options);
-  } catch (error) {
-    if (error instanceof OutputFileError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 /** Checks before the run that every report (and the body folder) can be written: a run is not thrown away at its end. */
 async function prepareOutputs(options: {
   reports: readonly ReportTarget[];
@@ -612,27 +602,12 @@ async function prepareOutputs(options: {
   keepBodies?: string | undefined;
   writeProfile?: string | undefined;
 }): Promise<void> {
-  const paths = options.reports.map((target) => ({ folder: dirname(target.file), name: `--report ${target.format}=${target.file}` }));
-  if (options.writeProfile !== undefined) {
-    if (options.writeProfile === '') throw new UsageError('--write-profile needs a file name, for example --write-profile profile.yaml');
-    checkOutput({ path: options.writeProfile, label: '--write-profile' });
-    paths.push({ folder: dirname(options.writeProfile), name: `--write-profile ${options.writeProfile}` });
-  }
-  if (options.keepBodies !== undefined) paths.push({ folder: options.keepBodies, name: `--keep-bodies ${options.keepBodies}` });
-  if (options.record !== undefined) {
-    if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
-    checkOutput({ path: options.record, label: '--record' });
-    paths.push({ folder: dirname(options.record), name: `--record ${options.record}` });
-  }
-  for (const { folder, name } of paths) {
-    try {
-      await prepareOutputFolder(folder);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? '';
-      throw new UsageError(`${name}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`);
-    }
-  }
-  for (const target of options.reports) checkOutput({ path: target.file, label: `--report ${target.format}=` });
+  if (options.writeProfile === '') throw new UsageError('--write-profile needs a file name, for example --write-profile profile.yaml');
+  if (options.record === '') throw new UsageError('--record needs a file name, for example --record run.har');
+  for (const target of options.reports) await checkOutputAtStart({ path: target.file, label: `--report ${target.format}=` });
+  if (options.writeProfile !== undefined) await checkOutputAtStart({ path: options.writeProfile, label: '--write-profile' });
+  if (options.keepBodies !== undefined) await checkOutputAtStart({ path: options.keepBodies, label: '--keep-bodies', folder: true });
+  if (options.record !== undefined) await checkOutputAtStart({ path: options.record, label: '--record' });
 }
 
 export const conformanceCommand: Command = {

@@ -8,8 +8,9 @@
 import { resolve } from 'node:path';
 import { escapeMarkup } from '../contract/markup.js';
 import type { BehaviourCoverage } from '../engine/index.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
+import { checkOutputAtStart } from './file-options.js';
 import { type CoverageDocument, sessionsHtml, sessionsLine } from './sessions-report.js';
 
 export type CoverageReportFormat = 'json' | 'html';
@@ -19,7 +20,7 @@ export interface CoverageReportTarget {
   readonly file: string;
 }
 
-/** `json=FILE` or `html=FILE`, as --coverage-report takes it. */
+/** `json=FILE` or `html=FILE`, as --coverage-report takes it (parsed only; `coverageReportTargets` checks the file). */
 export function parseCoverageReportOption(value: string): CoverageReportTarget {
   const match = /^(json|html)=(.+)$/.exec(value);
   if (!match) {
@@ -27,14 +28,14 @@ export function parseCoverageReportOption(value: string): CoverageReportTarget {
       `--coverage-report takes json=FILE or html=FILE (repeatable), got '${value.slice(0, 200)}'. Example: --coverage-report json=coverage.json --coverage-report html=coverage.html.`,
     );
   }
-  const target = { format: match[1] as CoverageReportFormat, file: match[2]! };
-  try {
-    checkOutputTarget({ path: target.file, label: `--coverage-report ${target.format}=` });
-  } catch (error) {
-    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
-    throw error;
-  }
-  return target;
+  return { format: match[1] as CoverageReportFormat, file: match[2]! };
+}
+
+/** `--coverage-report` values, parsed and checked at start so a report that cannot be written fails before serving. */
+export async function coverageReportTargets(values: readonly string[]): Promise<CoverageReportTarget[]> {
+  const targets = values.map(parseCoverageReportOption);
+  for (const target of targets) await checkOutputAtStart({ path: target.file, label: `--coverage-report ${target.format}=` });
+  return targets;
 }
 
 /** Writes each report; returns the absolute paths written. */

@@ -27,11 +27,11 @@ import {
 } from '../evolution/index.js';
 import { defaultDiffLimits, valueCount } from '../evolution/limits.js';
 import { headline } from '../evolution/render/groups.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
-import { tlsOptions } from './file-options.js';
+import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption } from './spec-file.js';
 
@@ -159,7 +159,7 @@ export const diffCommand: Command = {
     const failOn: FailOn | undefined = oneOf(values['fail-on'], failOnValues, 'fail-on');
     const tls = tlsOptions({ ca: values.ca, insecure: values.insecure });
     const output = values.output;
-    if (output !== undefined) await asUsageError(() => checkOutputTarget({ path: output, label: '--output' }));
+    if (output !== undefined) await checkOutputAtStart({ path: output, label: '--output' });
     for (const [label, source] of [
       ['OLD', oldSource],
       ['NEW', newSource],

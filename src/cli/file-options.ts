@@ -4,6 +4,7 @@
  * (conformance and proxy alike), and plain words for file system errors.
  */
 import { DocumentFileError, readDocumentFileSync } from '../documents/index.js';
+import { OutputFileError, type PrepareOutputOptions, prepareOutputFolder, prepareOutputTarget } from '../files/output-file.js';
 import type { OutboundTls } from '../http/outbound-client.js';
 import { UsageError } from './command.js';
 
@@ -40,4 +41,17 @@ function tlsOptions(options: { ca: string | undefined; insecure: boolean }): Out
   if (!text.includes('-----BEGIN CERTIFICATE-----'))
     throw new UsageError(`--ca ${options.ca}: no PEM certificate in it (-----BEGIN CERTIFICATE-----)`);
   return { ca: text };
+}
+
+/**
+ * The one start check of an output option (src/files/output-file.ts, A-37), before any work: a
+ * file that cannot be written there is a usage error (exit 2), never found out after a whole run.
+ */
+export async function checkOutputAtStart(options: PrepareOutputOptions & { readonly folder?: boolean }): Promise<void> {
+  try {
+    await (options.folder ? prepareOutputFolder(options) : prepareOutputTarget(options));
+  } catch (error) {
+    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
+  }
 }

@@ -21,10 +21,10 @@ import { watchScenarioFile } from '../server/scenario-watch.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
 import { loadConfig, withConfigArguments } from './config-file.js';
-import { coverageSummary, parseCoverageReportOption, writeCoverageReports } from './coverage-report.js';
+import { type CoverageReportTarget, coverageReportTargets, coverageSummary, writeCoverageReports } from './coverage-report.js';
 import { memorySection, mockDefaults, mockOptions } from './mock-options.js';
 import { listOptionNames, type OptionValues, optionsHelp, parseOptions } from './options.js';
-import { pactOutOption, writePactFile } from './pact-out.js';
+import { type PactOutTarget, pactOutOption, writePactFile } from './pact-out.js';
 import { addressPolicyFrom, specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
 
@@ -121,8 +121,8 @@ export const mockCommand: Command = {
       }
     });
     const limits = limitsOf(values);
-    const coverageTargets = (values['coverage-report'] ?? []).map(parseCoverageReportOption);
-    const pactTarget = pactOutOption(values);
+    const coverageTargets = await coverageReportTargets(values['coverage-report'] ?? []);
+    const pactTarget = await pactOutOption(values);
     const choice = values.scenario ?? 'default';
     if (values.watch && !isScenarioPath(choice))
       throw new UsageError(
@@ -269,8 +269,8 @@ async function writeStopReports(options: {
   /** The credentials the engine saw: taken out of the summary, the reports and the pact. */
   scrubber: Scrubber | undefined;
   quiet: boolean;
-  coverageTargets: ReturnType<typeof parseCoverageReportOption>[];
-  pactTarget: ReturnType<typeof pactOutOption>;
+  coverageTargets: CoverageReportTarget[];
+  pactTarget: PactOutTarget | undefined;
   io: Parameters<Command['run']>[1];
 }): Promise<number> {
   const { control, io, pactTarget } = options;

@@ -7,8 +7,9 @@
 import { resolve } from 'node:path';
 import type { Scrubber } from '../contract/secrets.js';
 import { type MockControl, type PactParties, pactParties } from '../engine/index.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { writeOutputFile } from '../files/output-file.js';
 import { UsageError } from './command.js';
+import { checkOutputAtStart } from './file-options.js';
 
 export interface PactOutTarget {
   readonly file: string;
@@ -16,11 +17,11 @@ export interface PactOutTarget {
 }
 
 /** The target the options ask for, checked at start so a bad name fails before the run, not after it. */
-export function pactOutOption(values: {
+export async function pactOutOption(values: {
   readonly 'pact-out'?: string | undefined;
   readonly 'pact-consumer'?: string | undefined;
   readonly 'pact-provider'?: string | undefined;
-}): PactOutTarget | undefined {
+}): Promise<PactOutTarget | undefined> {
   const consumer = values['pact-consumer'];
   const provider = values['pact-provider'];
   if (values['pact-out'] === undefined) {
@@ -31,12 +32,7 @@ export function pactOutOption(values: {
     }
     return undefined;
   }
-  try {
-    checkOutputTarget({ path: values['pact-out'], label: '--pact-out' });
-  } catch (error) {
-    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
-    throw error;
-  }
+  await checkOutputAtStart({ path: values['pact-out'], label: '--pact-out' });
   try {
     return {
       file: values['pact-out'],

@@ -8,14 +8,13 @@
  * (without: an existing file is kept).
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { checkOutputTarget, OutputFileError, prepareOutputFolder, writeOutputFile } from '../files/output-file.js';
+import { resolve } from 'node:path';
+import { OutputFileError, prepareOutputTarget, writeOutputFile } from '../files/output-file.js';
 import { entryNames } from '../profile/entries.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
 import { defaultEntries } from '../profile/profile.js';
 import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
 import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
-import { fileProblems } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { profileSchemaReference } from './profile-schema-ref.js';
 
@@ -74,18 +73,12 @@ export function defaultProfileText(options: { file?: string } = {}): string {
 async function outProblem(file: string, force: boolean): Promise<string | undefined> {
   if (file === '') return '--out needs a file name, for example --out profile.yaml';
   try {
-    checkOutputTarget({ path: file, label: '--out' });
+    await prepareOutputTarget({ path: file, label: '--out' });
   } catch (error) {
     if (error instanceof OutputFileError) return `${error.message}.`;
     throw error;
   }
   if (!force && existsSync(resolve(file))) return `${file} exists; give --force to replace it, or another --out.`;
-  try {
-    await prepareOutputFolder(dirname(resolve(file)));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    return `--out ${file}: cannot write there (${fileProblems[code] ?? (code || 'unknown error')}); choose another path`;
-  }
   return undefined;
 }
 

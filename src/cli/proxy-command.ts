@@ -9,13 +9,13 @@ import { renderJunit } from '../conformance/report/junit-report.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
-import { checkOutputTarget, OutputFileError, writeOutputFile } from '../files/output-file.js';
+import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
-import { fileProblems, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
@@ -122,8 +122,8 @@ export const proxyCommand: Command = {
       if (!match) throw new UsageError(`--report takes json=FILE, junit=FILE or html=FILE, got '${value}'.`);
       return { format: match[1] as 'json' | 'junit' | 'html', file: match[2]! };
     });
-    for (const { format, file } of reports) checkOutput({ path: file, label: `--report ${format}=` });
-    if (values.record !== undefined) checkOutput({ path: values.record, label: '--record' });
+    for (const { format, file } of reports) await checkOutputAtStart({ path: file, label: `--report ${format}=` });
+    if (values.record !== undefined) await checkOutputAtStart({ path: values.record, label: '--record' });
     if (values.spec !== undefined) {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
@@ -239,16 +239,6 @@ export const proxyCommand: Command = {
     return written ? exitCodes.ok : exitCodes.failed;
   },
 };
-
-/** A report or cassette target refused at start (a symlink, a FIFO, a folder): a usage error, before traffic flows. */
-function checkOutput(options: { path: string; label: string }): void {
-  try {
-    checkOutputTarget(options);
-  } catch (error) {
-    if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
-    throw error;
-  }
-}
 
 function writeProblem(error: unknown): string {
   if (error instanceof OutputFileError) return error.reason;

@@ -9,8 +9,8 @@
  */
 import type { ConformanceReport } from '../conformance/index.js';
 import type { ProfileLearner } from '../conformance/profile/learn.js';
+import { registeredAuthScheme } from '../contract/auth-schemes.js';
 import { OutputFileError, writeOutputFile } from '../files/output-file.js';
-import { registeredAuthScheme } from '../profile/entries.js';
 import { maxProfileBytes } from '../profile/load.js';
 import { profileShapeProblem } from '../profile/profile.js';
 import { profileYaml } from '../profile/write.js';

@@ -23,6 +23,7 @@
  * - the `secrets` given (the runner's callers' header values, a base URL's password);
  * - the values of **credential headers** (`defaultCredentialHeaders`, plus `credentialHeaders`):
  *   the value, its token after a scheme, a Basic value's decoded `user:password` and password,
+ *   each long word of a value whose first word is no registered scheme (`sk_live_… v2`),
  *   and for Cookie / Set-Cookie each cookie's value and `name=value`;
  * - the values of **credential query parameters** (`defaultCredentialParameters`, plus
  *   `credentialParameters`), whatever the case of their name, in a URL absolute or not;
@@ -44,6 +45,7 @@
  * nothing. Up to `indexedFrom` patterns are found with indexOf each; beyond, one pass over the
  * text with a rolling hash of 8 characters finds them all, whatever their number.
  */
+import { registeredAuthScheme } from './auth-schemes.js';
 import { escapeMarkup } from './markup.js';
 
 /** What replaces a credential by default, here and in curl reproductions (conformance/http/curl.ts). */
@@ -184,13 +186,17 @@ export interface ExchangeCredentials {
 
 /**
  * The strings to scrub for one credential header value: the value, and for `Scheme token`
- * values the token; for Basic, the decoded `user:password` and the password too.
+ * values the token; for Basic, the decoded `user:password` and the password too. When the first
+ * word is not a registered authentication scheme (auth-schemes.ts), it may be the credential
+ * itself (`sk_live_… v2`): every word long enough to scrub (`shortestScrubbed`) is one too.
  */
 export function secretFragments(value: string): string[] {
   const fragments = [value.trim()];
   const scheme = /^(\S+)\s+(.+)$/.exec(value.trim());
   if (scheme) {
     fragments.push(scheme[2]!.trim());
+    if (registeredAuthScheme(scheme[1]!) === undefined)
+      for (const word of value.trim().split(/\s+/)) if (word.length >= shortestScrubbed) fragments.push(word);
     if (scheme[1]!.toLowerCase() === 'basic') {
       const decoded = utf8OfBase64(scheme[2]!.trim());
       if (/^[^:]*:.+$/.test(decoded) && /^[\x20-\x7e]+$/.test(decoded)) fragments.push(decoded, decoded.slice(decoded.indexOf(':') + 1));

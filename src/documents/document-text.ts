@@ -6,7 +6,10 @@
  * The path may have led somewhere the user did not mean (a secrets file), and the message ends
  * up in a terminal, a CI log or a bug report. Parsers quote freely (the yaml package prints
  * the lines around an error; V8 and zod quote tokens and keys), so every message built from a
- * file's text goes through `withShortQuotes` as well.
+ * file's text goes through `withShortQuotes` as well. Both show a file's characters that act on
+ * a terminal or reorder what it shows (controls, bidi controls, line separators) as escapes
+ * (`escapeControls`): a hostile file cannot retitle, recolour or rewrite the terminal of whoever
+ * reads the error.
  */
 
 import { documentLimits, shapeProblem } from '../contract/document-budget.js';
@@ -116,8 +119,29 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 /**
+ * C0 and C1 controls, DEL, the bidi controls (ALM, LRM, RLM, the embeddings, overrides and
+ * isolates) and the line and paragraph separators: what a terminal acts on, or what shows a
+ * text in another order than it is. A line feed is matched too; callers that keep it say so.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these characters are what it finds
+const terminalActive = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/**
+ * `text` with every character a terminal would act on written as an escape: `\x1b` for a byte
+ * below U+0100, `\u202e` above. A line feed is kept when `keepLineFeeds` (a message's own lines).
+ */
+export function escapeControls(text: string, options: { readonly keepLineFeeds?: boolean } = {}): string {
+  return text.replace(terminalActive, (character) => {
+    if (character === '\n' && options.keepLineFeeds) return character;
+    const code = character.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
  * The line at `at` with a caret under its column, as the yaml package shows it, but cut to
- * fewer than maxQuotedChars characters around the column ('…' marks a cut).
+ * fewer than maxQuotedChars characters around the column ('…' marks a cut), its controls
+ * escaped (`escapeControls`, the caret placed under the escaped text).
  */
 export function lineFrame(text: string, at: { readonly line: number; readonly column: number }): string {
   const source = (text.split('\n')[at.line - 1] ?? '').replace(/\r$/, '');
@@ -126,15 +150,15 @@ export function lineFrame(text: string, at: { readonly line: number; readonly co
   const index = Math.max(0, at.column - 1);
   const start = Math.max(0, Math.min(index - Math.floor(width / 2), source.length - width));
   const end = Math.min(source.length, start + width);
-  const shown = `${start > 0 ? '…' : ''}${source.slice(start, end)}${end < source.length ? '…' : ''}`;
-  const caret = index - start + (start > 0 ? 1 : 0);
-  return `${shown}\n${' '.repeat(Math.max(0, caret))}^`;
+  const before = `${start > 0 ? '…' : ''}${escapeControls(source.slice(start, Math.min(index, end)))}`;
+  const shown = `${before}${escapeControls(source.slice(Math.min(index, end), end))}${end < source.length ? '…' : ''}`;
+  return `${shown}\n${' '.repeat(before.length)}^`;
 }
 
 /**
  * `message` with every run of more than maxQuotedChars characters that also appears in `text`
- * cut to maxQuotedChars and '…'. Whatever a parser or a schema quoted, no longer piece of the
- * file is shown. Runs are found from probes of half that length at fixed steps (a run longer
+ * cut to maxQuotedChars and '…', and its controls escaped (`escapeControls`; its own line feeds
+ * kept). Whatever a parser or a schema quoted, no longer piece of the file is shown, and none raw. Runs are found from probes of half that length at fixed steps (a run longer
  * than the limit holds one), then widened by halving searches, so a few dozen searches of the
  * text suffice for a message of a few hundred characters.
  */
@@ -165,5 +189,5 @@ export function withShortQuotes(message: string, text: string): string {
     kept += `${message.slice(from, first + maxQuotedChars)}…`;
     from = end;
   }
-  return kept + message.slice(from);
+  return escapeControls(kept + message.slice(from), { keepLineFeeds: true });
 }

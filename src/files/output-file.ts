@@ -3,11 +3,13 @@
  * The one way the project writes a file a user named (`--pact-out`, `--coverage-report`,
  * `--report`, `--record`, `--output`, `writePact`, the runner's long request bodies):
  *
- * - at start, `checkOutputTarget` refuses a target that is a symbolic link or anything but a
- *   regular file (a FIFO, a device, a socket, a folder), with one line naming the option and
- *   what is there (docs/assumptions.md A-37). A FIFO at the target would wedge the writer in
- *   open(2) on a thread of libuv's pool, where no signal reaches it; a symlink would send the
- *   write to a file the user did not name.
+ * - at start, `prepareOutputTarget` (the one start check; every output goes through it) refuses
+ *   a target that is a symbolic link or anything but a regular file (a FIFO, a device, a
+ *   socket, a folder), makes the target's folder, and proves that folder takes a new file by
+ *   creating and removing one, with one line naming the option, the file and the reason
+ *   (docs/assumptions.md A-37). A FIFO at the target would wedge the writer in open(2) on a
+ *   thread of libuv's pool, where no signal reaches it; a symlink would send the write to a
+ *   file the user did not name; a folder that takes no file would throw a whole run away.
  * - at the end, `writeOutputFile` writes a new temporary file in the target's folder (created
  *   with O_EXCL, so it is always a fresh regular file) and renames it over the target: a reader
  *   never sees half a file, and a link or FIFO put there after start is replaced, never followed
@@ -16,8 +18,10 @@
  *   (`replace: false`) gets the temporary file linked to the target's name instead, which fails
  *   if anything is there.
  */
-import { closeSync, constants, existsSync, lstatSync, openSync, renameSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
-import { access, link, mkdir, open, rename, unlink } from 'node:fs/promises';
+
+import { randomBytes } from 'node:crypto';
+import { closeSync, lstatSync, openSync, renameSync, type Stats, unlinkSync, writeSync } from 'node:fs';
+import { link, lstat, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A target refused or a write that failed or took too long; `message` is one line naming the file. */
@@ -50,42 +54,150 @@ export function outputTargetProblem(path: string): string | undefined {
   try {
     stats = lstatSync(path);
   } catch {
-    // Nothing there (or a folder on its path that cannot be looked at or made): the write says why, if it fails.
+    // Nothing there (or a folder on its path that cannot be looked at): the start check's probe says why.
     return undefined;
   }
   const kind = kindOf(stats);
   return kind === undefined ? undefined : `${kind} is there`;
 }
 
-/**
- * Refuses, at start, a target the project will not write: a symlink or a non-regular file.
- * `label` names the option in the message (`--pact-out`, `--report json=FILE`).
- */
-export function checkOutputTarget(options: { readonly path: string; readonly label: string }): void {
-  const problem = outputTargetProblem(resolve(options.path));
+/** Refuses a symlink or a non-regular file at the target: the first half of `prepareOutputTarget`. */
+function checkTargetKind(path: string, shown: string): void {
+  const problem = outputTargetProblem(path);
   if (problem)
     throw new OutputFileError({
-      shown: named(options.label, options.path),
+      shown,
       reason: `${problem}; only a regular file or a new one is written (never through a link or into a pipe or device); remove it or name another file`,
     });
 }
 
+/** How long the start check may take (a folder on a hung network mount must not hang the start). */
+export const defaultStartCheckTimeoutMs = 5_000;
+
+export interface PrepareOutputOptions {
+  /** The file to be written (relative to the working folder). */
+  readonly path: string;
+  /** Names the option in messages: `--pact-out`, `--report json=`, `writePact`. */
+  readonly label: string;
+  /** Default `defaultStartCheckTimeoutMs`. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The one start check of every output (A-37), called before any work: refuses a symlink or a
+ * non-regular file at the target, makes the target's folder if missing, and proves that folder
+ * takes a new file by creating and removing one there. Only an attempt tells: as root,
+ * access(2) says "writable" of /proc and /sys, which take no file from anyone. Throws
+ * OutputFileError with one line naming the option, the file and the reason; bounded in time.
+ */
+export async function prepareOutputTarget(options: PrepareOutputOptions): Promise<void> {
+  const path = resolve(options.path);
+  const shown = named(options.label, options.path);
+  checkTargetKind(path, shown);
+  await withinStartBound({ shown, timeoutMs: options.timeoutMs, work: () => folderTakesAFile(dirname(path), shown) });
+}
+
+/**
+ * The same start check for an option that names a folder the command writes files into
+ * (`--keep-bodies DIR`): makes it if missing and proves it takes a new file.
+ */
+export async function prepareOutputFolder(options: PrepareOutputOptions): Promise<void> {
+  const folder = resolve(options.path);
+  const shown = named(options.label, options.path);
+  await withinStartBound({ shown, timeoutMs: options.timeoutMs, work: () => folderTakesAFile(folder, shown) });
+}
+
+async function withinStartBound(options: { shown: string; timeoutMs: number | undefined; work: () => Promise<void> }): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? defaultStartCheckTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new OutputFileError({
+            shown: options.shown,
+            reason: `its folder did not answer within ${timeoutMs / 1000} s; choose another path`,
+          }),
+        ),
+      timeoutMs,
+    );
+    timer.unref();
+  });
+  try {
+    await Promise.race([options.work(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Makes `folder` and any missing parents, one level at a time from the nearest one that exists
- * (a recursive mkdir under /proc spins for good on Node 20), then proves it writable: called at
- * start, so a target in a place that cannot be written is refused before any work. Throws the
- * file system's error (its `code` says why).
+ * (a recursive mkdir under /proc spins for good on Node 20), then creates and removes a uniquely
+ * named file there (O_EXCL: never an existing file, never a link followed).
  */
-export async function prepareOutputFolder(folder: string): Promise<void> {
+async function folderTakesAFile(folder: string, shown: string): Promise<void> {
+  const refuse = (code: string | undefined): never => {
+    throw new OutputFileError({
+      shown,
+      reason: `cannot write there (${startProblems[code ?? ''] ?? code ?? 'unknown error'}); choose another path`,
+    });
+  };
   const missing: string[] = [];
-  for (let current = folder; !existsSync(current); current = dirname(current)) {
+  for (let current = folder; !(await exists(current)); current = dirname(current)) {
     missing.unshift(current);
     if (dirname(current) === current) break;
   }
-  for (const level of missing) await mkdir(level);
-  if (!statSync(folder).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
-  await access(folder, constants.W_OK);
+  try {
+    for (const level of missing) await mkdir(level);
+    if (!(await stat(folder)).isDirectory()) refuse('ENOTDIR');
+  } catch (error) {
+    if (error instanceof OutputFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    // mkdir's EEXIST / ENOTDIR: a file stands where a folder should; ENOENT: the parent takes no folder (/proc).
+    refuse(code === 'ENOENT' ? 'ENOENT-folder' : code);
+  }
+  for (let attempt = 0; ; attempt += 1) {
+    const probe = join(folder, `.evidence-harness-probe.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    let made = false;
+    try {
+      const handle = await open(probe, 'wx', 0o600);
+      made = true;
+      await handle.close();
+      await unlink(probe);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A clash of random names is all but impossible; another try settles it (the file there is not ours).
+      if (code === 'EEXIST' && !made && attempt < 3) continue;
+      if (made) await unlink(probe).catch(() => undefined);
+      refuse(code === 'ENOENT' ? 'ENOENT-file' : code);
+    }
+  }
 }
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+/** Plain words for what the start check meets. */
+const startProblems: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENOTDIR: 'a file is in the way of a folder on its path',
+  EEXIST: 'a file is in the way of a folder on its path',
+  ELOOP: 'too many symbolic links on its path',
+  ENAMETOOLONG: 'the name is too long',
+  'ENOENT-folder': 'a folder on its path cannot be made there',
+  'ENOENT-file': 'that folder takes no new file',
+};
 
 /** `--pact-out out.json`, `--report json=out.json`, or the path alone. */
 function named(label: string | undefined, path: string): string {

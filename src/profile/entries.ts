@@ -96,34 +96,6 @@ function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
 
 const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
 
-/**
- * IANA's HTTP Authentication Scheme Registry, in its spelling. The learner records a caller's
- * scheme only when it is one of these: any other first word of a credential may be part of the
- * credential itself (`sk_live_… v2`), and a profile is a file meant for other teams.
- */
-export const registeredAuthSchemes = [
-  'Basic',
-  'Bearer',
-  'Concealed',
-  'Digest',
-  'DPoP',
-  'GNAP',
-  'HOBA',
-  'Mutual',
-  'Negotiate',
-  'OAuth',
-  'PrivateToken',
-  'SCRAM-SHA-1',
-  'SCRAM-SHA-256',
-  'vapid',
-] as const;
-
-/** The registry's spelling of `word` (compared case-insensitively), or undefined for a word it does not register. */
-export function registeredAuthScheme(word: string): string | undefined {
-  const lower = word.toLowerCase();
-  return registeredAuthSchemes.find((scheme) => scheme.toLowerCase() === lower);
-}
-
 export const jobStates = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'] as const;
 const presence = () => z.enum(['present', 'absent']);
 

@@ -47,11 +47,12 @@ export async function readProfileFile(path: string): Promise<ServerProfile> {
     const lines: string[] = [];
     for (const problem of error.problems) {
       const segments = (problem.path ?? problem.entry.split('.')).map(String);
-      // An unknown key is found where the key itself is written.
-      const at = problem.message.startsWith('unknown ')
+      // An unknown or reserved key is found where the key itself is written.
+      const at = problem.atKey
         ? ((await locatePath({ text, path: segments.slice(0, -1), key: segments.at(-1)! })) ?? (await nearestPosition(text, segments)))
         : await nearestPosition(text, segments);
-      lines.push(`${path}${at ? `:${at.line}` : ''}: ${problem.entry}: ${withShortQuotes(problem.message, text)}`);
+      // The entry's name may be a key of the file's own (an unknown one): quoted as the file's text is.
+      lines.push(`${path}${at ? `:${at.line}` : ''}: ${withShortQuotes(`${problem.entry}: ${problem.message}`, text)}`);
     }
     throw new ProfileFileError(`profile refused:\n${lines.join('\n')}`);
   }

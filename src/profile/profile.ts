@@ -121,12 +121,52 @@ export function profileShapeProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Keys that name a JavaScript object's own machinery: a reader may drop them (zod did: `{}`) or take them as a prototype. */
+const reservedKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Every key of the document named `__proto__`, `constructor` or `prototype`, with its path.
+ * Called after profileShapeProblem, so the walk is bounded; a few are named, not all.
+ */
+function reservedKeyProblems(document: unknown): { entry: string; message: string; path: string[]; atKey: true }[] {
+  const problems: { entry: string; message: string; path: string[]; atKey: true }[] = [];
+  const stack: { value: unknown; path: string[] }[] = [{ value: document, path: [] }];
+  while (stack.length > 0 && problems.length < 5) {
+    const next = stack.pop()!;
+    if (!next.value || typeof next.value !== 'object') continue;
+    for (const key of Object.keys(next.value)) {
+      const path = [...next.path, key];
+      if (reservedKeys.has(key)) {
+        const entry = path.length >= 2 ? `${path[0]}.${path[1]}` : path[0]!;
+        // Below the entry, the path to the key, each segment (a server's key, in a learnt body) cut short.
+        const within = path
+          .slice(2)
+          .map((segment) => (segment.length > 40 ? `${segment.slice(0, 39)}…` : segment))
+          .join('.');
+        problems.push({
+          entry,
+          message: `${within ? `${within}: ` : ''}the key '${key}' is refused (__proto__, constructor and prototype name a JavaScript object's machinery: a reader would drop or misread it); rename it`,
+          path,
+          atKey: true,
+        });
+      } else stack.push({ value: (next.value as Record<string, unknown>)[key], path });
+    }
+  }
+  return problems;
+}
+
 /** A profile the harness cannot use: each problem names its entry (or path) and the rule. */
 export class ProfileError extends Error {
   override readonly name = 'ProfileError';
   constructor(
     readonly source: string,
-    readonly problems: readonly { readonly entry: string; readonly message: string; readonly path?: readonly (string | number)[] }[],
+    readonly problems: readonly {
+      readonly entry: string;
+      readonly message: string;
+      readonly path?: readonly (string | number)[];
+      /** The problem is the last key of `path` itself (an unknown or reserved key), not its value. */
+      readonly atKey?: boolean;
+    }[],
   ) {
     super(`${source}: profile refused:\n${problems.map((problem) => `  ${problem.entry}: ${problem.message}`).join('\n')}`);
   }
@@ -213,6 +253,8 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
 export function resolveProfile(document: unknown, source = 'inline'): ServerProfile {
   const tooBig = profileShapeProblem(document);
   if (tooBig) throw new ProfileError(source, [{ entry: '(root)', message: `refused: ${tooBig}` }]);
+  const reserved = reservedKeyProblems(document);
+  if (reserved.length > 0) throw new ProfileError(source, reserved);
   const parsed = profileDocumentSchema().safeParse(document);
   if (!parsed.success)
     throw new ProfileError(
@@ -226,6 +268,7 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
             entry: [...path, key].join('.').slice(0, 120),
             message: `unknown ${path.length === 0 ? 'group' : 'entry'}; known: ${path.length === 0 ? `profile, ${groupNames.join(', ')}` : knownEntries(path[0]!)}`,
             path: [...path, key],
+            atKey: true,
           }));
         const entry = path.length >= 2 ? `${path[0]}.${path[1]}` : (path[0] ?? '(root)');
         // A key may be a server's (a learnt health body's): each is cut short in the message.

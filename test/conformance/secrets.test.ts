@@ -19,6 +19,25 @@ it('takes the value, its token and, for Basic, the decoded pair and the password
   expect(secretFragments('  an-api-key-without-scheme ')).toEqual(['an-api-key-without-scheme']);
 });
 
+it('takes every long word as a fragment when the first word is no registered scheme (the credential may come first)', () => {
+  expect(secretFragments('sk_live_4f9c2e7a1b8d3c6e v2')).toEqual(['sk_live_4f9c2e7a1b8d3c6e v2', 'v2', 'sk_live_4f9c2e7a1b8d3c6e']);
+  expect(secretFragments('Token abcdef123456 extra-long-part')).toEqual([
+    'Token abcdef123456 extra-long-part',
+    'abcdef123456 extra-long-part',
+    'abcdef123456',
+    'extra-long-part',
+  ]);
+  // A registered scheme, whatever its case, is a scheme: its words are not taken apart.
+  expect(secretFragments('bearer alice-s3cret-token and-more')).toEqual([
+    'bearer alice-s3cret-token and-more',
+    'alice-s3cret-token and-more',
+  ]);
+  expect(secretFragments('DPoP alice-s3cret-token')).toEqual(['DPoP alice-s3cret-token', 'alice-s3cret-token']);
+  const scrubber = new Scrubber();
+  scrubber.learnFromRequest({ url: '/x', headers: { authorization: 'sk_live_4f9c2e7a1b8d3c6e v2' } });
+  expect(scrubber.scrub('GET /v0/jobs/sk_live_4f9c2e7a1b8d3c6e 404; the v2 API')).toBe(`GET /v0/jobs/${redacted} 404; the v2 API`);
+});
+
 it('scrubs a header value, its token alone, and its JSON, percent-encoded and HTML forms', () => {
   const scrubber = scrubberFor({ headers: { Authorization: 'Bearer to"k&en/with<odd>chars' } });
   expect(scrubber.scrub('header: Bearer to"k&en/with<odd>chars.')).toBe(`header: ${redacted}.`);

@@ -4,7 +4,7 @@
  * document-text.ts. Line and column stay.
  */
 import { afterEach, expect, it, vi } from 'vitest';
-import { lineFrame, maxQuotedChars, parseDocumentText, withShortQuotes } from '../../src/documents/document-text.js';
+import { escapeControls, lineFrame, maxQuotedChars, parseDocumentText, withShortQuotes } from '../../src/documents/document-text.js';
 import { scenarioFromText } from '../../src/server/scenario-file.js';
 
 afterEach(() => {
@@ -77,4 +77,27 @@ it('withShortQuotes cuts each long run of the file and keeps the words around it
     `Unrecognized key: "${`${secret}${secret}`.slice(0, maxQuotedChars)}…" and "a short-piece" at line 1`,
   );
   expect(withShortQuotes('nothing quoted', text)).toBe('nothing quoted');
+});
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a hostile file would smuggle out
+const terminalActive = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+it('escapes what a terminal acts on (C0, DEL, C1, bidi controls, line separators) and nothing else', () => {
+  expect(escapeControls('a\x1b[31mb\x07c\x00d\x7fe\x9bf\u202eg\u2066h\u2028i\u2029j\u200fk\tl')).toBe(
+    'a\\x1b[31mb\\x07c\\x00d\\x7fe\\x9bf\\u202eg\\u2066h\\u2028i\\u2029j\\u200fk\\x09l',
+  );
+  expect(escapeControls('line\nnext')).toBe('line\\x0anext');
+  expect(escapeControls('line\nnext', { keepLineFeeds: true })).toBe('line\nnext');
+  expect(escapeControls('plain ascii, é, 日本, emoji 🙂')).toBe('plain ascii, é, 日本, emoji 🙂');
+});
+
+it("a frame and a parser's quote of a hostile line show its escapes as text, the caret under the column", async () => {
+  const frame = lineFrame('key: \x1b]0;TITLE\x07 : [', { line: 1, column: 17 });
+  expect(frame).toBe(`key: \\x1b]0;TITLE\\x07 : [\n${' '.repeat(22)}^`);
+  expect(frame.split('\n')[0]!.slice(frame.split('\n')[1]!.indexOf('^'))).toBe(': [');
+  expect(withShortQuotes('bad key \u202eexe.txt\nsecond line', 'x')).toBe('bad key \\u202eexe.txt\nsecond line');
+  for (const text of ['a: {b: \x1b[31mRED\x1b]0;TITLE\x07 : [}\n', '{"a": "\u202e\x9b\x00" x}']) {
+    const message = await messageOf(parseDocumentText({ text, yaml: !text.startsWith('{') }));
+    expect(message).not.toMatch(terminalActive);
+  }
 });

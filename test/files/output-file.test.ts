@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, expect, it, vi } from 'vitest';
-import { checkOutputTarget, OutputFileError, writeOutputFile, writeOutputFileSync } from '../../src/files/output-file.js';
+import { OutputFileError, prepareOutputTarget, writeOutputFile, writeOutputFileSync } from '../../src/files/output-file.js';
 import { fifosReleasedAfterEach } from '../support/fifo.js';
 import { runMain } from '../support/run-main.js';
 import { inTime } from '../support/time-limits.js';
@@ -40,13 +40,42 @@ function hostileTargets(): { name: string; path: string; says: RegExp }[] {
   ];
 }
 
-it('refuses a symlink, a FIFO, a folder and a device at the target, and passes a new or regular file', () => {
+it('refuses a symlink, a FIFO, a folder and a device at the target, and passes a new or regular file', async () => {
   for (const target of hostileTargets()) {
-    expect(() => checkOutputTarget({ path: target.path, label: '--pact-out' }), target.name).toThrow(target.says);
-    expect(() => checkOutputTarget({ path: target.path, label: '--pact-out' })).toThrow(OutputFileError);
+    await expect(prepareOutputTarget({ path: target.path, label: '--pact-out' }), target.name).rejects.toThrow(target.says);
+    await expect(prepareOutputTarget({ path: target.path, label: '--pact-out' })).rejects.toThrow(OutputFileError);
   }
-  expect(() => checkOutputTarget({ path: join(folder, 'new', 'pact.json'), label: '--pact-out' })).not.toThrow();
-  expect(() => checkOutputTarget({ path: elsewhere, label: '--pact-out' })).not.toThrow();
+  await expect(prepareOutputTarget({ path: join(folder, 'new', 'pact.json'), label: '--pact-out' })).resolves.toBeUndefined();
+  await expect(prepareOutputTarget({ path: elsewhere, label: '--pact-out' })).resolves.toBeUndefined();
+});
+
+it('makes a missing folder at start and leaves no file of its probe behind', async () => {
+  await prepareOutputTarget({ path: join(folder, 'deep', 'er', 'pact.json'), label: '--pact-out' });
+  expect(lstatSync(join(folder, 'deep', 'er')).isDirectory()).toBe(true);
+  expect(readdirSync(join(folder, 'deep', 'er'))).toEqual([]);
+  expect(readFileSync(elsewhere, 'utf8')).toBe('keep me\n');
+});
+
+it('refuses at start, in one line naming the option and the file, a file standing where a folder should be', async () => {
+  const target = join(elsewhere, 'deeper', 'pact.json');
+  const refused = prepareOutputTarget({ path: target, label: '--pact-out' });
+  await expect(refused).rejects.toThrow(OutputFileError);
+  await expect(refused).rejects.toThrow(
+    `--pact-out ${target}: cannot write there (a file is in the way of a folder on its path); choose another path`,
+  );
+});
+
+// As root, access(2) calls /proc and /sys writable; only an attempt at a new file there tells.
+it.skipIf(process.platform !== 'linux')('refuses at start a folder that takes no new file, root or not (/proc, /sys)', async () => {
+  await expect(prepareOutputTarget({ path: '/proc/eh-out.yaml', label: '--out' })).rejects.toThrow(
+    '--out /proc/eh-out.yaml: cannot write there (that folder takes no new file); choose another path',
+  );
+  await expect(prepareOutputTarget({ path: '/proc/eh-a/eh-b/out.yaml', label: '--out' })).rejects.toThrow(
+    /^--out \/proc\/eh-a\/eh-b\/out\.yaml: cannot write there \(a folder on its path cannot be made there\)/,
+  );
+  await expect(prepareOutputTarget({ path: '/sys/eh-new', label: '--record' })).rejects.toThrow(
+    /^--record \/sys\/eh-new: cannot write there \(permission denied\)/,
+  );
 });
 
 it('replaces a symlink or a FIFO put at the target after start, without following or opening it', async () => {

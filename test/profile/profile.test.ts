@@ -109,10 +109,18 @@ it('refuses hostile profile files, naming the file, the line and the entry', asy
   );
   expect(unknown).toMatch(/unknown\.yaml:4: A-21\.mystery: unknown entry/);
   const proto = await attempt('proto.yaml', 'profile: 1\n__proto__:\n  polluted: true\n');
-  expect(proto).toMatch(/proto\.yaml:2: __proto__: unknown group/);
+  expect(proto).toMatch(/proto\.yaml:2: __proto__: the key '__proto__' is refused/);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   const protoJson = await attempt('proto.json', '{"profile": 1, "A-21": {"__proto__": {"status": 400}}}');
-  expect(protoJson).toMatch(/proto\.json:1: A-21\.__proto__: unknown entry/);
+  expect(protoJson).toMatch(/proto\.json:1: A-21\.__proto__: the key '__proto__' is refused/);
+  // Inside a health body too: a parser keeps `__proto__` as an own key, and the schema read it as {} without a word.
+  for (const key of ['__proto__', 'constructor', 'prototype']) {
+    const inBody = await attempt(`body-${key}.yaml`, `profile: 1\nA-9:\n  health:\n    body:\n      ok: true\n      ${key}: {x: 1}\n`);
+    expect(inBody).toMatch(
+      new RegExp(`body-${key}\\.yaml:6: A-9\\.health: body\\.${key}: the key '${key}' is refused \\(.*\\); rename it$`),
+    );
+    expect(inBody.split('\n')).toHaveLength(2);
+  }
   // A rule broken: the entry, the line and the rule.
   const rule = await attempt('rule.yaml', 'profile: 1\nA-16:\n  conflict: {status: 422, code: DUP}\n');
   expect(rule).toMatch(/rule\.yaml:3: A-16\.conflict: status 422 breaks a rule the contract states/);

@@ -91,8 +91,8 @@ it('exits 1 naming the reason when the cassette cannot be written on stop, after
   const mock = await startMock();
   const folder = mkdtempSync(join(tmpdir(), 'eh-proxy-'));
   folders.push(folder);
+  // Writable at start (an unwritable one is refused then, exit 2); a file takes the folder's place while it serves.
   const blocker = join(folder, 'a-file');
-  writeFileSync(blocker, 'not a folder');
   const reportFile = join(folder, 'proxy.json');
   const proxy = spawnCli([
     'proxy',
@@ -106,6 +106,8 @@ it('exits 1 naming the reason when the cassette cannot be written on stop, after
     `json=${reportFile}`,
   ]);
   const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  rmSync(blocker, { recursive: true });
+  writeFileSync(blocker, 'not a folder');
   expect((await fetch(`${url}/health`)).status).toBe(200);
   proxy.child.kill('SIGTERM');
   expect(await proxy.exit).toBe(1);
