@@ -51,7 +51,7 @@ import { ProfileFileError, readProfileFile } from '../profile/load.js';
 import type { ServerProfile } from '../profile/profile.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
-import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';

@@ -31,7 +31,7 @@ import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { type BundledDocument, loadBundledDocument } from '../openapi/bundled-document.js';
 import { InvalidSpecError } from '../openapi/document.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
-import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption } from './spec-file.js';
 
