@@ -210,6 +210,13 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       }
       return;
     }
+    if (resyncing) {
+      // The state being read may have been read before this change was made (the read and the
+      // channel are two connections): applied now, it would be undone by that older state.
+      // Read again instead; the store changes its state before it announces, so that read has it.
+      again = true;
+      return;
+    }
     if (announcement.epoch > heard + 1) {
       // Changes were missed, or the number is not one the store gave: its state says which.
       resync();
