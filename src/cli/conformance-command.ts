@@ -748,7 +748,7 @@ export const conformanceCommand: Command = {
         ...pactOptions(values),
         secrets: [...target.secrets, ...urlSecrets, ...rawUrlSecrets(values['provider-states-url'])],
         ...(profile ? { profile } : {}),
-        ...(learner ? { onExchange: (exchange) => learner.record(exchange) } : {}),
+        ...(learner ? { onExchange: (exchange) => learner.record(exchange), learn: true } : {}),
         ...(values.quiet ? {} : { onProgress: (message: string) => io.stderr(diagnostic(`conformance: ${message}`)) }),
       });
       io.stdout(renderSummary(report));

@@ -194,6 +194,16 @@ export type Intent =
       readonly description: string;
       readonly removed: readonly string[];
       readonly answer: { readonly status: number; readonly bodyDigest: string };
+    }
+  /**
+   * A request of --write-profile's learning phase (src/conformance/profile/learning): it asks
+   * the server one question a profile entry needs answered (`question`), with what makes this
+   * request that question's (`detail`: the two problems it carries, the read's offset in ms…).
+   */
+  | {
+      readonly kind: 'learning';
+      readonly question: string;
+      readonly detail?: Readonly<Record<string, string | number | boolean>>;
     };
 
 export type IntentKind = Intent['kind'];

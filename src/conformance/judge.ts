@@ -107,6 +107,8 @@ export function describeIntent(intent: Intent): string {
       return `step '${intent.step}' of workflow '${intent.workflow}'${intent.attempt > 1 ? ` (attempt ${intent.attempt})` : ''}`;
     case 'without-credentials':
       return `${intent.description}, sent again without ${intent.removed.join(', ')}`;
+    case 'learning':
+      return `learning the server's profile: ${intent.question}`;
   }
 }
 

@@ -45,6 +45,7 @@ import { equivalentMediaTypeProbe, unsupportedMediaTypeProbe } from './probes/me
 import { isRunId, newRunId, type ProbeContext } from './probes/probe-context.js';
 import { jsonBodySchema, parametersIn } from './probes/request-builder.js';
 import { checkReplayWait, finishLateReplays, sequenceProbe } from './probes/sequence-probe.js';
+import { learningBudget, learningSteps } from './profile/learning/steps.js';
 import { checksWithProfile } from './profile/profile-checks.js';
 import type { CassetteRecorder } from './report/cassette.js';
 import type { ConformanceReport } from './report/report.js';
@@ -165,6 +166,11 @@ export interface ConformanceOptions {
    */
   readonly profile?: ServerProfile;
   /**
+   * Runs the learning phase after the probes (--write-profile, A-50): the requests a profile's
+   * entries need that the probes do not send, within the budget the run prints first.
+   */
+  readonly learn?: boolean;
+  /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
    */
@@ -263,6 +269,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     } else {
       const shared: { jobId?: string } = {};
       for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
+      if (options.learn && learningSteps.length > 0) {
+        run.state.progress(`learning the server's profile: at most ${learningBudget()} more requests`);
+        for (const step of learningSteps)
+          await run.runPhase({ probe: 'learning', label: `learning: ${step.label}`, run: step.run }, shared);
+      }
     }
   } finally {
     run.close();

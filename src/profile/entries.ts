@@ -99,7 +99,11 @@ const retryAfter = () => z.boolean().describe('Whether the answer carries a Retr
 export const jobStates = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'] as const;
 const presence = () => z.enum(['present', 'absent']);
 
-type LazyEntry = { readonly schema: () => z.ZodType; readonly statuses?: StatusRule };
+/**
+ * `since`: the profile format that introduced the entry (default 1). A format 1 file may not
+ * declare a format 2 entry: its reader would not know it (profile --upgrade rewrites the file).
+ */
+type LazyEntry = { readonly schema: () => z.ZodType; readonly statuses?: StatusRule; readonly since?: 2 };
 type Built<Table> = {
   readonly [Name in keyof Table]: Table[Name] extends { readonly schema: () => infer Schema }
     ? Omit<Table[Name], 'schema'> & { readonly schema: Schema }
@@ -306,6 +310,14 @@ export type ProfileEntries = { -readonly [Name in EntryName]?: EntryValue<Name> 
 export const entryNames = (Object.keys(entryTable) as EntryName[]).sort(
   (a, b) => Number(a.slice(2, a.indexOf('.'))) - Number(b.slice(2, b.indexOf('.'))),
 );
+
+/** The profile format that introduced `name`. */
+export function formatOf(name: EntryName): 1 | 2 {
+  return (entryTable[name] as { since?: 2 }).since ?? 1;
+}
+
+/** The newest profile format: what the learner and profile --upgrade write. */
+export const currentFormat = 2;
 
 /** An error answer as an entry declares it. */
 export interface DeclaredError {

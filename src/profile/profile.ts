@@ -1,6 +1,6 @@
 /**
  * @module profile/profile
- * A server profile document (docs/profiles.md, A-50): `profile: 1` and the entries, grouped by
+ * A server profile document (docs/profiles.md, A-50): `profile: 2` (or 1) and the entries, grouped by
  * their register entry (`A-21: { malformed-json: {status: 400, code: invalid_json} }`). One zod
  * schema reads it (published as profile.schema.json); `resolveProfile` then refuses an entry
  * that would make the mock break a rule the contract states, naming the entry and the rule, and
@@ -10,11 +10,13 @@
 import { z } from 'zod';
 import { bodyLimits } from '../contract/limits.js';
 import {
+  currentFormat,
   type DeclaredError,
   type EntryName,
   type EntryValue,
   entryNames,
   entryTable,
+  formatOf,
   jobStates,
   type ProfileEntries,
   type StatusRule,
@@ -76,7 +78,7 @@ function groupSchema(group: string) {
 function buildDocumentSchema() {
   return z.strictObject({
     $schema: z.string().max(2048).optional().describe('The JSON Schema of this file, for editors.'),
-    profile: z.literal(1).describe('The version of the profile format.'),
+    profile: z.union([z.literal(1), z.literal(2)]).describe('The version of the profile format: 2 (1 still loads).'),
     ...Object.fromEntries(groupNames.map((group) => [group, groupSchema(group).optional()])),
   });
 }
@@ -183,6 +185,8 @@ export interface ServerProfile {
   readonly declared: ReadonlySet<EntryName>;
   /** Where it came from (a file, 'default', 'inline'). */
   readonly source: string;
+  /** The format the document was written in (1 or 2); a resolved profile holds either. */
+  readonly format: 1 | 2;
   /** True when every entry is today's behaviour: the engine then takes no profile path at all. */
   readonly isDefault: boolean;
 }
@@ -191,6 +195,7 @@ export const defaultProfile: ServerProfile = Object.freeze({
   entries: defaultEntries,
   declared: new Set<EntryName>(),
   source: 'default',
+  format: currentFormat,
   isDefault: true,
 });
 
@@ -283,7 +288,18 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
     const value = groups[group]?.[entry];
     if (value !== undefined) (entries as Record<string, unknown>)[name] = value;
   }
-  const problems = ruleProblems(entries);
+  const format = (parsed.data as { profile: 1 | 2 }).profile;
+  const problems = [
+    ...(format === 1
+      ? Object.keys(entries)
+          .filter((name) => formatOf(name as EntryName) === 2)
+          .map((name) => ({
+            entry: name,
+            message: 'is an entry of profile format 2: set profile: 2 (profile --upgrade FILE rewrites a format 1 file)',
+          }))
+      : []),
+    ...ruleProblems(entries),
+  ];
   if (problems.length > 0) throw new ProfileError(source, problems);
   const declared = new Set(Object.keys(entries) as EntryName[]);
   // An entry declares its parts; a part it leaves out (an evaluation at FAILED no run saw) keeps its default.
@@ -293,7 +309,7 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
     merged[name] = value && typeof value === 'object' && fallback && typeof fallback === 'object' ? { ...fallback, ...value } : value;
   }
   const isDefault = [...declared].every((name) => JSON.stringify(merged[name]) === JSON.stringify(defaultEntries[name]));
-  return { entries: merged as ServerProfile['entries'], declared, source, isDefault };
+  return { entries: merged as ServerProfile['entries'], declared, source, format, isDefault };
 }
 
 /**
@@ -303,7 +319,7 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
 export function entryProblem(name: EntryName, value: unknown): string | undefined {
   const [group, entry] = splitEntryName(name);
   try {
-    resolveProfile({ profile: 1, [group]: { [entry]: value } }, 'learnt');
+    resolveProfile({ profile: currentFormat, [group]: { [entry]: value } }, 'learnt');
     return undefined;
   } catch (error) {
     if (!(error instanceof ProfileError)) throw error;
@@ -337,7 +353,7 @@ export function profileDocument(profile: ServerProfile, options: { all?: boolean
     document[group] ??= {};
     document[group][entry] = profile.entries[name];
   }
-  return { profile: 1, ...document };
+  return { profile: currentFormat, ...document };
 }
 
 export { jobStates };

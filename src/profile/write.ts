@@ -1,12 +1,12 @@
 /**
  * @module profile/write
- * A profile as YAML text: `profile: 1`, then each group of entries with a comment above each
+ * A profile as YAML text: `profile: 2`, then each group of entries with a comment above each
  * entry (what it means, or what a run saw), values in YAML's flow style. Written by hand rather
  * than through the yaml package's document model: the layout is fixed and small, and the
  * comments carry text a server sent, which is cut and stripped of line breaks here so that no
  * answer can add a line of its own to the file. Isomorphic.
  */
-import { type EntryName, entryNames, entryTable } from './entries.js';
+import { currentFormat, type EntryName, entryNames, entryTable } from './entries.js';
 import { splitEntryName } from './profile.js';
 
 const plainKey = /^[A-Za-z$][A-Za-z0-9_-]*$/;
@@ -107,7 +107,7 @@ export function profileYaml(options: ProfileText): string {
   const lines: string[] = [
     `# yaml-language-server: $schema=${commentText(options.schema ?? './node_modules/evidence-harness/profile.schema.json')}`,
     ...(options.header ?? []).map(commentLine),
-    'profile: 1',
+    `profile: ${currentFormat}`,
   ];
   let group = '';
   for (const name of entryNames) {

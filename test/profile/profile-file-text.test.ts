@@ -20,7 +20,7 @@ it('writes a left-out entry’s explanation whole, as comment lines of about 100
   expect(rejoined).toContain(explanation);
   // A word longer than a line is broken, never cut: all 252 characters are there.
   expect(comments.map((line) => line.replace(/^# {1,3}/, '')).join('')).toContain(`x${'y'.repeat(250)}z`);
-  expect(parse(text)).toEqual({ profile: 1 });
+  expect(parse(text)).toEqual({ profile: 2 });
 });
 
 it('orders entries by the register’s number: A-3 before A-23', () => {

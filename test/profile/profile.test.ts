@@ -88,7 +88,7 @@ it('refuses entries that would break a rule of the contract, naming the entry an
     /RUNNING → QUEUED moves backwards/,
   );
   expect(refused({ profile: 1, 'A-21': { 'malformed-json': { status: 400, code: 'x'.repeat(81) } } })).toMatch(/A-21\.malformed-json/);
-  expect(refused({ profile: 2 })).toMatch(/profile/);
+  expect(refused({ profile: 3 })).toMatch(/profile/);
 });
 
 it('refuses hostile profile files, naming the file, the line and the entry', async () => {

@@ -37,9 +37,14 @@ export type ProbeName =
   /** The steps of Arazzo workflows (--workflows). */
   | 'workflows'
   /** A pact's interactions (--pact), and the requests that set up their provider states. */
-  | 'pact';
+  | 'pact'
+  /** --write-profile's learning phase: the questions a profile needs asked (src/conformance/profile/learning). */
+  | 'learning';
 
-/** Every probe: what a check from --hooks needs, since it may judge any exchange. */
+/**
+ * Every probe: what a check from --hooks needs, since it may judge any exchange. Not `learning`:
+ * it runs for --write-profile alone (ConformanceOptions.learn).
+ */
 export const allProbes: readonly ProbeName[] = [
   'positive',
   'negative',
