@@ -167,7 +167,8 @@ export interface ConformanceOptions {
   readonly profile?: ServerProfile;
   /**
    * Runs the learning phase after the probes (--write-profile, A-50): the requests a profile's
-   * entries need that the probes do not send, within the budget the run prints first.
+   * entries need that the probes do not send, within the budget the run prints first. A run
+   * with `profile` runs it too, so every declared entry is shown.
    */
   readonly learn?: boolean;
   /**
@@ -269,8 +270,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     } else {
       const shared: { jobId?: string } = {};
       for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
-      if (options.learn && learningSteps.length > 0) {
-        run.state.progress(`learning the server's profile: at most ${learningBudget()} more requests`);
+      // A --profile run asks the same questions: its entries are judged on what they show.
+      if ((options.learn || options.profile) && learningSteps.length > 0) {
+        run.state.progress(
+          `${options.learn ? "learning the server's profile" : 'asking what the profile declares'}: at most ${learningBudget()} more requests`,
+        );
         for (const step of learningSteps)
           await run.runPhase({ probe: 'learning', label: `learning: ${step.label}`, run: step.run }, shared);
       }
