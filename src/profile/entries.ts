@@ -90,20 +90,21 @@ export interface StatusRule {
   readonly because: string;
 }
 
-function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
+/** An error answer's entry: its status and code, and what else `extra` adds. */
+export function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
   return z.strictObject({ status: status(), code: code(), ...extra });
 }
 
-const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
+export const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
 
 export const jobStates = ['QUEUED', 'RUNNING', 'COMPLETE', 'FAILED'] as const;
-const presence = () => z.enum(['present', 'absent']);
+export const presence = () => z.enum(['present', 'absent']);
 
 /**
  * `since`: the profile format that introduced the entry (default 1). A format 1 file may not
  * declare a format 2 entry: its reader would not know it (profile --upgrade rewrites the file).
  */
-type LazyEntry = { readonly schema: () => z.ZodType; readonly statuses?: StatusRule; readonly since?: 2 };
+export type LazyEntry = { readonly schema: () => z.ZodType; readonly statuses?: StatusRule; readonly since?: 2 };
 type Built<Table> = {
   readonly [Name in keyof Table]: Table[Name] extends { readonly schema: () => infer Schema }
     ? Omit<Table[Name], 'schema'> & { readonly schema: Schema }
