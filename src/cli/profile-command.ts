@@ -10,11 +10,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OutputFileError, prepareOutputTarget, writeOutputFile } from '../files/output-file.js';
-import { entryNames } from '../profile/entries.js';
+import { type DiffFormat, diffProfiles, formatDiff, mergeProfiles } from '../profile/compare.js';
+import { type EntryName, entryNames } from '../profile/entries.js';
 import { ProfileFileError, readProfileFile } from '../profile/load.js';
-import { defaultEntries } from '../profile/profile.js';
+import { defaultEntries, type ServerProfile } from '../profile/profile.js';
 import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
-import { type Command, diagnostic, exitCodes, UsageError } from './command.js';
+import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { profileSchemaReference } from './profile-schema-ref.js';
 
@@ -23,7 +24,7 @@ export const profileOptions = {
   out: {
     kind: 'string',
     value: 'FILE',
-    help: 'with --init: write to FILE instead of standard output (an existing file is kept unless --force)',
+    help: 'with --init: write to FILE instead of standard output; with --merge: the file to write (an existing file is kept unless --force)',
   },
   force: { kind: 'boolean', help: 'with --out: replace FILE if it exists' },
   check: {
@@ -31,10 +32,21 @@ export const profileOptions = {
     value: 'FILE',
     help: 'read a profile file and print the entries it declares, or exit 2 naming each refused entry and its line',
   },
+  diff: {
+    kind: 'boolean',
+    help: 'with two files OLD NEW: list the declared entries added, removed or changed (exit 1 when any differ)',
+  },
+  format: { kind: 'string', value: 'FORMAT', help: 'with --diff: text (default), json or markdown' },
+  merge: {
+    kind: 'boolean',
+    help: "with two files A B and --out FILE: A's declared entries with B's laid over them, each entry whole",
+  },
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness profile --init [--out FILE [--force]]
        evidence-harness profile --check FILE
+       evidence-harness profile --diff OLD NEW [--format text|json|markdown]
+       evidence-harness profile --merge A B --out FILE [--force]
 
 A server profile declares a server's own answers where the contract says "not shown": error
 codes and statuses per situation, how a replay is compared, how callers are identified, the
@@ -45,11 +57,14 @@ the mock serves it (mock --profile FILE).
 Options:
 ${optionsHelp(profileOptions)}
 
-Exit codes: 0 written or valid, 2 refused profile or usage error.
+Exit codes: 0 written, valid or (--diff) the same; 1 (--diff) entries differ;
+2 refused profile or usage error.
 
 Examples:
   evidence-harness profile --init --out profile.yaml
   evidence-harness profile --check profile.yaml
+  evidence-harness profile --diff profile.yaml relearnt.yaml --format markdown
+  evidence-harness profile --merge learnt.yaml hand-edited.yaml --out profile.yaml --force
 `;
 
 /** The default profile as a file: every entry, with what it means. */
@@ -82,15 +97,101 @@ async function outProblem(file: string, force: boolean): Promise<string | undefi
   return undefined;
 }
 
+/** Both files read, or undefined after saying on stderr which one was refused and why. */
+async function readBoth(files: readonly [string, string], io: CommandIo): Promise<[ServerProfile, ServerProfile] | undefined> {
+  try {
+    return [await readProfileFile(files[0]), await readProfileFile(files[1])];
+  } catch (error) {
+    if (!(error instanceof ProfileFileError)) throw error;
+    io.stderr(diagnostic(`profile: ${error.message}`));
+    return undefined;
+  }
+}
+
+const diffFormats: readonly DiffFormat[] = ['text', 'json', 'markdown'];
+
+async function diffFiles(options: { files: readonly [string, string]; format: string | undefined; io: CommandIo }): Promise<number> {
+  const format = (options.format ?? 'text') as DiffFormat;
+  if (!diffFormats.includes(format))
+    throw new UsageError(`--format must be text, json or markdown, got ${JSON.stringify(format.slice(0, 40))}.`);
+  const profiles = await readBoth(options.files, options.io);
+  if (!profiles) return exitCodes.usage;
+  const changes = diffProfiles(profiles[0], profiles[1]);
+  options.io.stdout(formatDiff(changes, { format, before: options.files[0], after: options.files[1] }));
+  return changes.length === 0 ? exitCodes.ok : exitCodes.failed;
+}
+
+async function mergeFiles(options: {
+  files: readonly [string, string];
+  out: string | undefined;
+  force: boolean;
+  io: CommandIo;
+}): Promise<number> {
+  const { files, io } = options;
+  if (options.out === undefined) throw new UsageError('--merge writes a file: give --out FILE.');
+  const refusal = await outProblem(options.out, options.force);
+  if (refusal) {
+    io.stderr(diagnostic(`profile: ${refusal}`));
+    return exitCodes.usage;
+  }
+  const profiles = await readBoth(files, io);
+  if (!profiles) return exitCodes.usage;
+  const merged = mergeProfiles(profiles[0], profiles[1]);
+  const text = profileYaml({
+    schema: profileSchemaReference(options.out),
+    entries: merged.entries,
+    header: [`evidence-harness server profile: ${files[0]} with ${files[1]} laid over it, entry by entry (profile --merge).`],
+    comments: Object.fromEntries(
+      Object.entries(merged.from).map(([entry, side]) => [
+        entry,
+        [
+          merged.overridden.includes(entry as EntryName)
+            ? `from ${files[1]}; ${files[0]} declared ${flowYaml(profiles[0].entries[entry as EntryName])}`
+            : `from ${side === 'overlay' ? files[1] : files[0]}`,
+        ],
+      ]),
+    ),
+  });
+  try {
+    await writeOutputFile({ path: options.out, data: text, label: '--out', replace: options.force });
+  } catch (error) {
+    if (!(error instanceof OutputFileError)) throw error;
+    io.stderr(diagnostic(`profile: ${error.message}.`));
+    return exitCodes.usage;
+  }
+  for (const entry of merged.overridden) io.stderr(diagnostic(`profile: --merge: ${entry}: ${files[1]}'s answer replaces ${files[0]}'s`));
+  io.stdout(
+    `wrote ${options.out}: ${Object.keys(merged.entries).length} entries (${merged.overridden.length} of ${files[0]}'s replaced by ${files[1]}'s)\n`,
+  );
+  return exitCodes.ok;
+}
+
 export const profileCommand: Command = {
   name: 'profile',
-  summary: 'write the default server profile, or check a profile file',
+  summary: 'write the default server profile, check a profile file, or compare and merge two',
   help,
   optionTables: { profile: profileOptions },
   async run(argv, io) {
-    const { values } = parseOptions(profileOptions, argv);
-    if (values.init === (values.check !== undefined))
-      throw new UsageError(values.init ? '--init and --check go alone; give one.' : 'give --init or --check FILE.');
+    const { values, positionals } = parseOptions(profileOptions, argv, { allowPositionals: true });
+    const modes = [values.init && '--init', values.check !== undefined && '--check', values.diff && '--diff', values.merge && '--merge'];
+    const chosen = modes.filter((mode): mode is string => typeof mode === 'string');
+    if (chosen.length !== 1)
+      throw new UsageError(
+        chosen.length > 1
+          ? `${chosen.join(' and ')} go alone; give one.`
+          : 'give --init, --check FILE, --diff OLD NEW or --merge A B --out FILE.',
+      );
+    if (values.format !== undefined && !values.diff) throw new UsageError('--format goes with --diff.');
+    if (values.diff || values.merge) {
+      if (positionals.length !== 2)
+        throw new UsageError(
+          `${values.diff ? '--diff takes two profile files, OLD and NEW' : '--merge takes two profile files, A and B'} (got ${positionals.length}).`,
+        );
+      return values.diff
+        ? diffFiles({ files: positionals as [string, string], format: values.format, io })
+        : mergeFiles({ files: positionals as [string, string], out: values.out, force: values.force === true, io });
+    }
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0]!.slice(0, 80))}.`);
     if (values.check !== undefined) {
       try {
         const profile = await readProfileFile(values.check);
