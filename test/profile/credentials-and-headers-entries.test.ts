@@ -4,6 +4,8 @@
  * and the values a profile may not declare, each refused with why.
  */
 import { expect, it } from 'vitest';
+import type { Exchange, Intent } from '../../src/conformance/exchange.js';
+import { ProfileLearner } from '../../src/conformance/profile/learn.js';
 import { createMockEngine } from '../../src/engine/index.js';
 import { ProfileError, resolveProfile } from '../../src/profile/profile.js';
 import { evaluationRequest, jsonPost, newKey } from '../support/fixtures.js';
@@ -102,4 +104,67 @@ it('refuses header values and credential outcomes a profile may not declare, say
   expect(credentials('anonymous')).toBe('accepted');
   // A format 1 file may not declare them.
   expect(refused({ profile: 1, 'A-10': { 'other-scheme': 'anonymous' } })).toContain('set profile: 2');
+});
+
+let id = 0;
+function exchange(options: { intent: Intent; status: number; body?: unknown; headers?: Record<string, string> }): Exchange {
+  id += 1;
+  return {
+    id,
+    operationId: 'getJob',
+    caller: 1,
+    intent: options.intent,
+    request: { method: 'GET', url: 'http://server.test/v0/jobs/job_1', headers: {} },
+    response: {
+      status: options.status,
+      headers: options.headers ?? {},
+      contentType: 'application/json',
+      bodyText: JSON.stringify(options.body ?? {}),
+      json: options.body ?? {},
+    },
+    notes: [],
+    rateLimited: false,
+    durationMs: 1,
+  };
+}
+
+const asked = (question: string, sent: string): Intent => ({ kind: 'learning', question, detail: { sent } });
+
+it('learns the credential outcomes only where the mock can serve them, and says why not elsewhere', () => {
+  const learner = new ProfileLearner();
+  const refusal = { status: 401, body: { code: 'auth.invalid', message: 'm' }, headers: { 'www-authenticate': 'Bearer realm="x"' } };
+  learner.record(exchange({ intent: asked('malformed-credentials', 'Bearer a b c'), ...refusal }));
+  learner.record(exchange({ intent: asked('other-scheme', 'Basic credentials'), ...refusal }));
+  // Without A-10.caller's scheme, another scheme is nothing the mock can tell apart.
+  const unnamed = learner.result({ caller: { header: 'Authorization', scheme: 'any' } });
+  expect(unnamed.entries['A-10.malformed-credentials']).toEqual({ status: 401, code: 'auth.invalid', challenge: 'Bearer realm="x"' });
+  expect(unnamed.entries['A-10.other-scheme']).toBeUndefined();
+  expect(unnamed.notLearnt).toContainEqual({
+    entry: 'A-10.other-scheme',
+    reason: expect.stringContaining('names no scheme for the caller'),
+  });
+  // A run without credentials asked nothing: both entries are "not learnt", with why.
+  const none = new ProfileLearner().result();
+  expect(none.notLearnt.map((item) => [item.entry, item.reason])).toEqual([
+    ['A-10.malformed-credentials', expect.stringContaining('the run had no credentials')],
+    ['A-10.other-scheme', expect.stringContaining('the run had no credentials')],
+  ]);
+  expect(none.notObserved).not.toContain('A-10.malformed-credentials');
+});
+
+it('learns a Location as a template of the job id, and a 404 to a malformed credential as anonymous', () => {
+  const learner = new ProfileLearner();
+  for (const jobId of ['job_a', 'job_b'])
+    learner.record(
+      exchange({
+        intent: { kind: 'create', purpose: 'lifecycle' },
+        status: 202,
+        body: { jobId, status: 'QUEUED' },
+        headers: { location: `https://api.example/v0/jobs/${jobId}` },
+      }),
+    );
+  learner.record(exchange({ intent: asked('malformed-credentials', 'Bearer alone'), status: 404, body: { code: 'job_not_found' } }));
+  const learnt = learner.result({ caller: { header: 'Authorization', scheme: 'Bearer' } });
+  expect(learnt.entries['A-3.accepted-headers']).toEqual({ Location: 'https://api.example/v0/jobs/{jobId}' });
+  expect(learnt.entries['A-10.malformed-credentials']).toBe('anonymous');
 });

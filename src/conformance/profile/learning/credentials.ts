@@ -66,12 +66,14 @@ export const credentialsStep: LearningStep = {
 };
 
 /**
- * Why this step's entries were not learnt, when the run could not ask: the run's caller (the
- * one --header, with its scheme) or none. Listed in the file under "not learnt".
+ * Why this step's entries were not learnt: the run could not ask (no credentials in
+ * Authorization), or the mock could not serve what was seen (another scheme is one only against
+ * a declared A-10.caller scheme: under `any` or `custom` every first word names a caller). An
+ * entry the mock could not serve is taken out of `learnt`. Listed in the file under "not learnt".
  */
-export function credentialsNotAsked(
+export function credentialsNotLearnt(
   caller: { header: string; scheme: string } | undefined,
-  learnt: Readonly<Record<string, unknown>>,
+  learnt: Record<string, unknown>,
 ): { entry: EntryName; reason: string }[] {
   const reason =
     caller === undefined
@@ -79,8 +81,17 @@ export function credentialsNotAsked(
       : caller.header.toLowerCase() !== 'authorization'
         ? `the run names its caller by ${caller.header}, not Authorization: no credential syntax or scheme to break, not asked`
         : undefined;
-  if (reason === undefined) return [];
-  return (['A-10.malformed-credentials', 'A-10.other-scheme'] as const)
-    .filter((entry) => learnt[entry] === undefined)
-    .map((entry) => ({ entry, reason }));
+  if (reason !== undefined)
+    return (['A-10.malformed-credentials', 'A-10.other-scheme'] as const)
+      .filter((entry) => learnt[entry] === undefined)
+      .map((entry) => ({ entry, reason }));
+  const scheme = (learnt['A-10.caller'] as { scheme?: string } | undefined)?.scheme;
+  if (learnt['A-10.other-scheme'] === undefined || (scheme !== undefined && scheme !== 'any' && scheme !== 'custom')) return [];
+  delete learnt['A-10.other-scheme'];
+  return [
+    {
+      entry: 'A-10.other-scheme',
+      reason: `seen, but the profile names no scheme for the caller (A-10.caller ${scheme === undefined ? 'not learnt: no answer without credentials was seen' : `scheme: ${scheme}`}), so no scheme is another one to the mock`,
+    },
+  ];
 }
