@@ -67,11 +67,7 @@ function headersEntry(name: HeaderEntryName, description: string) {
       .describe(
         header === 'Location' ? 'The value, with {jobId} where the job id goes (a path or an absolute URL).' : 'The value, as sent.',
       );
-  return z
-    .strictObject(shape)
-    .describe(
-      `${description} Exactly these of ${headerSets[name].join(', ')}: one not named is not sent (at most ${maxHeaderValueLength} printable ASCII characters each).`,
-    );
+  return z.strictObject(shape).describe(`${description} Those named are sent, the others of its set not.`);
 }
 
 /** A `WWW-Authenticate` challenge as a server sends it, served as is. */
@@ -112,7 +108,7 @@ export const credentialAndHeaderEntries = {
     since: 2,
     schema: () =>
       credentialOutcome(
-        'What a request gets whose Authorization is not RFC 9110 credentials (`Bearer a b c`, `Bearer` alone), on the operations other than health.',
+        'An Authorization that is not credentials (`Bearer a b c`): anonymous (as without credentials) or {status, code, challenge}.',
       ),
     statuses: { allowed: [401, 403], because: 'a refusal of credentials is 401 or 403 (RFC 9110 §15.5.2, §15.5.4), under default' },
   },
@@ -120,7 +116,7 @@ export const credentialAndHeaderEntries = {
     since: 2,
     schema: () =>
       credentialOutcome(
-        "What a request gets whose Authorization uses another scheme than A-10.caller's (`Basic …` where Bearer is read), on the operations other than health.",
+        "An Authorization of another scheme than A-10.caller's: anonymous (as without credentials) or {status, code, challenge}.",
       ),
     statuses: { allowed: [401, 403], because: 'a refusal of credentials is 401 or 403 (RFC 9110 §15.5.2, §15.5.4), under default' },
   },
@@ -134,11 +130,11 @@ export const credentialAndHeaderEntries = {
   },
   'A-7.error-headers': {
     since: 2,
-    schema: () => headersEntry('A-7.error-headers', 'The headers of every Error answer of the contract’s paths.'),
+    schema: () => headersEntry('A-7.error-headers', 'The headers of every Error answer.'),
   },
   'A-16.replay-headers': {
     since: 2,
-    schema: () => headersEntry('A-16.replay-headers', 'The headers that mark a replayed create (on top of A-3.accepted-headers).'),
+    schema: () => headersEntry('A-16.replay-headers', 'The header marking a replayed create.'),
   },
   'A-11.retry-after': { since: 2, schema: () => retryAfterSeconds('a 429') },
   'A-8.retry-after': { since: 2, schema: () => retryAfterSeconds('a 503') },
