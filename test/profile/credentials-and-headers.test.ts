@@ -126,9 +126,12 @@ it('learns the credential outcomes with their challenge and the headers of each 
   expect(text).toContain('replay-headers: {Idempotent-Replayed: "true"}');
   expect(text).toContain('without-credentials: anonymous');
   // What was seen, said beside the entry; the run's credentials never reach the file.
-  expect(text).toMatch(/# seen 2×: GET \/v0\/jobs\/\S+, Bearer a b c → 401 auth\.invalid|# seen \d+×: GET \/v0\/jobs\/\S+, Bearer/);
+  expect(text).toMatch(/# seen 2×: GET \/v0\/jobs\/\S+, Bearer a b c → 401 auth\.invalid\n/);
+  expect(text).toMatch(/# seen 1×: GET \/v0\/jobs\/\S+, Basic credentials → 401 auth\.scheme\n/);
   expect(text).not.toContain('alice-token-4417');
 });
+
+let keys = 0;
 
 /** Each answer's status, code and the headers a client reads, the job id written {jobId}. */
 async function answers(base: string): Promise<string[]> {
@@ -153,7 +156,8 @@ async function answers(base: string): Promise<string[]> {
       headers: { ...alice, 'content-type': 'application/json', 'idempotency-key': key },
       body: JSON.stringify(evaluationRequest()),
     });
-  const key = `k-${Math.random().toString(36).slice(2)}`;
+  keys += 1;
+  const key = `creds-headers-${keys}`;
   const created = await show('create', await create(key));
   await show('replay', await create(key));
   await show('read', await fetch(`${base}/v0/jobs/${created.jobId}`, { headers: alice }));
