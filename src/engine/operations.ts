@@ -57,6 +57,8 @@ export interface OperationResult {
   readonly code?: string;
   /** The refusal answered, so the pipeline can answer its situation as a declared profile says. */
   readonly error?: EngineError;
+  /** A create answered from its Idempotency-Key's first (a profile may mark it: A-16.replay-headers). */
+  readonly replayed?: boolean;
 }
 
 function fail(error: EngineError): OperationResult {
@@ -191,7 +193,7 @@ function conflict(): OperationResult {
 
 /** A replay shows the job as it is now (A-16, departure 3), as time alone has moved it. */
 function replay(record: JobRecord, context: OperationContext): OperationResult {
-  return jobResult(202, jobView(atTime(record, context.clock.now())));
+  return { ...jobResult(202, jobView(atTime(record, context.clock.now()))), replayed: true };
 }
 
 /**

@@ -8,7 +8,8 @@
 
 import { wellFormedCredentials } from '../contract/authorization.js';
 import { truncate } from '../contract/error-body.js';
-import { callerCredential, credentialChallenge, profiledError } from '../profile/engine-profile.js';
+import { credentialOf, credentialRefusal, profiledHeaders } from '../profile/engine-headers.js';
+import { profiledError } from '../profile/engine-profile.js';
 import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { anonymousCaller, callerFingerprint } from './caller.js';
@@ -169,11 +170,26 @@ export class RequestPipeline {
 
   /** The outcome as the profile in force answers its refusal's situation (A-50). */
   private profiled(outcome: Outcome): Outcome {
+    const { profile } = this.options;
     const error = outcome.result.error;
-    if (!error?.situation) return outcome;
-    const answered = profiledError(error, this.options.profile, outcome.entry.operationId);
-    if (answered === error) return outcome;
-    return { ...outcome, result: { ...outcome.result, answer: errorAnswer(answered), code: answered.code, error: answered } };
+    const answered = error?.situation ? profiledError(error, profile, outcome.entry.operationId) : error;
+    const result =
+      answered === error ? outcome.result : { ...outcome.result, answer: errorAnswer(answered!), code: answered!.code, error: answered };
+    // The headers a declared entry gives this class of answer (format 2: Location, Cache-Control…).
+    const { answer } = result;
+    const headers = profiledHeaders(
+      answer.headers,
+      {
+        operationId: outcome.entry.operationId,
+        status: answer.status,
+        error: error !== undefined,
+        replayed: result.replayed,
+        jobId: result.jobId,
+      },
+      profile,
+    );
+    if (result === outcome.result && headers === answer.headers) return outcome;
+    return { ...outcome, result: { ...result, answer: { ...answer, headers } } };
   }
 
   private async run(call: EngineCall): Promise<Outcome> {
@@ -218,24 +234,22 @@ export class RequestPipeline {
     const { scenarios, latency } = this.options;
     const { profile } = this.options;
     // Health is anyone's (A-10): its caller is never fingerprinted. A malformed Authorization
-    // (`Bearer a b c`) is no credential: anonymous by default, refused where a profile refuses.
+    // (`Bearer a b c`) or another scheme's is no credential: anonymous by default, refused where
+    // a profile refuses (A-54; format 2 tells the three conditions apart).
+    const read = operationId === 'health' || profile.isDefault ? undefined : credentialOf(call.header, profile);
     const credential =
-      operationId === 'health' ? null : profile.isDefault ? defaultCredential(call) : callerCredential(call.header, profile);
+      operationId === 'health' ? null : profile.isDefault ? defaultCredential(call) : read && 'credential' in read ? read.credential : null;
     const caller = operationId === 'health' ? anonymousCaller : await callerFingerprint(credential);
-    const withoutCredentials = profile.entries['A-10.without-credentials'];
-    if (operationId !== 'health' && credential === null && withoutCredentials !== 'anonymous') {
+    const refused = read && 'condition' in read ? credentialRefusal(read.condition, profile) : 'anonymous';
+    if (refused !== 'anonymous' && read && 'condition' in read) {
       call.discardBody();
       const header = profile.entries['A-10.caller'].header;
-      const sent = call.header(header.toLowerCase());
-      const malformed = header.toLowerCase() === 'authorization' && !!sent && !wellFormedCredentials(sent);
-      const refusal: EngineError = {
-        ...withoutCredentials,
-        message: malformed
-          ? `The ${header} header is not credentials by RFC 9110's syntax (auth-scheme, then one token68 or name=value parameters) (the profile in force, A-10).`
-          : `This operation needs credentials in the ${header} header (the profile in force, A-10).`,
-        situation: 'A-10.without-credentials',
-        ...(withoutCredentials.status === 401 ? { headers: { 'www-authenticate': credentialChallenge(profile, { malformed }) } } : {}),
-      };
+      const because = {
+        missing: `This operation needs credentials in the ${header} header`,
+        malformed: `The ${header} header is not credentials by RFC 9110's syntax (auth-scheme, then one token68 or name=value parameters)`,
+        'other-scheme': `The ${header} header uses another scheme than ${profile.entries['A-10.caller'].scheme}`,
+      }[read.condition];
+      const refusal: EngineError = { ...refused, message: `${because} (the profile in force, A-10).` };
       return this.refused(refusal, { operationId, scenario: scenarios.current.name, forced: false }, caller);
     }
     // Health documents only 200 (A-8): no preference, valid or not, changes its answer.

@@ -17,6 +17,8 @@ export type Situation =
   | 'A-8.server-failure'
   | 'A-8.unavailable'
   | 'A-10.without-credentials'
+  | 'A-10.malformed-credentials'
+  | 'A-10.other-scheme'
   | 'A-10.unknown-job'
   | 'A-10.other-callers-job'
   | 'A-11.rate-limited'

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { bodyLimits, limits } from '../contract/limits.js';
+import { challengeValue, credentialAndHeaderEntries } from './entries-credentials.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -207,7 +208,9 @@ export const entryTable = builtWhenRead({
       z
         .union([
           z.literal('anonymous').describe('Requests without credentials are one anonymous caller of their own.'),
-          errorEntry({}).describe('Requests to the operations without credentials are refused.'),
+          errorEntry({ challenge: challengeValue().optional() }).describe(
+            'Requests to the operations without credentials are refused (format 2: on a 401, with this challenge).',
+          ),
         ])
         .describe('What a request without credentials gets on the operations other than health.'),
     statuses: {
@@ -301,6 +304,7 @@ export const entryTable = builtWhenRead({
         })
         .describe('When a Job carries evaluation.'),
   },
+  ...credentialAndHeaderEntries,
 } as const satisfies Record<string, LazyEntry>);
 
 export type EntryName = keyof typeof entryTable;

@@ -53,6 +53,16 @@ export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } 
   'A-21.not-an-object': { status: 400, code: 'invalid_body' },
   'A-21.media-type': { status: 415, code: 'unsupported_media_type' },
   'A-23.invalid-job-id': { status: 404, code: 'job_not_found' },
+  // Credentials and headers (format 2): a malformed or other-scheme credential is no credential
+  // (A-10, A-54); the mock sends none of these headers today, and Retry-After: 1.
+  'A-10.malformed-credentials': 'anonymous',
+  'A-10.other-scheme': 'anonymous',
+  'A-3.accepted-headers': {},
+  'A-3.job-headers': {},
+  'A-7.error-headers': {},
+  'A-16.replay-headers': {},
+  'A-11.retry-after': { seconds: 1 },
+  'A-8.retry-after': { seconds: 1 },
 };
 
 /** `A-21.malformed-json` → ['A-21', 'malformed-json']. */

@@ -53,8 +53,10 @@ it('learns an entry the answers agree on, with what was seen', () => {
   expect(learnt.entries['A-21.media-type']).toEqual({ status: 400, code: 'BAD_TYPE' });
   expect(learnt.comments['A-21.media-type']).toEqual(['seen 2×: POST /v0/evaluations, text/plain → 400 BAD_TYPE']);
   expect(learnt.disagreements).toEqual([]);
-  // Nothing else was seen: nothing else is written, no default guessed.
-  expect(Object.keys(learnt.entries)).toEqual(['A-21.media-type']);
+  // Nothing else was seen: nothing else is written, no default guessed. Error answers show the
+  // headers errors carry (none here: format 2's A-7.error-headers).
+  expect(Object.keys(learnt.entries)).toEqual(['A-7.error-headers', 'A-21.media-type']);
+  expect(learnt.entries['A-7.error-headers']).toEqual({});
   expect(learnt.notObserved).toContain('A-11.rate-limited');
 });
 

@@ -38,6 +38,8 @@ export interface ProbeContext {
   readonly hasSecondCaller: boolean;
   /** The first caller's credential header names (--header, a base URL's user name): what ignored_auth leaves out. */
   readonly credentialHeaders: readonly string[];
+  /** Per credential header of the first caller, the first word of its value when more follows (its scheme): never the credential. */
+  readonly credentialSchemes?: Readonly<Record<string, string>>;
   /** Whether the operation filters (--include-operation, …) let requests go to this operation. */
   includes(operation: Pick<OperationDescription, 'operationId' | 'path' | 'method'>): boolean;
   /** Whether a probe runs in this run (the selected checks need it). */

@@ -13,6 +13,7 @@
 import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule, unprintable } from '../../profile/entries.js';
 import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
+import { credentialsNotLearnt } from './learning/credentials.js';
 import { type Condition, type Observation, observe } from './observe.js';
 
 /** Several answers to one situation: the entry, and each answer with how often it came. */
@@ -158,6 +159,7 @@ export class ProfileLearner {
       comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
     }
     const notLearnt = this.refuseUnwritable(entries, comments, { scrubbing, scrub });
+    notLearnt.push(...credentialsNotLearnt(options.caller, entries));
     const notObserved = entryNames.filter(
       (entry) =>
         entries[entry] === undefined &&

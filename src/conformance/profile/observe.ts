@@ -8,6 +8,7 @@
  */
 import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
+import { challengeOf, observeCredentialsAndHeaders } from './observe-credentials.js';
 
 /**
  * A condition a client can tell apart that no entry of profile format 1 declares: seen and
@@ -163,7 +164,7 @@ export function observe(exchange: Exchange): Observation[] {
     if ((response.status === 401 || response.status === 403) && code)
       observations.push({
         entry: 'A-10.without-credentials',
-        value: { status: response.status, code },
+        value: { status: response.status, code, ...challengeOf(exchange) },
         seen: seenLine(exchange, `without ${intent.removed.join(', ')}`),
       });
     // Without credentials, its own job is another caller's: one anonymous caller of its own.
@@ -180,5 +181,6 @@ export function observe(exchange: Exchange): Observation[] {
       observations.push({ entry: 'A-9.health', value: { body }, seen: `GET /health → 200 ${response.bodyText.slice(0, 120)}` });
   }
   observations.push(...jobObservations(exchange));
+  observations.push(...observeCredentialsAndHeaders(exchange));
   return observations;
 }

@@ -13,6 +13,7 @@ import { type Check, type ProbeName, received, withResponse } from '../checks/ch
 import { errorCodeDocumented } from '../checks/generic-checks.js';
 import { fail, pass, skip, type Verdict } from '../failures.js';
 import { type Observation, observe } from './observe.js';
+import { credentialsDeparture } from './observe-credentials.js';
 
 /** The probes whose requests show each entry. */
 const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
@@ -38,6 +39,14 @@ const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
   'A-21.not-an-object': ['negative'],
   'A-21.media-type': ['media-type'],
   'A-23.invalid-job-id': ['negative'],
+  'A-10.malformed-credentials': ['learning'],
+  'A-10.other-scheme': ['learning'],
+  'A-3.accepted-headers': ['lifecycle'],
+  'A-3.job-headers': ['lifecycle'],
+  'A-7.error-headers': ['negative', 'malformed-json', 'media-type', 'unknown-job'],
+  'A-16.replay-headers': ['replay'],
+  'A-11.retry-after': ['positive'],
+  'A-8.retry-after': ['positive'],
 };
 
 /** The advisory checks each declared entry replaces: the point is the server's decision now. */
@@ -67,6 +76,8 @@ function shape(value: unknown): string {
 
 /** How an observation departs from the declared value, or undefined when it keeps to it. */
 function departure(observation: Observation, declared: unknown): string | undefined {
+  const credentials = credentialsDeparture(observation, declared);
+  if (credentials !== 'not-mine') return credentials;
   const { entry, value } = observation;
   if (entry === 'A-9.health') {
     const seen = (value as { body: unknown }).body;

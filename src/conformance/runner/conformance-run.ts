@@ -6,6 +6,7 @@
  * and read what the state recorded. The report is built from the state once the phases are over.
  */
 
+import { registeredAuthScheme } from '../../contract/auth-schemes.js';
 import { packageVersion } from '../../openapi/package-root.js';
 import type { Check, ProbeName } from '../checks/check.js';
 import { sleep, Transport } from '../http/transport.js';
@@ -118,6 +119,14 @@ export class ConformanceRun {
       replayWaitMs: settings.replayWaitMs,
       hasSecondCaller: Object.keys(settings.callers[2]).length > 0,
       credentialHeaders: Object.keys(settings.callers[1]),
+      credentialSchemes: Object.fromEntries(
+        Object.entries(settings.callers[1]).flatMap(([name, value]) => {
+          // Only a registered scheme's name: an unknown first word may be the credential itself.
+          const first = /^(\S+) +\S/.exec(value.trim())?.[1];
+          const scheme = first === undefined ? undefined : registeredAuthScheme(first);
+          return scheme === undefined ? [] : [[name, scheme]];
+        }),
+      ),
       runs: (probe) => settings.needed.has(probe),
       send: (request, intent, options) => sender.send(request, intent, options),
       notSent: (request, intent, reason) => sender.notSent(request, intent, reason),
