@@ -67,6 +67,74 @@ export function placePointer(place: WalkPlace | undefined, base = ''): string {
   return tokens.length === 0 ? base : `${base}/${tokens.reverse().join('/')}`;
 }
 
+/** The first bound a value's shape passes: which, the bound, and the place where it was passed. */
+export interface ShapeBreach {
+  readonly bound: 'depth' | 'values';
+  /** The bound's value (`maxDepth` or `maxNodes`). */
+  readonly limit: number;
+  readonly place: WalkPlace | undefined;
+}
+
+/** The bounds of a shape walk; each reader keeps its own. */
+export interface ShapeLimits {
+  /** Levels of nesting below the value (the value itself is level 0). Default documentLimits.maxDepth. */
+  readonly maxDepth?: number;
+  /** Values counted, objects, arrays and scalars alike. Default documentLimits.maxNodes. */
+  readonly maxNodes?: number;
+  /**
+   * Visit each object once (a value handed over already parsed, whose shared or cyclic objects
+   * are measured by their shape), rather than at each place it is reached (a parsed text, as a
+   * serializer would write it). A value that contains itself then passes a bound, as it would
+   * when written out.
+   */
+  readonly eachObjectOnce?: boolean;
+}
+
+/**
+ * The one bounded walk of a value's shape, for every reader of a document (the loader, the
+ * engine's `spec`, profiles, workflow documents): whether `value` nests deeper than `maxDepth`
+ * or holds more than `maxNodes` values, and the first bound passed. Each caller words its own
+ * message from the breach.
+ */
+export function shapeBreach(value: unknown, limits: ShapeLimits = {}): ShapeBreach | undefined {
+  const maxDepth = limits.maxDepth ?? documentLimits.maxDepth;
+  const maxNodes = limits.maxNodes ?? documentLimits.maxNodes;
+  const seen = limits.eachObjectOnce ? new Set<object>() : undefined;
+  let nodes = 0;
+  const stack: { value: unknown; place: WalkPlace | undefined; depth: number }[] = [{ value, place: undefined, depth: 0 }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    nodes += 1;
+    if (nodes > maxNodes) return { bound: 'values', limit: maxNodes, place: next.place };
+    if (next.depth > maxDepth) return { bound: 'depth', limit: maxDepth, place: next.place };
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (seen) {
+      if (seen.has(next.value)) continue;
+      seen.add(next.value);
+    }
+    for (const [key, child] of Object.entries(next.value)) {
+      // A leaf is counted here, with no place of its own unless it is where a bound is passed.
+      if ((child === null || typeof child !== 'object') && next.depth + 1 <= maxDepth) {
+        nodes += 1;
+        if (nodes > maxNodes) return { bound: 'values', limit: maxNodes, place: { parent: next.place, key } };
+        continue;
+      }
+      stack.push({ value: child, place: { parent: next.place, key }, depth: next.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/** A breach as the document readers say it, with its pointer. */
+function documentProblem(breach: ShapeBreach | undefined): BudgetProblem | undefined {
+  if (!breach) return undefined;
+  const problem =
+    breach.bound === 'values'
+      ? `the document holds more than ${breach.limit} values`
+      : `the document nests more than ${breach.limit} levels deep`;
+  return { pointer: placePointer(breach.place), problem };
+}
+
 /**
  * Whether `value` nests deeper than `maxDepth` or holds more than `maxNodes` values; the first
  * bound passed, with the pointer where it was passed. A value reached twice (a YAML alias, an
@@ -77,7 +145,7 @@ export function shapeProblem(
   value: unknown,
   limits: { readonly maxDepth?: number; readonly maxNodes?: number } = {},
 ): BudgetProblem | undefined {
-  return walkShape(value, limits, false);
+  return documentProblem(shapeBreach(value, limits));
 }
 
 /**
@@ -91,43 +159,7 @@ export function objectShapeProblem(
   value: unknown,
   limits: { readonly maxDepth?: number; readonly maxNodes?: number } = {},
 ): BudgetProblem | undefined {
-  return walkShape(value, limits, true);
-}
-
-/** The walk of shapeProblem (every place counted) and objectShapeProblem (each object once). */
-function walkShape(
-  value: unknown,
-  limits: { readonly maxDepth?: number; readonly maxNodes?: number },
-  objectsOnce: boolean,
-): BudgetProblem | undefined {
-  const maxDepth = limits.maxDepth ?? documentLimits.maxDepth;
-  const maxNodes = limits.maxNodes ?? documentLimits.maxNodes;
-  const seen = objectsOnce ? new Set<object>() : undefined;
-  let nodes = 0;
-  const stack: { value: unknown; place: WalkPlace | undefined; depth: number }[] = [{ value, place: undefined, depth: 0 }];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    nodes += 1;
-    if (nodes > maxNodes) return { pointer: placePointer(next.place), problem: `the document holds more than ${maxNodes} values` };
-    if (next.depth > maxDepth)
-      return { pointer: placePointer(next.place), problem: `the document nests more than ${maxDepth} levels deep` };
-    if (next.value === null || typeof next.value !== 'object') continue;
-    if (seen) {
-      if (seen.has(next.value)) continue;
-      seen.add(next.value);
-    }
-    for (const [key, child] of Object.entries(next.value)) {
-      // A leaf is counted here, with no place of its own unless it is where a bound is passed.
-      if ((child === null || typeof child !== 'object') && next.depth + 1 <= maxDepth) {
-        nodes += 1;
-        if (nodes > maxNodes)
-          return { pointer: placePointer({ parent: next.place, key }), problem: `the document holds more than ${maxNodes} values` };
-        continue;
-      }
-      stack.push({ value: child, place: { parent: next.place, key }, depth: next.depth + 1 });
-    }
-  }
-  return undefined;
+  return documentProblem(shapeBreach(value, { ...limits, eachObjectOnce: true }));
 }
 
 /**

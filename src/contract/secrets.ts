@@ -12,6 +12,7 @@
  * const scrubber = new Scrubber({ secrets?, credentialHeaders?, credentialParameters?,
  *                                 maxLearntSecrets?, maxLearntCharacters?, placeholder? });
  * scrubber.learnFromRequest({ url, headers });  // credential headers, query parameters, userinfo
+ * scrubber.learnHeader(name, value);            // one header, as learnFromRequest reads it
  * scrubber.learnFromAnswer({ headers });        // Set-Cookie values (and credential headers)
  * scrubber.scrub(text);  scrubber.scrubDeep(value);
  * scrubber.scrubHeaders(headers);               // credential header values replaced, the rest scrubbed
@@ -42,7 +43,8 @@
  *
  * Cost: with nothing to scrub, `scrub` returns its text at once and learning from a request
  * without credentials reads its header names and looks for `?` and `@` in its URL, allocating
- * nothing. Up to `indexedFrom` patterns are found with indexOf each; beyond, one pass over the
+ * nothing; learning again the value learnt last (a client's token, sent on every request) is one
+ * comparison, and another known value a Map lookup that makes it the newest. Up to `indexedFrom` patterns are found with indexOf each; beyond, one pass over the
  * text with a rolling hash of 8 characters finds them all, whatever their number.
  */
 import { registeredAuthScheme } from './auth-schemes.js';
@@ -224,9 +226,6 @@ function cookieFragments(value: string, setCookie: boolean): string[] {
   }
   return fragments;
 }
-
-const cookieListFragments = (value: string) => cookieFragments(value, false);
-const setCookieFragments = (value: string) => cookieFragments(value, true);
 
 /** `text` percent-decoded as a form value is (`+` for space); as it is when it is not valid. */
 function formDecoded(text: string): string {
@@ -461,6 +460,13 @@ function found(text: string, at: number, anchored: Anchored, scan: number, range
 /** How a header is read: its value a credential, a cookie list, a Set-Cookie, or a URL. */
 type HeaderKind = 'credential' | 'cookie' | 'set-cookie' | 'url';
 
+/** The strings to scrub for a value of each kind of credential header. */
+const fragmentsOfKind: Readonly<Record<Exclude<HeaderKind, 'url'>, (value: string) => string[]>> = {
+  credential: secretFragments,
+  cookie: (value) => cookieFragments(value, false),
+  'set-cookie': (value) => cookieFragments(value, true),
+};
+
 /** What a scrubber reads credentials from, shared by the views it makes. */
 interface CredentialNames {
   /** Header names in lower case and their kind: one lookup per header on the hot path. */
@@ -515,6 +521,8 @@ export class Scrubber {
   private readonly learnt = new Map<string, { readonly patterns: readonly string[]; readonly characters: number }>();
   private readonly learntPatterns = new PatternSet();
   private learntCharacters = 0;
+  /** The last key of `learnt`: never forgotten while it is the newest (one value always fits the bounds). */
+  private newest: string | undefined;
   /** A view's parents' pattern sets (`forExchange`). */
   private inherited: readonly PatternSet[] = [];
   private readonly maxLearntSecrets: number;
@@ -604,6 +612,17 @@ export class Scrubber {
     return view;
   }
 
+  /**
+   * Learns one header's value as `learnFromRequest` would (a header that carries no credential
+   * teaches nothing), without a record of headers built for it: the engine calls it for each
+   * credential header of every request.
+   */
+  learnHeader(name: string, value: string): void {
+    const kind = this.kindOf(name);
+    if (kind === 'url') this.learnUrl(value);
+    else if (kind !== undefined) this.learn(value, fragmentsOfKind[kind]);
+  }
+
   private learnHeaders(headers: HeaderValues): void {
     for (const name in headers) {
       const kind = this.kindOf(name);
@@ -614,7 +633,7 @@ export class Scrubber {
         if (typeof value === 'string') this.learnUrl(value);
         continue;
       }
-      const fragments = kind === 'credential' ? secretFragments : kind === 'cookie' ? cookieListFragments : setCookieFragments;
+      const fragments = fragmentsOfKind[kind];
       if (typeof value === 'string') this.learn(value, fragments);
       else for (const one of value) this.learn(one, fragments);
     }
@@ -637,11 +656,14 @@ export class Scrubber {
 
   /** Keeps a value's patterns, the newest last; forgets the oldest past either bound. */
   private learn(value: string, fragmentsOf: (value: string) => readonly string[]): void {
+    // A client sends its token on every request: the value learnt last is already the newest.
+    if (value === this.newest) return;
     if (value.length === 0 || marks.has(value) || value === this.placeholder) return;
     const known = this.learnt.get(value);
     if (known) {
       this.learnt.delete(value);
       this.learnt.set(value, known);
+      this.newest = value;
       return;
     }
     const patterns = [...new Set(fragmentsOf(value).flatMap((fragment) => (marks.has(fragment) ? [] : variantsOf(fragment))))];
@@ -650,6 +672,7 @@ export class Scrubber {
     if (characters > this.maxLearntCharacters) return;
     for (const pattern of patterns) this.learntPatterns.add(pattern);
     this.learnt.set(value, { patterns, characters });
+    this.newest = value;
     this.learntCharacters += characters;
     while (this.learnt.size > this.maxLearntSecrets || this.learntCharacters > this.maxLearntCharacters) {
       const [oldest, entry] = this.learnt.entries().next().value!;

@@ -16,6 +16,13 @@ export interface EngineCall {
   /** A header as Fetch's `Headers.get` gives it: every value of that name joined by ', ', or null. */
   header(name: string): string | null;
   /**
+   * The names of the headers the request carries, in lower case. Optional: without it, a reader
+   * looking for any of a list of headers (credentials.ts looks for about thirty) asks `header`
+   * for each name of the list, which on a Fetch request is a `Headers.get` per name, where a
+   * request carries a handful of headers.
+   */
+  headerNames?(): Iterable<string>;
+  /**
    * The whole body, or 'too_large' as soon as more than `limit` bytes are declared or arrive
    * (the rest is then discarded unread), or 'unreadable' when the body failed before its end
    * (the client went away mid-body). Empty when there is no body.
@@ -91,6 +98,7 @@ export function callFromRequest(request: Request): EngineCall {
     method: request.method,
     pathname: new URL(request.url).pathname,
     header: (name) => request.headers.get(name),
+    headerNames: () => request.headers.keys(),
     readBody: (limit) => readLimited(request, limit),
     discardBody: () => discardRequestBody(request),
   };

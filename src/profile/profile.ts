@@ -8,6 +8,7 @@
  * profile. Isomorphic: the engine, the MSW handlers and the runner read the same object.
  */
 import { z } from 'zod';
+import { shapeBreach } from '../contract/document-budget.js';
 import { bodyLimits } from '../contract/limits.js';
 import {
   currentFormat,
@@ -120,17 +121,11 @@ const maxProfileValues = 10_000;
  * document handed to the engine as an object has met no loader's bounds.
  */
 export function profileShapeProblem(value: unknown): string | undefined {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    nodes += 1;
-    if (nodes > maxProfileValues) return `it holds more than ${maxProfileValues} values`;
-    if (next.depth > maxProfileDepth) return `it is nested more than ${maxProfileDepth} levels deep`;
-    if (next.value && typeof next.value === 'object')
-      for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
-  }
-  return undefined;
+  const breach = shapeBreach(value, { maxDepth: maxProfileDepth, maxNodes: maxProfileValues });
+  if (!breach) return undefined;
+  return breach.bound === 'values'
+    ? `it holds more than ${maxProfileValues} values`
+    : `it is nested more than ${maxProfileDepth} levels deep`;
 }
 
 /** Keys that name a JavaScript object's own machinery: a reader may drop them (zod did: `{}`) or take them as a prototype. */

@@ -161,6 +161,8 @@ function bodilessCall(incoming: IncomingMessage, options: { method: string; path
       const value = incoming.headers[name.toLowerCase()];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
+    // Node gives header names in lower case.
+    headerNames: () => Object.keys(incoming.headers),
     readBody: async () => new Uint8Array(0),
     discardBody: () => undefined,
   };

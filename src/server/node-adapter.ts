@@ -208,7 +208,7 @@ export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined 
   let headers: Map<string, string> | undefined;
   // Built on first use, with Headers.get's semantics: names case-insensitive, values trimmed,
   // repeated names joined by ', ', values Fetch refuses dropped.
-  const header = (name: string): string | null => {
+  const headerMap = (): Map<string, string> => {
     if (!headers) {
       headers = new Map();
       const raw = incoming.rawHeaders;
@@ -221,13 +221,15 @@ export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined 
         headers.set(lower, previous === undefined ? value : `${previous}, ${value}`);
       }
     }
-    return headers.get(name) ?? null;
+    return headers;
   };
+  const header = (name: string): string | null => headerMap().get(name) ?? null;
   const body = method === 'POST' ? bodySource(incoming) : undefined;
   return {
     method,
     pathname: match[1]!,
     header,
+    headerNames: () => headerMap().keys(),
     async readBody(limit) {
       const declared = Number(header('content-length') ?? Number.NaN);
       if (Number.isFinite(declared) && declared > limit) {

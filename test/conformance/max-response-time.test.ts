@@ -4,18 +4,14 @@
  * of the judgement are wall-clock time, so this lives in the slow project (vitest.config.ts), apart
  * from `npm test` (issue 43, docs/development.md "Tests that wait on time").
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
-import { runMain } from '../support/run-main.js';
+import { reportOf, runWithBothCallers as run } from '../support/conformance-runs.js';
 
-/** Both callers, so that no check waits for a second caller's credentials. */
-const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
-const run = (...argv: string[]) => runMain(...argv, ...callers);
 const folder = mkdtempSync(join(tmpdir(), 'eh-max-response-time-'));
 let clean: RunningFaultServer;
 
@@ -25,10 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await clean.close();
 });
-
-function reportOf(file: string): ConformanceReport {
-  return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-}
 
 it('--max-response-time: the advisory max_response_time fails a slow answer, and runs only with the option', async () => {
   const server = await startFaultServer(faults.find((fault) => fault.name === 'slow-verification')!.create());

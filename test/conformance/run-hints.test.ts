@@ -6,6 +6,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
+import { bothCallers } from '../support/conformance-runs.js';
 import { runMain } from '../support/run-main.js';
 
 const started: RunningMockServer[] = [];
@@ -17,7 +18,7 @@ async function mock(options: Parameters<typeof startMockServer>[0] = {}): Promis
   started.push(server);
   return server;
 }
-const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
+const callers = bothCallers;
 
 it('starts with one line naming the cause when a scenario answers 30% of calls with 503, and groups the failures under it', async () => {
   const server = await mock({ engineOptions: { scenario: 'flaky-503', seed: 5 } });

@@ -10,15 +10,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { Exchange } from '../../src/conformance/exchange.js';
 import { CassetteRecorder } from '../../src/conformance/report/cassette.js';
-import type { ConformanceReport } from '../../src/conformance/report/report.js';
 import { type RunningFaultServer, startFaultServer } from '../fixtures/fault-zoo/fault-server.js';
 import { cleanHandler, faults } from '../fixtures/fault-zoo/faults.js';
-import { runMain } from '../support/run-main.js';
-
-/** Both callers, so that no check waits for a second caller's credentials. */
-const callers = ['--header', 'Authorization: Bearer alice', '--second-caller-header', 'Authorization: Bearer bob'];
-
-const run = (...argv: string[]) => runMain(...argv, ...callers);
+import { reportOf, runWithBothCallers as run } from '../support/conformance-runs.js';
 
 /** What reached a server: "METHOD /path" per request. */
 const seen: string[] = [];
@@ -38,10 +32,6 @@ afterAll(async () => {
   await clean.close();
   await rejectsJws.close();
 });
-
-function reportOf(file: string): ConformanceReport {
-  return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
-}
 
 it('--exclude-operation sends nothing to the operation; its only checks are left out, and the run still passes', async () => {
   seen.length = 0;

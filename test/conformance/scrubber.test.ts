@@ -212,6 +212,30 @@ it('keeps the last maxLearntSecrets values learnt, refreshing one learnt again',
   expect(scrubber.scrub('session-token-9999 session-token-9996')).toBe(`${redacted} session-token-9996`);
 });
 
+it('keeps a value sent on every request the newest, however often it comes in a row', () => {
+  const scrubber = new Scrubber({ maxLearntSecrets: 3 });
+  const [a, b, c, d] = ['token-number-000a', 'token-number-000b', 'token-number-000c', 'token-number-000d'];
+  for (const token of [a, b, a, a, a, c, d]) scrubber.learnHeader('authorization', `Bearer ${token}`);
+  expect([a, b, c, d].map((token) => scrubber.scrub(token))).toEqual([redacted, b, redacted, redacted]);
+});
+
+it('learns one header with learnHeader as learnFromRequest learns it', () => {
+  const headers: Record<string, string> = {
+    authorization: basic('alice:correct-horse-battery'),
+    Cookie: 'session=cookie-value-0001; theme=dark',
+    referer: 'https://app.example/cb?access_token=referer-token-0001',
+    accept: 'application/json-accept-value',
+  };
+  const whole = new Scrubber();
+  whole.learnFromRequest({ headers });
+  const oneByOne = new Scrubber();
+  for (const [name, value] of Object.entries(headers)) oneByOne.learnHeader(name, value);
+  const text = `correct-horse-battery alice:correct-horse-battery cookie-value-0001 referer-token-0001 application/json-accept-value`;
+  expect(oneByOne.scrub(text)).toBe(whole.scrub(text));
+  expect(oneByOne.scrub(text)).toBe(`${redacted} ${redacted} ${redacted} ${redacted} application/json-accept-value`);
+  expect(oneByOne.learntCount).toBe(whole.learntCount);
+});
+
 it('keeps learnt patterns within maxLearntCharacters, forgetting the oldest', () => {
   const scrubber = new Scrubber({ maxLearntCharacters: 1024 });
   const long = (index: number) => `${index}`.padStart(8, '0').padEnd(300, 'x');

@@ -5,25 +5,11 @@
  * clock; it lives in the slow project (vitest.config.ts), with the server's writes ten times more
  * frequent than the window they are judged in (issue 43).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Transport } from '../../src/conformance/http/transport.js';
+import { loopbackServersClosedAfterEach } from '../support/loopback-servers.js';
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const serve = loopbackServersClosedAfterEach();
 
 it('reads on past --timeout an answer whose body keeps coming, and cuts one that stalls, never past the run’s end', async () => {
   // 64 kB every 100 ms for 2 s: more than 16 KiB in every 1 s window, two windows past the

@@ -6,7 +6,6 @@
  * deadline, and failures (a 101 upgrade included) are named in plain words.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
@@ -18,23 +17,14 @@ import { switchedProtocols } from '../../src/conformance/http/bounded-client.js'
 import { redacted, toCurl } from '../../src/conformance/http/curl.js';
 import { parseHeaderLine } from '../../src/conformance/http/header-line.js';
 import { retryAfterMs, Transport } from '../../src/conformance/http/transport.js';
+import { loopbackServersClosedAfterEach } from '../support/loopback-servers.js';
 import { runnerTimeoutMs } from '../support/time-limits.js';
 
-const servers: Server[] = [];
-afterEach(async () => {
+const serve = loopbackServersClosedAfterEach();
+// Registered after the servers' hook, so it runs before it: the servers close on real time.
+afterEach(() => {
   vi.useRealTimers();
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
 });
-
-async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /**
  * A target on vitest's fake clock, reached through the Transport's injected Fetch: `answer` gets
@@ -216,10 +206,13 @@ it('keeps the status and the start of a body still arriving at the timeout, and 
 
 it('reuses one connection for requests in a row (HTTP/1.1 keep-alive)', async () => {
   let connections = 0;
-  const target = await serve((_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  servers.at(-1)!.on('connection', () => {
-    connections += 1;
-  });
+  const target = await serve(
+    (_, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    (server) =>
+      server.on('connection', () => {
+        connections += 1;
+      }),
+  );
   const transport = new Transport({ baseUrl: target, timeoutMs: runnerTimeoutMs });
   for (let request = 0; request < 10; request += 1) await transport.send({ method: 'GET', path: '/', headers: {} });
   transport.close();

@@ -9,12 +9,14 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cyclePointer, schemaLimits, shapeProblem } from '../../src/contract/document-budget.js';
+import { parseWorkflowDocument } from '../../src/conformance/workflows/arazzo-document.js';
+import { cyclePointer, schemaLimits, shapeBreach, shapeProblem } from '../../src/contract/document-budget.js';
 import { bodyLimits } from '../../src/contract/limits.js';
 import { UnsupportedSchemaError, zodFromJsonSchema } from '../../src/contract/schema-to-zod.js';
 import { buildEngineContract, contractFromDocument } from '../../src/engine/engine-contract.js';
 import { createMockEngine } from '../../src/engine/index.js';
 import { bundledSpecPath } from '../../src/openapi/package-root.js';
+import { profileShapeProblem } from '../../src/profile/profile.js';
 
 const pattern = () => () => true;
 const bundled = () => parse(readFileSync(bundledSpecPath(), 'utf8')) as Record<string, any>;
@@ -95,6 +97,27 @@ it('measures depth and size without recursing, whatever the nesting', () => {
     )?.problem,
   ).toBe('the document holds more than 20 values');
   expect(shapeProblem(bundled())).toBeUndefined();
+});
+
+it('walks a document, a profile and a workflow document with one walk, each at its own bounds and in its own words', () => {
+  const nested = (levels: number): unknown => {
+    let value: unknown = 'leaf';
+    for (let level = 0; level < levels; level += 1) value = { a: value };
+    return value;
+  };
+  expect(shapeBreach(nested(17), { maxDepth: 16 })).toMatchObject({ bound: 'depth', limit: 16 });
+  expect(profileShapeProblem(nested(16))).toBeUndefined();
+  expect(profileShapeProblem(nested(17))).toBe('it is nested more than 16 levels deep');
+  expect(profileShapeProblem(Array.from({ length: 10_000 }, () => 0))).toBe('it holds more than 10000 values');
+  expect(shapeProblem(nested(17))).toBeUndefined();
+  expect(() => parseWorkflowDocument(JSON.stringify(nested(65)), 'deep.arazzo.json')).toThrow(
+    'deep.arazzo.json: it is nested more than 64 levels deep',
+  );
+  // A value that contains itself: each place counted, it passes a bound; each object once, it is measured by its shape.
+  const looped: Record<string, unknown> = {};
+  looped.self = looped;
+  expect(shapeBreach(looped, { maxDepth: 16 })).toMatchObject({ bound: 'depth', limit: 16 });
+  expect(shapeBreach(looped, { maxDepth: 16, eachObjectOnce: true })).toBeUndefined();
 });
 
 it('holds an object handed to createMockEngine to the depth budget, and still takes a dereferenced recursive one', async () => {

@@ -6,6 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import { wellFormedCredentials } from '../../src/contract/authorization.js';
+import type { EngineCall } from '../../src/engine/call.js';
 import { createMockEngine, handleControl } from '../../src/engine/index.js';
 
 import { evaluationRequest, jsonPost, newKey } from '../support/fixtures.js';
@@ -99,4 +100,27 @@ it('challenges a control call without the mock’s token', async () => {
   const answer = await handleControl(new Request(`${base}/__mock/jobs`), { engine, token: 'tok' });
   expect(answer.status).toBe(401);
   expect(answer.headers.get('www-authenticate')).toBe('ApiKey realm="evidence-harness control API", header="X-Mock-Token"');
+});
+
+it('learns the credentials of a call that lists its header names and of one that does not alike', async () => {
+  const headers: Record<string, string> = { authorization: 'Bearer listed-token-0001', 'x-api-key': 'api-key-value-0001', accept: '*/*' };
+  const stub = (listed: boolean): EngineCall => ({
+    method: 'GET',
+    pathname: '/health',
+    header: (name) => headers[name] ?? null,
+    ...(listed ? { headerNames: () => Object.keys(headers) } : {}),
+    readBody: async () => new Uint8Array(0),
+    discardBody: () => undefined,
+  });
+  const text = 'listed-token-0001 api-key-value-0001 */*';
+  for (const listed of [true, false]) {
+    const engine = createMockEngine();
+    expect(engine.scrubber!.scrub(text), `listed: ${listed}`).toBe(text);
+    expect((await engine.answerCall!(stub(listed))).status).toBe(200);
+    expect(engine.scrubber!.scrub(text), `listed: ${listed}`).toBe('[REDACTED] [REDACTED] */*');
+  }
+  // A Fetch request lists its names (Headers.keys()), in any case it was sent in.
+  const engine = createMockEngine();
+  await engine.handle(new Request(`${base}/health`, { headers: { 'X-Api-Key': 'api-key-value-0001' } }));
+  expect(engine.scrubber!.scrub(text)).toBe('listed-token-0001 [REDACTED] */*');
 });

@@ -9,6 +9,7 @@
  */
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { shapeBreach } from '../../contract/document-budget.js';
 import { DocumentFileError, readDocumentFile } from '../../documents/index.js';
 import { nestingProblem } from '../../documents/nesting-scan.js';
 
@@ -157,17 +158,9 @@ export interface WorkflowDocument {
 
 /** How deep and how large a parsed value is, stopping at the first bound passed. */
 function shapeProblem(value: unknown): string | undefined {
-  let nodes = 0;
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    nodes += 1;
-    if (nodes > maxNodes) return `it holds more than ${maxNodes} values`;
-    if (next.depth > maxDepth) return `it is nested more than ${maxDepth} levels deep`;
-    if (next.value && typeof next.value === 'object')
-      for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
-  }
-  return undefined;
+  const breach = shapeBreach(value, { maxDepth, maxNodes });
+  if (!breach) return undefined;
+  return breach.bound === 'values' ? `it holds more than ${maxNodes} values` : `it is nested more than ${maxDepth} levels deep`;
 }
 
 function issuePath(path: readonly PropertyKey[]): string {
