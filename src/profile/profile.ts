@@ -21,6 +21,7 @@ import {
   type ProfileEntries,
   type StatusRule,
 } from './entries.js';
+import { defaultMethodEntries } from './methods-vocabulary.js';
 
 /**
  * The largest schema-valid createEvaluation body in compact UTF-8 JSON (every string at its
@@ -53,6 +54,7 @@ export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } 
   'A-21.not-an-object': { status: 400, code: 'invalid_body' },
   'A-21.media-type': { status: 415, code: 'unsupported_media_type' },
   'A-23.invalid-job-id': { status: 404, code: 'job_not_found' },
+  ...defaultMethodEntries,
 };
 
 /** `A-21.malformed-json` → ['A-21', 'malformed-json']. */

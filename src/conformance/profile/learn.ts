@@ -13,6 +13,7 @@
 import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule, unprintable } from '../../profile/entries.js';
 import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
+import { learnMethods, learntByMethods } from './learn-methods.js';
 import { type Condition, type Observation, observe } from './observe.js';
 
 /** Several answers to one situation: the entry, and each answer with how often it came. */
@@ -148,7 +149,7 @@ export class ProfileLearner {
       comments[entry] = describe(values);
     };
     for (const entry of entryNames) {
-      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller') continue;
+      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller' || learntByMethods.has(entry)) continue;
       decide(entry, this.errorValues(entry), (value) => this.completed(entry, value));
     }
     this.learnTimeline(entries, comments, disagreements);
@@ -157,7 +158,11 @@ export class ProfileLearner {
       entries['A-10.caller'] = options.caller;
       comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
     }
-    const notLearnt = this.refuseUnwritable(entries, comments, { scrubbing, scrub });
+    const methodsNotLearnt = learnMethods({ values: (entry) => this.values(entry), entries, comments });
+    const notLearnt = [
+      ...this.refuseUnwritable(entries, comments, { scrubbing, scrub }),
+      ...methodsNotLearnt.map((item) => ({ ...item, reason: scrub(item.reason) })),
+    ];
     const notObserved = entryNames.filter(
       (entry) =>
         entries[entry] === undefined &&

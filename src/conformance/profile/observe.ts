@@ -8,6 +8,7 @@
  */
 import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
+import { observeMethods } from './observe-methods.js';
 
 /**
  * A condition a client can tell apart that no entry of profile format 1 declares: seen and
@@ -180,5 +181,6 @@ export function observe(exchange: Exchange): Observation[] {
       observations.push({ entry: 'A-9.health', value: { body }, seen: `GET /health → 200 ${response.bodyText.slice(0, 120)}` });
   }
   observations.push(...jobObservations(exchange));
+  observations.push(...observeMethods(exchange));
   return observations;
 }
