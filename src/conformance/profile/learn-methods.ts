@@ -203,17 +203,21 @@ export function orderFrom(
 function learnPrecedence(seen: readonly SeenValue[], into: Into): void {
   if (seen.length === 0) return;
   const before: [ProblemName, ProblemName][] = [];
-  const lines: string[] = [];
   const untold: string[] = [];
+  // One line per problem that won a pair: what it was judged before, and one answer that showed it.
+  const won = new Map<ProblemName, { losers: ProblemName[]; seen: string }>();
   for (const value of seen) {
     const told = winnerOf(value.value as Record_, into.entries);
     const pair = `${String((value.value as Record_).first)} + ${String((value.value as Record_).second)}`;
     if ('why' in told) untold.push(`${pair}: ${told.why} (${value.seen})`);
     else {
       before.push([told.winner, told.loser]);
-      lines.push(`${pair}: ${told.winner} judged first (${value.seen})`);
+      const entry = won.get(told.winner) ?? { losers: [], seen: value.seen };
+      entry.losers.push(told.loser);
+      won.set(told.winner, entry);
     }
   }
+  const lines = [...won].map(([winner, { losers, seen: line }]) => `${winner} judged before ${losers.join(', ')} (e.g. ${line})`);
   if (before.length === 0) {
     into.notLearnt.push({
       entry: 'A-7.precedence',
