@@ -36,7 +36,8 @@ export function methodAnswer(options: {
       status: head.status,
       code: undeclared.code as EngineError['code'],
       message: `${options.path.slice(0, 200)} does not accept HEAD (the profile in force, A-20).`,
-      ...(undeclared.allow ? { headers: { allow } } : {}),
+      // A 405 always names what the path allows (RFC 9110 §15.5.6), whatever the undeclared-method entry says.
+      ...(undeclared.allow || head.status === 405 ? { headers: { allow } } : {}),
     },
   };
 }
