@@ -32,7 +32,9 @@ export const methodEntries = {
             })
             .describe('OPTIONS is answered, without a body.'),
         ])
-        .describe('OPTIONS on a contract path (not a CORS preflight, which carries Access-Control-Request-Method).'),
+        .describe(
+          'OPTIONS on a contract path (not a CORS preflight): undeclared-method (answered as A-20.undeclared-method), or {status: 200 or 204, allow} (answered without a body).',
+        ),
   },
   'A-20.head': {
     since: 2,
@@ -44,7 +46,7 @@ export const methodEntries = {
             .strictObject({ status: status().describe('The status of the refusal (no body: a HEAD answer has none).') })
             .describe('HEAD is refused, with the Allow list of A-20.undeclared-method.'),
         ])
-        .describe('HEAD on a path that declares GET.'),
+        .describe('HEAD on a path that declares GET: like-get (GET’s answer without a body), or {status} (refused, without a body).'),
     statuses: { allowed: { any4xxExcept: [409, 413] }, because: 'a method the service does not serve is refused with a 4xx' },
   },
   'A-20.allow': {
@@ -56,7 +58,7 @@ export const methodEntries = {
             'Methods listed besides those the path declares: HEAD (beside GET), OPTIONS (on every path).',
           ),
         })
-        .describe('The Allow list of a 405 (and of an answered OPTIONS).'),
+        .describe('The Allow list of a 405 (and of an answered OPTIONS): the declared methods, and adds: HEAD (beside GET), OPTIONS.'),
   },
   'A-21.duplicate-members': {
     since: 2,
@@ -67,7 +69,7 @@ export const methodEntries = {
           z.literal('first-wins').describe('Accepted; the first of the members with one name counts.'),
           errorEntry({}).describe('Refused.'),
         ])
-        .describe('A JSON body whose object has two members of one name.'),
+        .describe('A JSON object naming a member twice: last-wins, first-wins, or {status: 400, code} (refused).'),
     statuses: { allowed: [400], because: 'a body the service does not read as the documented object is an invalid request: 400' },
   },
   'A-21.charset': {
@@ -75,7 +77,9 @@ export const methodEntries = {
     schema: () =>
       z
         .union([z.literal('accepted').describe('The charset is ignored: the body is read as UTF-8.'), errorEntry({}).describe('Refused.')])
-        .describe('A JSON body declared with a charset other than UTF-8 (application/json; charset=iso-8859-1).'),
+        .describe(
+          'A JSON body declared with a charset other than UTF-8 (application/json; charset=iso-8859-1): accepted (read as UTF-8), or {status, code}.',
+        ),
     statuses: {
       allowed: { any4xxExcept: [404, 405, 409, 413] },
       because: 'a body the service does not read is refused with a 4xx that no other condition of the operation claims',
@@ -86,7 +90,7 @@ export const methodEntries = {
     schema: () =>
       z
         .union([z.literal('accepted').describe('Any key of 1 to 128 characters is a key.'), errorEntry({}).describe('Refused.')])
-        .describe('createEvaluation with an Idempotency-Key holding a character outside ASCII.'),
+        .describe('createEvaluation with an Idempotency-Key holding a character outside ASCII: accepted, or {status: 400, code}.'),
     statuses: { allowed: [400], because: 'an Idempotency-Key that breaks the rules is an invalid request: 400' },
   },
   'A-7.precedence': {
@@ -98,6 +102,8 @@ export const methodEntries = {
             `The problems in the order they are judged, first wins (${problemNames.join(', ')}); those left out come after, in the mock's order.`,
           ),
         })
-        .describe('Which problem a request with two is answered for.'),
+        .describe(
+          'Which problem a request with several is answered for: order names them, the first judged first; those left out follow in the mock’s order.',
+        ),
   },
 } as const satisfies Record<string, LazyEntry>;
