@@ -4,7 +4,7 @@
  * each of them, `conformance --write-profile` learns them, `mock --profile` answers like the
  * stand-in, and `conformance --profile` with the same file passes both, advisory checks included.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -125,4 +125,19 @@ it('passes the profiled mock with the same profile: exit 0, no failed check', as
   expect(held.code, held.stdout).toBe(0);
   expect(held.stdout).not.toMatch(/\bFAIL\b/);
   expect(held.stdout).toMatch(/profile:A-20\.head\s+required\s+pass/);
+}, 180_000);
+
+it('fails the run when the stand-in does not judge problems in the declared order, naming the entry and the answer', async () => {
+  const changed = join(folder, 'changed.yaml');
+  writeFileSync(
+    changed,
+    readFileSync(profileFile, 'utf8').replace(
+      /precedence: \{order: \[[^\]]*\]\}/,
+      'precedence: {order: [media-type, body-too-large, malformed-json, not-an-object, over-maximum, invalid-request, missing-key]}',
+    ),
+  );
+  const held = await run(standIn.url, '--profile', changed, '--checks', 'status_code_documented');
+  expect(held.code).toBe(1);
+  expect(held.stdout).toMatch(/profile:A-7\.precedence\s+required\s+FAIL/);
+  expect(held.stdout).toContain('A-7.precedence: missing-key judged before');
 }, 180_000);
