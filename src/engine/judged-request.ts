@@ -85,7 +85,7 @@ export async function judgeRequest(
       found.set('missing-key', {
         status: 400,
         code: 'missing_idempotency_key',
-        message: `Idempotency-Key header: ${key === null ? 'is required' : 'is empty'}.`,
+        message: `Idempotency-Key header ${key === null ? 'is required' : 'is empty'}.`,
         situation: 'A-16.missing-key',
       });
     else if (nonAscii !== 'accepted' && hasNonAscii(key))
