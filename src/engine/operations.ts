@@ -5,12 +5,14 @@
  */
 import type { EvaluationRequest, Job, VerificationRequest } from '../contract/index.js';
 import { profiledTimeline } from '../profile/engine-profile.js';
+import { readsRequestsItsOwnWay } from '../profile/engine-strictness.js';
 import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
 import type { Clock } from './clock.js';
 import type { EngineContract } from './engine-contract.js';
 import { afterRead, atTime, type JobRecord, jobView } from './jobs.js';
+import { judgeRequest } from './judged-request.js';
 import { newJobId, type Random } from './random.js';
 import { readJsonBody, readJsonObject } from './request-body.js';
 import { type EngineError, errorAnswer, jsonAnswer } from './responses.js';
@@ -89,16 +91,29 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
   const maxBodyBytes = profile.declared.has('A-13.body-too-large')
     ? (profile.entries['A-13.body-too-large'].limitBytes ?? context.contract.createEvaluation.maxBodyBytes)
     : context.contract.createEvaluation.maxBodyBytes;
-  const read = await readJsonBody(context.call, { bytes: maxBodyBytes, status: 413 });
+  // A profile may judge a request's problems in its own order, or be stricter.
+  const judged = readsRequestsItsOwnWay(profile)
+    ? await judgeRequest({
+        call: context.call,
+        profile,
+        limit: { bytes: maxBodyBytes, status: 413 },
+        overMaximumStatus: 413,
+        body: context.contract.createEvaluation.body,
+        key: context.contract.createEvaluation.idempotencyKey,
+      })
+    : undefined;
+  const read = judged ?? (await readJsonBody(context.call, { bytes: maxBodyBytes, status: 413 }));
   if (isEngineError(read)) return fail(read);
   const body = read.value;
   const key = context.call.header('idempotency-key');
-  const diagnostics = [
-    ...(key === null
-      ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
-      : diagnose({ schema: context.contract.createEvaluation.idempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
-    ...diagnose({ schema: context.contract.createEvaluation.body, value: body }),
-  ];
+  const diagnostics = judged
+    ? []
+    : [
+        ...(key === null
+          ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
+          : diagnose({ schema: context.contract.createEvaluation.idempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
+        ...diagnose({ schema: context.contract.createEvaluation.body, value: body }),
+      ];
   if (diagnostics.length > 0) {
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
     const onlyKeyMissing = diagnostics.every((diagnostic) => diagnostic.path === 'Idempotency-Key header' && !diagnostic.overMaximum);
@@ -309,9 +324,14 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
-  const body = await readJsonObject(context.call, { bytes: context.contract.verifyReport.maxBodyBytes, status: 400 });
+  const limit = { bytes: context.contract.verifyReport.maxBodyBytes, status: 400 };
+  const { profile } = context;
+  const judged = readsRequestsItsOwnWay(profile)
+    ? await judgeRequest({ call: context.call, profile, limit, overMaximumStatus: 400, body: context.contract.verifyReport.body })
+    : undefined;
+  const body = judged ? (isEngineError(judged) ? judged : judged.value) : await readJsonObject(context.call, limit);
   if (isEngineError(body)) return fail(body);
-  const diagnostics = diagnose({ schema: context.contract.verifyReport.body, value: body });
+  const diagnostics = judged ? [] : diagnose({ schema: context.contract.verifyReport.body, value: body });
   if (diagnostics.length > 0) {
     // verifyReport has no 413: over-long input is a 400 whose code still says why.
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);

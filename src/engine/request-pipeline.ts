@@ -21,6 +21,7 @@ import { type ForcedAnswer, forcedError } from './faults.js';
 import type { JobRecord } from './jobs.js';
 import type { Journal, JournalEntry } from './journal.js';
 import type { LatencyWaits } from './latency.js';
+import { methodAnswer } from './method-handling.js';
 import type { IdempotencyRecord, OperationContext, OperationResult, ReadQueues } from './operations.js';
 import * as operations from './operations.js';
 import type { Random } from './random.js';
@@ -197,8 +198,18 @@ export class RequestPipeline {
     const pathname = call.pathname;
     // The base path is a whole number of segments: /api covers /api/health, not /apiv0/health.
     const underBase = !basePath || pathname === basePath || pathname.startsWith(`${basePath}/`);
+    const { profile } = this.options;
+    const relative = pathname.slice(basePath.length) || '/';
+    // A profile may answer OPTIONS or refuse HEAD on a contract path (A-20).
+    const own =
+      underBase && !profile.isDefault ? methodAnswer({ method: call.method, path: relative, routes: contract.routes, profile }) : undefined;
+    if (own) {
+      call.discardBody();
+      const entry = { scenario: scenarios.current.name, forced: false };
+      return 'answer' in own ? { result: { answer: own.answer }, entry } : this.refused(own.refusal, entry);
+    }
     const route = underBase
-      ? matchRoute({ method: call.method, path: pathname.slice(basePath.length) || '/', routes: contract.routes })
+      ? matchRoute({ method: call.method, path: relative, routes: contract.routes, allowAdds: profile.entries['A-20.allow'].adds })
       : ({
           status: 404,
           code: 'route_not_found',

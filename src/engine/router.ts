@@ -17,7 +17,13 @@ export interface RouteMatch {
 }
 
 /** The contract's paths as written there, matched as the proxy and the runner match them. */
-export function matchRoute(options: { method: string; path: string; routes: readonly ContractRoute[] }): RouteMatch | EngineError {
+export function matchRoute(options: {
+  method: string;
+  path: string;
+  routes: readonly ContractRoute[];
+  /** What the Allow list adds to the declared methods (A-20.allow): HEAD beside GET by default. */
+  allowAdds?: readonly ('HEAD' | 'OPTIONS')[];
+}): RouteMatch | EngineError {
   const method = options.method.toUpperCase();
   const candidates = options.routes.filter((route) => route.path.test(options.path));
   if (candidates.length === 0) {
@@ -31,7 +37,10 @@ export function matchRoute(options: { method: string; path: string; routes: read
   const effective = method === 'HEAD' ? 'GET' : method;
   const route = candidates.find((candidate) => candidate.method === effective);
   if (!route) {
-    const allow = [...new Set(candidates.flatMap((candidate) => (candidate.method === 'GET' ? ['GET', 'HEAD'] : [candidate.method])))];
+    const allow = allowList(
+      candidates.map((candidate) => candidate.method),
+      options.allowAdds ?? ['HEAD'],
+    );
     return {
       status: 405,
       code: 'method_not_allowed',
@@ -41,6 +50,17 @@ export function matchRoute(options: { method: string; path: string; routes: read
     };
   }
   return { operationId: route.operationId, params: route.path.match(options.path) ?? {} };
+}
+
+/** A path's Allow list: its declared methods, HEAD beside GET and OPTIONS at the end as `adds` says (A-20). */
+export function allowList(declared: readonly string[], adds: readonly string[]): string[] {
+  const listed = declared.flatMap((method) => (method === 'GET' && adds.includes('HEAD') ? ['GET', 'HEAD'] : [method]));
+  return [...new Set([...listed, ...(adds.includes('OPTIONS') ? ['OPTIONS'] : [])])];
+}
+
+/** The methods the contract declares on a path (none: the path is outside it). */
+export function declaredMethodsAt(path: string, routes: readonly ContractRoute[]): string[] {
+  return routes.filter((route) => route.path.test(path)).map((route) => route.method);
 }
 
 function truncatePath(path: string): string {

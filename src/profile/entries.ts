@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { bodyLimits, limits } from '../contract/limits.js';
 import { challengeValue, credentialAndHeaderEntries } from './entries-credentials.js';
+import { methodEntries } from './entries-methods.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -305,6 +306,7 @@ export const entryTable = builtWhenRead({
         .describe('When a Job carries evaluation.'),
   },
   ...credentialAndHeaderEntries,
+  ...methodEntries,
 } as const satisfies Record<string, LazyEntry>);
 
 export type EntryName = keyof typeof entryTable;

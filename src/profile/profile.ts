@@ -22,6 +22,7 @@ import {
   type ProfileEntries,
   type StatusRule,
 } from './entries.js';
+import { defaultMethodEntries } from './methods-vocabulary.js';
 
 /**
  * The largest schema-valid createEvaluation body in compact UTF-8 JSON (every string at its
@@ -64,6 +65,7 @@ export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } 
   'A-16.replay-headers': {},
   'A-11.retry-after': { seconds: 1 },
   'A-8.retry-after': { seconds: 1 },
+  ...defaultMethodEntries,
 };
 
 /** `A-21.malformed-json` → ['A-21', 'malformed-json']. */

@@ -13,6 +13,7 @@
 import { type EntryName, entryNames, entryTable, type ProfileEntries, type StatusRule, unprintable } from '../../profile/entries.js';
 import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
+import { learnMethods, learntByMethods } from './learn-methods.js';
 import { credentialsNotLearnt } from './learning/credentials.js';
 import { type Condition, type Observation, observe } from './observe.js';
 
@@ -149,7 +150,7 @@ export class ProfileLearner {
       comments[entry] = describe(values);
     };
     for (const entry of entryNames) {
-      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller') continue;
+      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller' || learntByMethods.has(entry)) continue;
       decide(entry, this.errorValues(entry), (value) => this.completed(entry, value));
     }
     this.learnTimeline(entries, comments, disagreements);
@@ -158,8 +159,12 @@ export class ProfileLearner {
       entries['A-10.caller'] = options.caller;
       comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
     }
-    const notLearnt = this.refuseUnwritable(entries, comments, { scrubbing, scrub });
-    notLearnt.push(...credentialsNotLearnt(options.caller, entries));
+    const methodsNotLearnt = learnMethods({ values: (entry) => this.values(entry), entries, comments });
+    const notLearnt = [
+      ...this.refuseUnwritable(entries, comments, { scrubbing, scrub }),
+      ...methodsNotLearnt.map((item) => ({ ...item, reason: scrub(item.reason) })),
+      ...credentialsNotLearnt(options.caller, entries),
+    ];
     const notObserved = entryNames.filter(
       (entry) =>
         entries[entry] === undefined &&

@@ -9,6 +9,7 @@
 import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
 import { challengeOf, observeCredentialsAndHeaders } from './observe-credentials.js';
+import { observeMethods } from './observe-methods.js';
 
 /**
  * A condition a client can tell apart that no entry of profile format 1 declares: seen and
@@ -182,5 +183,6 @@ export function observe(exchange: Exchange): Observation[] {
   }
   observations.push(...jobObservations(exchange));
   observations.push(...observeCredentialsAndHeaders(exchange));
+  observations.push(...observeMethods(exchange));
   return observations;
 }

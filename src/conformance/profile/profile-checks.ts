@@ -12,6 +12,8 @@ import { flowYaml } from '../../profile/write.js';
 import { type Check, type ProbeName, received, withResponse } from '../checks/check.js';
 import { errorCodeDocumented } from '../checks/generic-checks.js';
 import { fail, pass, skip, type Verdict } from '../failures.js';
+import { methodsDeparture } from './hold-methods.js';
+import { learntByMethods } from './learn-methods.js';
 import { type Observation, observe } from './observe.js';
 import { credentialsDeparture } from './observe-credentials.js';
 
@@ -47,6 +49,13 @@ const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
   'A-16.replay-headers': ['replay'],
   'A-11.retry-after': ['positive'],
   'A-8.retry-after': ['positive'],
+  'A-20.options': ['learning'],
+  'A-20.head': ['learning'],
+  'A-20.allow': ['undeclared-method', 'learning'],
+  'A-21.duplicate-members': ['learning'],
+  'A-21.charset': ['learning'],
+  'A-16.non-ascii-key': ['learning'],
+  'A-7.precedence': ['learning'],
 };
 
 /** The advisory checks each declared entry replaces: the point is the server's decision now. */
@@ -60,6 +69,8 @@ const givesWay: Readonly<Partial<Record<EntryName, readonly string[]>>> = {
   'A-20.unknown-route': ['undeclared_path_not_found'],
   'A-21.media-type': ['unsupported_media_type_rejected'],
   'A-23.invalid-job-id': ['invalid_job_id_not_found'],
+  // Its body is over the limit and not the documented object: which is answered is the order's.
+  'A-7.precedence': ['oversized_body_rejected'],
 };
 
 /** The shape of a JSON object: its keys and each value's JSON type. */
@@ -144,7 +155,7 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
       const observations = observe(exchange).filter((observation) => observation.entry === entry);
       if (observations.length === 0) return skip;
       for (const observation of observations) {
-        const problem = departure(observation, declared);
+        const problem = learntByMethods.has(entry) ? methodsDeparture(observation, profile) : departure(observation, declared);
         if (problem)
           return fail({
             title: `${entry}: ${problem}`,

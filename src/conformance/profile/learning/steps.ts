@@ -11,6 +11,9 @@
  */
 import type { ProbeContext } from '../../probes/probe-context.js';
 import { credentialsStep } from './credentials.js';
+import { methodsStep } from './methods.js';
+import { precedenceStep } from './precedence.js';
+import { strictnessStep } from './strictness.js';
 
 export interface LearningStep {
   /** For the progress line: what the step asks. */
@@ -22,7 +25,7 @@ export interface LearningStep {
 }
 
 /** The steps, in the order they run. */
-export const learningSteps: readonly LearningStep[] = [credentialsStep];
+export const learningSteps: readonly LearningStep[] = [credentialsStep, methodsStep, strictnessStep, precedenceStep];
 
 /** The learning phase's request budget: the sum of its steps'. */
 export function learningBudget(steps: readonly LearningStep[] = learningSteps): number {
