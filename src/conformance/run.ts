@@ -172,6 +172,12 @@ export interface ConformanceOptions {
    */
   readonly learn?: boolean;
   /**
+   * The clock of the run's waits between requests (a poll's backoff, the learning phase's timed
+   * reads): real time unless given. Tests give the clock their stand-in server reads (a
+   * VirtualClock), so a job that moves with time is read at its times without a real wait.
+   */
+  readonly clock?: { now(): number; sleep(ms: number): Promise<void> };
+  /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
    */

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { bodyLimits, limits } from '../contract/limits.js';
+import { timingEntries } from './entries-timing.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -301,6 +302,7 @@ export const entryTable = builtWhenRead({
         })
         .describe('When a Job carries evaluation.'),
   },
+  ...timingEntries,
 } as const satisfies Record<string, LazyEntry>);
 
 export type EntryName = keyof typeof entryTable;

@@ -102,6 +102,7 @@ export class ProfileLearner {
   }
 
   private add(observation: Observation): void {
+    if (observation.use === 'hold') return;
     const parts =
       observation.value === 'anonymous'
         ? [['', observation.value] as const]

@@ -8,6 +8,7 @@
  */
 import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
+import { observeTiming } from './observe-timing.js';
 
 /**
  * A condition a client can tell apart that no entry of profile format 1 declares: seen and
@@ -25,6 +26,11 @@ export interface Observation {
   readonly value: Readonly<Record<string, unknown>> | 'anonymous';
   /** e.g. `POST /v0/evaluations, text/plain → 400 INVALID_REQUEST`. */
   readonly seen: string;
+  /**
+   * `learn`: a learning step's conclusion, learnt and never judged (a measurement has an
+   * uncertainty); `hold`: one answer judged by --profile, never learnt. Default: both.
+   */
+  readonly use?: 'learn' | 'hold';
 }
 
 const operationsWithout413 = new Set(['verifyReport']);
@@ -180,5 +186,6 @@ export function observe(exchange: Exchange): Observation[] {
       observations.push({ entry: 'A-9.health', value: { body }, seen: `GET /health → 200 ${response.bodyText.slice(0, 120)}` });
   }
   observations.push(...jobObservations(exchange));
+  observations.push(...observeTiming(exchange));
   return observations;
 }

@@ -12,6 +12,7 @@ import { flowYaml } from '../../profile/write.js';
 import { type Check, type ProbeName, received, withResponse } from '../checks/check.js';
 import { errorCodeDocumented } from '../checks/generic-checks.js';
 import { fail, pass, skip, type Verdict } from '../failures.js';
+import { timingDeparture, withDeclaredBodyLimits } from './hold-timing.js';
 import { type Observation, observe } from './observe.js';
 
 /** The probes whose requests show each entry. */
@@ -38,6 +39,9 @@ const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
   'A-21.not-an-object': ['negative'],
   'A-21.media-type': ['media-type'],
   'A-23.invalid-job-id': ['negative'],
+  'A-3.progression': ['learning'],
+  'A-4.limitations': ['lifecycle', 'learning'],
+  'A-13.body-limits': ['learning'],
 };
 
 /** The advisory checks each declared entry replaces: the point is the server's decision now. */
@@ -130,10 +134,12 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
               received: `credentials in ${exchange.intent.removed.join(', ') || 'no header'}`,
             });
       }
-      const observations = observe(exchange).filter((observation) => observation.entry === entry);
+      // A learning step's conclusion is a measurement: its answers are judged one by one instead.
+      const observations = observe(exchange).filter((observation) => observation.entry === entry && observation.use !== 'learn');
       if (observations.length === 0) return skip;
       for (const observation of observations) {
-        const problem = departure(observation, declared);
+        const timing = timingDeparture(observation, profile);
+        const problem = timing.handled ? timing.problem : departure(observation, declared);
         if (problem)
           return fail({
             title: `${entry}: ${problem}`,
@@ -172,6 +178,7 @@ export function checksWithProfile(checks: readonly Check[], profile: ServerProfi
   const replaced = new Set([...profile.declared].flatMap((entry) => givesWay[entry] ?? []));
   const kept = checks
     .filter((check) => !replaced.has(check.name))
-    .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check));
+    .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check))
+    .map((check) => withDeclaredBodyLimits(check, profile));
   return [...kept, ...[...profile.declared].map((entry) => entryCheck(entry, profile))];
 }

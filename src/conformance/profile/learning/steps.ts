@@ -10,6 +10,7 @@
  * budget the run prints before it starts (docs/profiles.md, "Learning").
  */
 import type { ProbeContext } from '../../probes/probe-context.js';
+import { bodyLimitStep, jobProgressionStep } from './timing.js';
 
 export interface LearningStep {
   /** For the progress line: what the step asks. */
@@ -21,7 +22,7 @@ export interface LearningStep {
 }
 
 /** The steps, in the order they run. */
-export const learningSteps: readonly LearningStep[] = [];
+export const learningSteps: readonly LearningStep[] = [jobProgressionStep, bodyLimitStep];
 
 /** The learning phase's request budget: the sum of its steps'. */
 export function learningBudget(steps: readonly LearningStep[] = learningSteps): number {
