@@ -30,8 +30,8 @@ export function timedTimeline<Step extends ProfiledStep>(planned: {
 }): readonly Step[] {
   const { steps, reached, profile } = planned;
   let timed: readonly Step[] = steps;
-  if (profile.declared.has('A-3.progression')) {
-    const progression = profile.entries['A-3.progression'];
+  const progression = profile.entries['A-3.progression'];
+  if (profile.declared.has('A-3.progression') && progression.by !== 'scenario') {
     const waits = progression.ms as Readonly<Record<string, number | undefined>> | undefined;
     const readsIn = (progression.by === 'reads' ? progression.reads : {}) as Readonly<Record<string, number | undefined>>;
     let reads = 0;
@@ -51,6 +51,7 @@ export function timedTimeline<Step extends ProfiledStep>(planned: {
   if (!profile.declared.has('A-4.limitations')) return timed;
   const limitations = profile.entries['A-4.limitations'];
   return timed.map((step): Step => {
+    // A part left out is as the scenario says.
     const declared = step.status === 'COMPLETE' ? limitations.complete : step.status === 'FAILED' ? limitations.failed : undefined;
     if (declared === 'absent' && step.limitations) {
       const { limitations: _dropped, ...rest } = step;

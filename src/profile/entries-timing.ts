@@ -59,6 +59,11 @@ export const timingEntries = {
       z
         .discriminatedUnion('by', [
           z
+            .strictObject({ by: z.literal('scenario') })
+            .describe(
+              "As the mock's scenario in force times its jobs (the default scenario: RUNNING at the first read or after 500 ms, COMPLETE at the third or after 2000 ms, whichever comes first).",
+            ),
+          z
             .strictObject({
               by: z.literal('reads').describe('The job moves when it is read (getJob).'),
               reads: waitingStates(stateReads()).describe(
@@ -68,7 +73,7 @@ export const timingEntries = {
                 .optional()
                 .describe('And, when given, per state the ms after which it moves on unread: whichever comes first.'),
             })
-            .describe('Moved by reads (the mock without a profile: by reads or by time, whichever comes first).'),
+            .describe('Moved by reads (and, with ms, by time: whichever comes first).'),
           z
             .strictObject({
               by: z.literal('time').describe('The job moves with time, however often it is read.'),
@@ -83,10 +88,10 @@ export const timingEntries = {
     schema: () =>
       z
         .strictObject({
-          complete: presence().optional().describe('Whether a COMPLETE job carries limitations (default absent).'),
-          failed: presence().optional().describe('Whether a FAILED job carries limitations (default absent).'),
+          complete: presence().optional().describe('Whether a COMPLETE job carries limitations (default: as the scenario says).'),
+          failed: presence().optional().describe('Whether a FAILED job carries limitations (default: as the scenario says).'),
         })
-        .describe('When a final Job carries limitations.'),
+        .describe("When a final Job carries limitations; a part left out is as the mock's scenario says (the default scenario puts none)."),
   },
   'A-13.body-limits': {
     since: 2,
@@ -97,7 +102,7 @@ export const timingEntries = {
           verifyReport: limitBytes('verifyReport').optional(),
         })
         .describe(
-          "Each operation's body limit in bytes (a body over it is refused: createEvaluation as A-13.body-too-large says, verifyReport 400 with its code).",
+          "Each operation's body limit in bytes (a body over it is refused: createEvaluation as A-13.body-too-large says, verifyReport 400 with its code); an operation left out keeps the served contract's (the bundled: 2 MiB and 16 MiB).",
         ),
   },
 } as const satisfies Record<string, LazyEntry>;

@@ -54,10 +54,10 @@ export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } 
   'A-21.not-an-object': { status: 400, code: 'invalid_body' },
   'A-21.media-type': { status: 415, code: 'unsupported_media_type' },
   'A-23.invalid-job-id': { status: 404, code: 'job_not_found' },
-  // The default timeline (engine/scenario.ts): RUNNING at the first read or after 500 ms, COMPLETE at the third or at 2000 ms.
-  'A-3.progression': { by: 'reads', reads: { QUEUED: 0, RUNNING: 2 }, ms: { QUEUED: 500, RUNNING: 1500 } },
-  'A-4.limitations': { complete: 'absent', failed: 'absent' },
-  'A-13.body-limits': { createEvaluation: bodyLimits.createEvaluationBytes, verifyReport: bodyLimits.verifyReportBytes },
+  // Today's behaviour is each scenario's own timeline, limitations and the served contract's limits.
+  'A-3.progression': { by: 'scenario' },
+  'A-4.limitations': {},
+  'A-13.body-limits': {},
 };
 
 /** `A-21.malformed-json` → ['A-21', 'malformed-json']. */

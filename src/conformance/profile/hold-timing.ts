@@ -52,6 +52,8 @@ function ranks(profile: ServerProfile): { waiting: readonly string[]; rankOf: (s
 
 function progressionDeparture(seen: ReadSeen, profile: ServerProfile): string | undefined {
   const progression = profile.entries['A-3.progression'];
+  // The mock's scenarios are not a server's decision: nothing to hold a server to.
+  if (progression.by === 'scenario') return undefined;
   const { waiting, rankOf } = ranks(profile);
   const rank = rankOf(seen.state);
   // A state the timeline does not name is A-3.timeline's failure, not this entry's.
@@ -127,11 +129,11 @@ export function timingDeparture(observation: Observation, profile: ServerProfile
     case 'A-4.limitations': {
       const declared = profile.entries['A-4.limitations'] as Readonly<Record<string, string | undefined>>;
       const [part, seen] = Object.entries(value)[0] ?? [];
-      const want = part === undefined ? undefined : (declared[part] ?? 'absent');
+      const want = part === undefined ? undefined : declared[part];
       return {
         handled: true,
         problem:
-          part !== undefined && seen !== want ? `a ${part.toUpperCase()} job with limitations ${String(seen)}, not ${want}` : undefined,
+          want !== undefined && seen !== want ? `a ${part!.toUpperCase()} job with limitations ${String(seen)}, not ${want}` : undefined,
       };
     }
     default:
