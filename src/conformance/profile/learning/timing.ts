@@ -83,9 +83,10 @@ function concluded(options: { readonly reads: readonly ReadSeen[]; readonly byRe
       changes.push({ from: reads[index - 1]!.state, to: reads[index]!.state, lastOld: reads[index - 1]!, firstNew: reads[index]!, index });
   const created = `created ${reads[0]!.state}`;
   if (byReads) {
+    // In the order a job passes its states, each seen one counted (a state answered by no read counts 0).
     const counts: Record<string, number> = {};
-    for (const read of reads.slice(1)) if (!isFinal(read.state)) counts[read.state] = (counts[read.state] ?? 0) + 1;
-    if (!isFinal(reads[0]!.state)) counts[reads[0]!.state] ??= 0;
+    for (const state of ['QUEUED', 'RUNNING'])
+      if (reads.some((read) => read.state === state)) counts[state] = reads.slice(1).filter((read) => read.state === state).length;
     const moves = changes.map((change) => `${change.to} at read ${change.index}`).join(', ');
     const span = Math.round(reads.at(-1)!.answeredMs);
     return {
