@@ -71,7 +71,11 @@ it('learns that jobs move by time, the ms of each state measured, with what was 
   expect(ms.QUEUED).toBeLessThanOrEqual(700);
   expect(ms.RUNNING).toBeGreaterThanOrEqual(700);
   expect(ms.RUNNING).toBeLessThanOrEqual(1500);
-  expect(learnt.comments['A-3.progression']?.[0]).toMatch(/by time: created QUEUED; \d+ reads.*QUEUED ≈ \d+ ± \d+ ms/);
+  expect(learnt.comments['A-3.progression']?.[0]).toMatch(
+    /^seen 1×: by time, \d+ reads .*: RUNNING first at \d+ ms, COMPLETE first at \d+ ms; QUEUED ≈ \d+ ± \d+ ms, RUNNING ≈ \d+ ± \d+ ms$/,
+  );
+  // One line of the file: a comment is cut at 200 characters.
+  expect(learnt.comments['A-3.progression']?.[0]?.length).toBeLessThanOrEqual(200);
   expect(learnt.entries['A-3.timeline']).toEqual({ first: 'QUEUED', through: ['QUEUED', 'RUNNING', 'COMPLETE'] });
 });
 
@@ -81,7 +85,10 @@ it('learns limitations at COMPLETE and each operation’s body limit, exactly', 
     createEvaluation: timedDecisions.createLimit,
     verifyReport: timedDecisions.verifyLimit,
   });
-  expect(learnt.comments['A-13.body-limits']?.[0]).toContain('verifyReport: 1048576 bytes accepted, 1048577 refused (exactly');
+  expect(learnt.comments['A-13.body-limits']?.[0]).toBe(
+    'seen 1×: createEvaluation 2097152 accepted, 2097153 refused (exact, 2 probes); verifyReport 1048576 accepted, 1048577 refused (exact, 4 probes)',
+  );
+  expect(learnt.comments['A-4.limitations']).toEqual(['seen 1×: the job read until it ended: COMPLETE with limitations present']);
 });
 
 /** A job's status and limitations at the virtual times given (ms after its create), and the answers to bodies at the limits. */

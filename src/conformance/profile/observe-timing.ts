@@ -78,7 +78,7 @@ export function observeTiming(exchange: Exchange): Observation[] {
       observations.push({ entry: 'A-3.progression', value: concluded, seen: String(progression.measured ?? ''), use: 'learn' });
     const limitations = parsed(progression.limitations);
     if (limitations)
-      observations.push({ entry: 'A-4.limitations', value: limitations, seen: String(progression.measured ?? ''), use: 'learn' });
+      observations.push({ entry: 'A-4.limitations', value: limitations, seen: String(progression.limitationsSeen ?? ''), use: 'learn' });
   }
   const limit = learningDetail(exchange, timingQuestions.bodyLimit);
   if (limit) {

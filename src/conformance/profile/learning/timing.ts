@@ -91,7 +91,7 @@ function concluded(options: { readonly reads: readonly ReadSeen[]; readonly byRe
     const span = Math.round(reads.at(-1)!.answeredMs);
     return {
       progression: { by: 'reads', reads: counts },
-      measured: `by reads: ${created}; ${reads.length - 1} reads back to back in ${span} ms: ${moves}`,
+      measured: `by reads, ${created}; ${reads.length - 1} reads back to back in ${span} ms: ${moves}`,
     };
   }
   // The server made its job at some time while the create was answered: half of that is the best guess.
@@ -112,15 +112,11 @@ function concluded(options: { readonly reads: readonly ReadSeen[]; readonly byRe
     ms[state] = rounded(next.at - at);
     lines.push(`${state} ≈ ${ms[state]} ± ${Math.round(within + next.within)} ms`);
   }
-  const seen = changes
-    .map(
-      (change) =>
-        `${change.to} first read at ${Math.round(change.firstNew.answeredMs)} ms (${change.from} last at ${Math.round(change.lastOld.sentMs)} ms)`,
-    )
-    .join(', ');
+  const seen = changes.map((change) => `${change.to} first at ${Math.round(change.firstNew.answeredMs)} ms`).join(', ');
   return {
     progression: { by: 'time', ms },
-    measured: `by time: ${created}; ${reads.length - 1} reads, the first ${readsBackToBack} back to back, then each after a third of the time since the create: ${seen}; ${lines.join(', ')}`,
+    // One comment line of the file (at most 200 characters): what was read, and each state's ms with its uncertainty.
+    measured: `by time, ${reads.length - 1} reads (${readsBackToBack} back to back, then a third of the time since the create apart): ${seen}; ${lines.join(', ')}`,
   };
 }
 
@@ -205,7 +201,12 @@ export const jobProgressionStep: LearningStep = {
     flush({
       progression: JSON.stringify(progression),
       measured,
-      ...(finalPart ? { limitations: JSON.stringify({ [finalPart]: last.limitations ? 'present' : 'absent' }) } : {}),
+      ...(finalPart
+        ? {
+            limitations: JSON.stringify({ [finalPart]: last.limitations ? 'present' : 'absent' }),
+            limitationsSeen: `the job read until it ended: ${last.state} with limitations ${last.limitations ? 'present' : 'absent'}`,
+          }
+        : {}),
     });
   },
 };
@@ -295,9 +296,10 @@ async function bisectLimit(
       ...(last ? { last } : {}),
       sent,
     };
+  const probeCount = `${sent} probe${sent === 1 ? '' : 's'}`;
   const line = tried.has(hi)
-    ? `${operationId}: ${lo} bytes accepted, ${hi} refused (${hi - lo === 1 ? 'exactly' : `within ${hi - lo} bytes`}; ${sent} probes)`
-    : `${operationId}: ${lo} bytes accepted, the most a profile holds (${sent} probes)`;
+    ? `${operationId} ${lo} accepted, ${hi} refused (${hi - lo === 1 ? 'exact' : `within ${hi - lo} bytes`}, ${probeCount})`
+    : `${operationId} ${lo} accepted, the most a profile holds (${probeCount})`;
   return { limit: lo, line, ...(last ? { last } : {}), sent };
 }
 
@@ -316,6 +318,6 @@ export const bodyLimitStep: LearningStep = {
       lines.push(found.line);
       if (found.limit !== undefined) limits[operationId] = found.limit;
     }
-    if (pending) recordWith(context, pending, { limits: JSON.stringify(limits), measured: `bisection: ${lines.join('; ')}` });
+    if (pending) recordWith(context, pending, { limits: JSON.stringify(limits), measured: lines.join('; ') });
   },
 };
