@@ -4,8 +4,8 @@
  * The learning step (learning/timing.ts) measures; its last exchange carries what it concluded,
  * which is learnt (`use: 'learn'`, never judged: a measurement has an uncertainty). Each of its
  * reads and body probes is judged on its own by `--profile` (`use: 'hold'`, never learnt), with
- * the send and answer times measured on the run's clock, and every final Job body of the run
- * is judged for its limitations.
+ * the send and answer times measured on the run's clock. Every final Job body of the run shows
+ * whether it carries limitations, learnt and judged alike.
  */
 import type { Exchange } from '../exchange.js';
 import type { Observation } from './observe.js';
@@ -55,8 +55,7 @@ export function observeTiming(exchange: Exchange): Observation[] {
     observations.push({
       entry: 'A-4.limitations',
       value: { [job.status === 'COMPLETE' ? 'complete' : 'failed']: job.limitations ? 'present' : 'absent' },
-      seen: `${exchange.request.method} → ${exchange.response!.status} ${job.status}, limitations ${job.limitations ? 'present' : 'absent'}`,
-      use: 'hold',
+      seen: `${exchange.request.method} ${exchange.operationId ?? ''} → ${exchange.response!.status} ${job.status}`,
     });
   const progression = learningDetail(exchange, timingQuestions.progression);
   if (progression) {
@@ -76,9 +75,6 @@ export function observeTiming(exchange: Exchange): Observation[] {
     const concluded = parsed(progression.progression);
     if (concluded)
       observations.push({ entry: 'A-3.progression', value: concluded, seen: String(progression.measured ?? ''), use: 'learn' });
-    const limitations = parsed(progression.limitations);
-    if (limitations)
-      observations.push({ entry: 'A-4.limitations', value: limitations, seen: String(progression.limitationsSeen ?? ''), use: 'learn' });
   }
   const limit = learningDetail(exchange, timingQuestions.bodyLimit);
   if (limit) {
