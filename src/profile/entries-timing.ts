@@ -81,7 +81,9 @@ export const timingEntries = {
             })
             .describe('Moved by time.'),
         ])
-        .describe('How a job moves from state to state (A-3, A-22): by reads or by time, and how long it stays in each.'),
+        .describe(
+          "How a job moves from state to state (A-3, A-22): by reads or by time, and how long it stays in each; by scenario (the default): as the mock's scenario times it.",
+        ),
   },
   'A-4.limitations': {
     since: 2,
@@ -102,7 +104,7 @@ export const timingEntries = {
           verifyReport: limitBytes('verifyReport').optional(),
         })
         .describe(
-          "Each operation's body limit in bytes (a body over it is refused: createEvaluation as A-13.body-too-large says, verifyReport 400 with its code); an operation left out keeps the served contract's (the bundled: 2 MiB and 16 MiB).",
+          "Each operation's body limit in bytes, refused over it as A-13.body-too-large says; an operation left out keeps the served contract's (bundled: 2 MiB, 16 MiB).",
         ),
   },
 } as const satisfies Record<string, LazyEntry>;
