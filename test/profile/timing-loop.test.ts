@@ -190,7 +190,8 @@ it('fails a server whose job is already past a state long before the profile all
 }, 120_000);
 
 it('against the bundled mock, learns by reads without a single wait, within its budget', async () => {
-  const mock = await startMockServer({ port: 0, host: '127.0.0.1' });
+  // The mock's own jobs also move after 500 and 2000 ms: on a clock nobody moves, only reads move them.
+  const mock = await startMockServer({ port: 0, host: '127.0.0.1', engineOptions: { clock: new VirtualClock() } });
   const sleeps: number[] = [];
   const sent: string[] = [];
   let learning = false;
