@@ -172,6 +172,12 @@ export interface ConformanceOptions {
    */
   readonly learn?: boolean;
   /**
+   * The clock of the run's waits between requests (a poll's backoff, the learning phase's timed
+   * reads): real time unless given. Tests give the clock their stand-in server reads (a
+   * VirtualClock), so a job that moves with time is read at its times without a real wait.
+   */
+  readonly clock?: { now(): number; sleep(ms: number): Promise<void> };
+  /**
    * Keeps every exchange sent, judged or not (a generated input's shrinking steps too), in a
    * cassette (--record): credentials are taken out by the recorder.
    */
@@ -272,8 +278,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       for (const phase of phases) if (run.runs(phase.probe)) await run.runPhase(phase, shared);
       // A --profile run asks the same questions: its entries are judged on what they show.
       if ((options.learn || options.profile) && learningSteps.length > 0) {
+        run.state.allowLearning(learningBudget());
         run.state.progress(
-          `${options.learn ? "learning the server's profile" : 'asking what the profile declares'}: at most ${learningBudget()} more requests`,
+          `${options.learn ? "learning the server's profile" : 'asking what the profile declares'}: at most ${learningBudget()} more requests, beyond --max-requests`,
         );
         for (const step of learningSteps)
           await run.runPhase({ probe: 'learning', label: `learning: ${step.label}`, run: step.run }, shared);

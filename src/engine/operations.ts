@@ -6,6 +6,7 @@
 import type { EvaluationRequest, Job, VerificationRequest } from '../contract/index.js';
 import { profiledTimeline } from '../profile/engine-profile.js';
 import { readsRequestsItsOwnWay } from '../profile/engine-strictness.js';
+import { profiledBodyLimit, shapesTimeline, timedTimeline } from '../profile/engine-timing.js';
 import type { ServerProfile } from '../profile/profile.js';
 import type { EngineAnswer, EngineCall } from './call.js';
 import { requestDigest } from './canonical-json.js';
@@ -88,9 +89,9 @@ export async function health(context: OperationContext): Promise<OperationResult
 
 export async function createEvaluation(context: OperationContext): Promise<OperationResult> {
   const { profile } = context;
-  const maxBodyBytes = profile.declared.has('A-13.body-too-large')
-    ? (profile.entries['A-13.body-too-large'].limitBytes ?? context.contract.createEvaluation.maxBodyBytes)
-    : context.contract.createEvaluation.maxBodyBytes;
+  const maxBodyBytes = profile.isDefault
+    ? context.contract.createEvaluation.maxBodyBytes
+    : profiledBodyLimit({ operationId: 'createEvaluation', profile, fallback: context.contract.createEvaluation.maxBodyBytes });
   // A profile may judge a request's problems in its own order, or be stricter.
   const judged = readsRequestsItsOwnWay(profile)
     ? await judgeRequest({
@@ -177,12 +178,14 @@ async function createOnce(options: {
     context.profile.declared.has('A-3.timeline') || context.profile.declared.has('A-4.evaluation')
       ? profiledTimeline(timeline, context.profile)
       : { steps: timeline, reached: -1 };
+  // A declared progression or limitations times the steps and shapes their final bodies.
+  const steps = shapesTimeline(context.profile) ? timedTimeline({ ...planned, profile: context.profile }) : planned.steps;
   const record: JobRecord = {
     jobId: newJobId(context.random),
     owner: context.caller,
     createdAt: now,
     scenario: context.scenario.name,
-    timeline: planned.steps,
+    timeline: steps,
     reached: planned.reached,
     reads: 0,
   };
@@ -324,8 +327,11 @@ async function applyReads(options: { context: OperationContext; jobId: string; c
 }
 
 export async function verifyReport(context: OperationContext): Promise<OperationResult> {
-  const limit = { bytes: context.contract.verifyReport.maxBodyBytes, status: 400 };
   const { profile } = context;
+  const maxBodyBytes = profile.isDefault
+    ? context.contract.verifyReport.maxBodyBytes
+    : profiledBodyLimit({ operationId: 'verifyReport', profile, fallback: context.contract.verifyReport.maxBodyBytes });
+  const limit = { bytes: maxBodyBytes, status: 400 };
   const judged = readsRequestsItsOwnWay(profile)
     ? await judgeRequest({ call: context.call, profile, limit, overMaximumStatus: 400, body: context.contract.verifyReport.body })
     : undefined;

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { bodyLimits, limits } from '../contract/limits.js';
 import { challengeValue, credentialAndHeaderEntries } from './entries-credentials.js';
 import { methodEntries } from './entries-methods.js';
+import { timingEntries } from './entries-timing.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -307,6 +308,7 @@ export const entryTable = builtWhenRead({
   },
   ...credentialAndHeaderEntries,
   ...methodEntries,
+  ...timingEntries,
 } as const satisfies Record<string, LazyEntry>);
 
 export type EntryName = keyof typeof entryTable;

@@ -22,6 +22,7 @@ import {
   type ProfileEntries,
   type StatusRule,
 } from './entries.js';
+import { timingRuleProblems } from './entries-timing.js';
 import { defaultMethodEntries } from './methods-vocabulary.js';
 
 /**
@@ -66,6 +67,10 @@ export const defaultEntries: { readonly [Name in EntryName]: EntryValue<Name> } 
   'A-11.retry-after': { seconds: 1 },
   'A-8.retry-after': { seconds: 1 },
   ...defaultMethodEntries,
+  // Today's behaviour is each scenario's own timeline, limitations and the served contract's limits.
+  'A-3.progression': { by: 'scenario' },
+  'A-4.limitations': {},
+  'A-13.body-limits': {},
 };
 
 /** `A-21.malformed-json` → ['A-21', 'malformed-json']. */
@@ -255,6 +260,7 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
     if (!through.some((state) => state === 'COMPLETE' || state === 'FAILED'))
       problems.push({ entry: 'A-3.timeline', message: 'through names no final state (COMPLETE or FAILED): a job must end' });
   }
+  problems.push(...timingRuleProblems(entries, { largestValidCreateBytes }));
   return problems;
 }
 

@@ -67,6 +67,11 @@ export interface ProbeContext {
   /** Waits `ms`, or less when the run is stopped (time budget, interrupt). */
   sleep(ms: number): Promise<void>;
   /**
+   * The time in ms on the clock `sleep` waits on (ConformanceOptions.clock; else a monotonic
+   * clock): what a probe measures intervals with. Optional for contexts built by hand.
+   */
+  now?(): number;
+  /**
    * Aborted when the run is interrupted (ConformanceOptions.signal): every send is refused from
    * then on, and a loop that would only plan refused requests (fast-check's runs) ends.
    */

@@ -88,6 +88,9 @@ interface Seen {
 
 const stateRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 3 };
 
+/** Job facts, learnt part by part (a COMPLETE and a FAILED job each show one part). */
+const partwise = new Set<string>(['A-3.timeline', 'A-4.evaluation', 'A-4.limitations']);
+
 /** The one status an entry can have, when the contract leaves it only one. */
 function onlyStatus(entry: EntryName): number | undefined {
   const rule = (entryTable[entry] as { statuses?: StatusRule }).statuses;
@@ -104,12 +107,13 @@ export class ProfileLearner {
   }
 
   private add(observation: Observation): void {
+    if (observation.use === 'hold') return;
     const parts =
       observation.value === 'anonymous'
         ? [['', observation.value] as const]
         : Object.entries(observation.value).map(([key, value]) => [key, value] as const);
     // Error answers are one value (status, code and headers together); job facts are learnt part by part.
-    const together = observation.entry !== 'A-3.timeline' && observation.entry !== 'A-4.evaluation';
+    const together = !partwise.has(observation.entry);
     const groups = together ? [['', observation.value] as const] : parts;
     for (const [part, value] of groups) {
       const key = `${observation.entry}\n${part}`;
@@ -150,11 +154,12 @@ export class ProfileLearner {
       comments[entry] = describe(values);
     };
     for (const entry of entryNames) {
-      if (entry === 'A-3.timeline' || entry === 'A-4.evaluation' || entry === 'A-10.caller' || learntByMethods.has(entry)) continue;
+      if (partwise.has(entry) || entry === 'A-10.caller' || learntByMethods.has(entry)) continue;
       decide(entry, this.errorValues(entry), (value) => this.completed(entry, value));
     }
     this.learnTimeline(entries, comments, disagreements);
-    this.learnEvaluation(entries, comments, disagreements);
+    this.learnPresence('A-4.evaluation', { entries, comments, disagreements });
+    this.learnPresence('A-4.limitations', { entries, comments, disagreements });
     if (options.caller && entries['A-10.without-credentials'] !== undefined) {
       entries['A-10.caller'] = options.caller;
       comments['A-10.caller'] = [`the run's callers were named by --header ${options.caller.header} (values not shown)`];
@@ -267,14 +272,20 @@ export class ProfileLearner {
     ];
   }
 
-  private learnEvaluation(entries: Record<string, unknown>, comments: Record<string, string[]>, disagreements: Disagreement[]): void {
+  /** Whether a COMPLETE and a FAILED job carry a property (A-4.evaluation, A-4.limitations), part by part. */
+  private learnPresence(
+    entry: 'A-4.evaluation' | 'A-4.limitations',
+    learnt: { entries: Record<string, unknown>; comments: Record<string, string[]>; disagreements: Disagreement[] },
+  ): void {
+    const { entries, comments, disagreements } = learnt;
+    const property = entry === 'A-4.evaluation' ? 'evaluation' : 'limitations';
     const value: Record<string, string> = {};
     const lines: string[] = [];
     for (const part of ['complete', 'failed'] as const) {
-      const values = this.values('A-4.evaluation', part);
+      const values = this.values(entry, part);
       if (values.length > 1) {
         disagreements.push({
-          entry: 'A-4.evaluation',
+          entry,
           answers: values.map((seen) => ({ value: `${part}: ${String(seen.value)}`, count: seen.count, seen: seen.seen })),
         });
         return;
@@ -282,12 +293,12 @@ export class ProfileLearner {
       if (values.length === 1) {
         value[part] = values[0]!.value as string;
         lines.push(
-          `${part === 'complete' ? 'COMPLETE' : 'FAILED'} job, evaluation ${values[0]!.value} (seen ${values[0]!.count}×: ${values[0]!.seen})`,
+          `${part === 'complete' ? 'COMPLETE' : 'FAILED'} job, ${property} ${values[0]!.value} (seen ${values[0]!.count}×: ${values[0]!.seen})`,
         );
       }
     }
     if (Object.keys(value).length === 0) return;
-    entries['A-4.evaluation'] = value;
-    comments['A-4.evaluation'] = lines;
+    entries[entry] = value;
+    comments[entry] = lines;
   }
 }

@@ -10,6 +10,7 @@ import type { EntryName } from '../../profile/entries.js';
 import type { Exchange } from '../exchange.js';
 import { challengeOf, observeCredentialsAndHeaders } from './observe-credentials.js';
 import { observeMethods } from './observe-methods.js';
+import { observeTiming } from './observe-timing.js';
 
 /**
  * A condition a client can tell apart that no entry of profile format 1 declares: seen and
@@ -27,6 +28,11 @@ export interface Observation {
   readonly value: Readonly<Record<string, unknown>> | 'anonymous';
   /** e.g. `POST /v0/evaluations, text/plain → 400 INVALID_REQUEST`. */
   readonly seen: string;
+  /**
+   * `learn`: a learning step's conclusion, learnt and never judged (a measurement has an
+   * uncertainty); `hold`: one answer judged by --profile, never learnt. Default: both.
+   */
+  readonly use?: 'learn' | 'hold';
 }
 
 const operationsWithout413 = new Set(['verifyReport']);
@@ -184,5 +190,6 @@ export function observe(exchange: Exchange): Observation[] {
   observations.push(...jobObservations(exchange));
   observations.push(...observeCredentialsAndHeaders(exchange));
   observations.push(...observeMethods(exchange));
+  observations.push(...observeTiming(exchange));
   return observations;
 }

@@ -13,6 +13,7 @@ import { type Check, type ProbeName, received, withResponse } from '../checks/ch
 import { errorCodeDocumented } from '../checks/generic-checks.js';
 import { fail, pass, skip, type Verdict } from '../failures.js';
 import { methodsDeparture } from './hold-methods.js';
+import { timingDeparture, withDeclaredBodyLimits } from './hold-timing.js';
 import { learntByMethods } from './learn-methods.js';
 import { type Observation, observe } from './observe.js';
 import { credentialsDeparture } from './observe-credentials.js';
@@ -56,6 +57,9 @@ const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
   'A-21.charset': ['learning'],
   'A-16.non-ascii-key': ['learning'],
   'A-7.precedence': ['learning'],
+  'A-3.progression': ['learning'],
+  'A-4.limitations': ['lifecycle', 'learning'],
+  'A-13.body-limits': ['learning'],
 };
 
 /** The advisory checks each declared entry replaces: the point is the server's decision now. */
@@ -152,10 +156,16 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
               received: `credentials in ${exchange.intent.removed.join(', ') || 'no header'}`,
             });
       }
-      const observations = observe(exchange).filter((observation) => observation.entry === entry);
+      // A learning step's conclusion is a measurement: its answers are judged one by one instead.
+      const observations = observe(exchange).filter((observation) => observation.entry === entry && observation.use !== 'learn');
       if (observations.length === 0) return skip;
       for (const observation of observations) {
-        const problem = learntByMethods.has(entry) ? methodsDeparture(observation, profile) : departure(observation, declared);
+        const timing = timingDeparture(observation, profile);
+        const problem = timing.handled
+          ? timing.problem
+          : learntByMethods.has(entry)
+            ? methodsDeparture(observation, profile)
+            : departure(observation, declared);
         if (problem)
           return fail({
             title: `${entry}: ${problem}`,
@@ -194,6 +204,7 @@ export function checksWithProfile(checks: readonly Check[], profile: ServerProfi
   const replaced = new Set([...profile.declared].flatMap((entry) => givesWay[entry] ?? []));
   const kept = checks
     .filter((check) => !replaced.has(check.name))
-    .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check));
+    .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check))
+    .map((check) => withDeclaredBodyLimits(check, profile));
   return [...kept, ...[...profile.declared].map((entry) => entryCheck(entry, profile))];
 }

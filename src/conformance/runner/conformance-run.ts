@@ -135,7 +135,12 @@ export class ConformanceRun {
       remainingRequests: () => state.remainingRequests(),
       dependentsNotSent: (requests) => state.dependentsNotSent(requests),
       includes: (operation) => settings.filter.includes(operation),
-      sleep: (ms) => sleep(Math.min(ms, Math.max(0, deadline - Date.now())), this.stop.signal),
+      sleep: (ms) => {
+        const clock = settings.options.clock;
+        if (!clock) return sleep(Math.min(ms, Math.max(0, deadline - Date.now())), this.stop.signal);
+        return this.stop.signal.aborted ? Promise.resolve() : clock.sleep(ms);
+      },
+      now: () => settings.options.clock?.now() ?? performance.now(),
       stopped: this.stop.signal,
       note: (message) => state.note(message),
     };

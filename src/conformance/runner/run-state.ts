@@ -134,8 +134,24 @@ export class RunState {
     return this.currentProbe;
   }
 
+  /** Requests the learning phase may send beyond --max-requests (its printed budget, A-52). */
+  private learningAllowance = 0;
+
+  /** The most requests the run may send: --max-requests, and the learning phase's budget once it starts. */
+  get maxRequests(): number {
+    return this.options.limits.maxRequests + this.learningAllowance;
+  }
+
+  /**
+   * Lets the learning phase send up to `budget` more requests: it is bounded by its own budget,
+   * printed before it starts, so a run that used --max-requests still asks its questions.
+   */
+  allowLearning(budget: number): void {
+    this.learningAllowance = budget;
+  }
+
   remainingRequests(): number {
-    return Math.max(0, this.options.limits.maxRequests - this.sent);
+    return Math.max(0, this.maxRequests - this.sent);
   }
 
   /** Exchanges recorded while `probe`'s phases ran. */
@@ -163,7 +179,7 @@ export class RunState {
       this.notJudged(probe, error.reason);
     }
     const count = this.sent - before;
-    this.progress(`${label}: ${plural(count, 'request')} (${this.sent}/${this.options.limits.maxRequests} sent)`);
+    this.progress(`${label}: ${plural(count, 'request')} (${this.sent}/${this.maxRequests} sent)`);
   }
 
   /**
@@ -211,8 +227,10 @@ export class RunState {
   refusalFor(group: string): string | undefined {
     const stopped = this.stoppedBecause();
     if (stopped) return stopped;
-    const { maxRequests } = this.options.limits;
-    if (this.sent + this.inFlight >= maxRequests) return `--max-requests ${maxRequests} was reached`;
+    if (this.sent + this.inFlight >= this.maxRequests)
+      return this.learningAllowance > 0
+        ? `--max-requests ${this.options.limits.maxRequests} and the learning phase's ${this.learningAllowance} were reached`
+        : `--max-requests ${this.options.limits.maxRequests} was reached`;
     return this.stoppedGroups.get(group);
   }
 

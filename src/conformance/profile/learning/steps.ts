@@ -14,6 +14,7 @@ import { credentialsStep } from './credentials.js';
 import { methodsStep } from './methods.js';
 import { precedenceStep } from './precedence.js';
 import { strictnessStep } from './strictness.js';
+import { bodyLimitStep, jobProgressionStep } from './timing.js';
 
 export interface LearningStep {
   /** For the progress line: what the step asks. */
@@ -25,7 +26,14 @@ export interface LearningStep {
 }
 
 /** The steps, in the order they run. */
-export const learningSteps: readonly LearningStep[] = [credentialsStep, methodsStep, strictnessStep, precedenceStep];
+export const learningSteps: readonly LearningStep[] = [
+  credentialsStep,
+  methodsStep,
+  strictnessStep,
+  precedenceStep,
+  jobProgressionStep,
+  bodyLimitStep,
+];
 
 /** The learning phase's request budget: the sum of its steps'. */
 export function learningBudget(steps: readonly LearningStep[] = learningSteps): number {
