@@ -12,6 +12,12 @@ export interface Diagnostic {
   readonly message: string;
   /** True when a maximum of section 8 is exceeded. */
   readonly overMaximum: boolean;
+  /**
+   * The JSON Schema keyword broken (required, type, maxLength…), as the runner's negative probes
+   * name it: a profile may answer each apart (src/profile/entry-parts.ts). Absent when zod's
+   * issue names none of them (a number out of range, a union no member fits).
+   */
+  readonly constraint?: string;
 }
 
 function pointer(prefix: string, path: readonly PropertyKey[]): string {
@@ -32,6 +38,24 @@ function messageOf(issue: z.core.$ZodIssue): string {
       return `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
     default:
       return issue.message;
+  }
+}
+
+/** The JSON Schema keyword a zod issue stands for, when it is one of those the runner's probes break. */
+function constraintOf(issue: z.core.$ZodIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return /received undefined/.test(issue.message) ? 'required' : 'type';
+    case 'too_big':
+      return issue.origin === 'array' ? 'maxItems' : issue.origin === 'string' ? 'maxLength' : undefined;
+    case 'too_small':
+      return issue.origin === 'array' ? 'minItems' : issue.origin === 'string' ? 'minLength' : undefined;
+    case 'invalid_value':
+      return 'enum';
+    case 'invalid_format':
+      return issue.format === 'regex' ? 'pattern' : 'format';
+    default:
+      return undefined;
   }
 }
 
@@ -60,9 +84,18 @@ function diagnosticsOf(issues: readonly z.core.$ZodIssue[], prefix: string, base
         path: pointer(prefix, [...issue.path, key]),
         message: 'is not a property of the contract',
         overMaximum: false,
+        constraint: 'additionalProperties',
       }));
     }
-    return [{ path: pointer(prefix, issue.path) || prefix || '/', message: messageOf(issue), overMaximum: issue.code === 'too_big' }];
+    const constraint = constraintOf(issue);
+    return [
+      {
+        path: pointer(prefix, issue.path) || prefix || '/',
+        message: messageOf(issue),
+        overMaximum: issue.code === 'too_big',
+        ...(constraint ? { constraint } : {}),
+      },
+    ];
   });
 }
 

@@ -68,6 +68,8 @@ it('leaves out an entry answered two ways, and reports each answer with how ofte
   expect(learnt.disagreements).toEqual([
     {
       entry: 'A-21.media-type',
+      // Which requests got two answers: the same operation, the same condition.
+      at: 'createEvaluation',
       answers: [
         { value: '{"status":400,"code":"BAD_TYPE"}', count: 2, seen: 'POST /v0/evaluations, text/plain → 400 BAD_TYPE' },
         { value: '{"status":415,"code":"UNSUPPORTED"}', count: 1, seen: expect.stringContaining('→ 415 UNSUPPORTED') },
@@ -110,25 +112,35 @@ const emptyJobId: Intent = {
 };
 const undeclaredPath = (path: string): Intent => ({ kind: 'undeclared-path', path });
 
-it('tells an empty jobId apart from a path outside the contract: a server answering it 400 keeps its A-20.unknown-route', () => {
+it('tells an empty jobId apart from a path outside the contract: a server answering it 400 keeps its A-20.unknown-route, with the condition as a part', () => {
   const learner = new ProfileLearner();
   learner.record(exchange({ intent: emptyJobId, status: 400, method: 'GET', path: '/v0/jobs/', body: { code: 'BAD_ID', message: 'm' } }));
   for (const path of ['/v0/nowhere', '/v1/jobs'])
     learner.record(exchange({ intent: undeclaredPath(path), status: 404, method: 'GET', path, body: { code: 'NOT_FOUND', message: 'm' } }));
   const learnt = learner.result();
-  expect(learnt.entries['A-20.unknown-route']).toEqual({ status: 404, code: 'NOT_FOUND' });
+  expect(learnt.entries['A-20.unknown-route']).toEqual({
+    status: 404,
+    code: 'NOT_FOUND',
+    conditions: { 'empty-path-parameter': { status: 400, code: 'BAD_ID' } },
+  });
   expect(learnt.disagreements).toEqual([]);
-  // Not dropped either: the file says what the server answered and that format 1 cannot hold it.
-  expect(learnt.notExpressible).toHaveLength(1);
-  expect(learnt.notExpressible[0]).toMatch(/empty parameter \(GET \/v0\/jobs\/\).*GET \/v0\/jobs\/, an empty jobId → 400 BAD_ID \(×1\)/);
+  expect(learnt.notExpressible).toEqual([]);
+  expect(learnt.comments['A-20.unknown-route']).toContain(
+    'conditions.empty-path-parameter: seen 1×: GET /v0/jobs/, an empty jobId → 400 BAD_ID',
+  );
 });
 
-it('learns nothing of an empty jobId into A-20.unknown-route when it is the only unknown route seen', () => {
+it('learns nothing of an empty jobId into A-20.unknown-route when it is the only unknown route seen, and says why', () => {
   const learner = new ProfileLearner();
   learner.record(
     exchange({ intent: emptyJobId, status: 404, method: 'GET', path: '/v0/jobs/', body: { code: 'route_not_found', message: 'm' } }),
   );
   const learnt = learner.result();
   expect(learnt.entries['A-20.unknown-route']).toBeUndefined();
-  expect(learnt.notObserved).toContain('A-20.unknown-route');
+  expect(learnt.notLearnt).toEqual([
+    {
+      entry: 'A-20.unknown-route',
+      reason: expect.stringMatching(/^only its condition empty-path-parameter was seen .*its answer is unknown/),
+    },
+  ]);
 });
