@@ -96,6 +96,11 @@ export interface ProfileText {
   /** Comment items at the end (entries left out, and why), each written whole, wrapped. */
   readonly footer?: readonly string[];
   /**
+   * Comment blocks after the footer, each a title line and its items (`- item`), every item
+   * written whole, wrapped: the learner's "Not learnt" and, last, "Not expressible".
+   */
+  readonly blocks?: readonly { readonly title: string; readonly items: readonly string[] }[];
+  /**
    * Where the file's JSON Schema is, as the `$schema` comment names it for editors (a path
    * relative to the file's folder, or a URL); default `./node_modules/evidence-harness/profile.schema.json`.
    */
@@ -122,6 +127,8 @@ export function profileYaml(options: ProfileText): string {
     lines.push(`  ${entry}: ${flowYaml(value)}`);
   }
   if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.flatMap(commentLines));
+  for (const block of options.blocks ?? [])
+    lines.push('', ...commentLines(block.title), ...block.items.flatMap((item) => commentLines(`- ${item}`)));
   return `${lines.join('\n')}\n`;
 }
 

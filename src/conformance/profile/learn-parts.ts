@@ -185,7 +185,7 @@ export function decideWithParts(entry: EntryName, values: readonly SeenAnswer[])
     return {
       kind: 'not-learnt',
       reason: 'its answers differ by operation and by condition together, which format 2 cannot declare (the end of the file says how)',
-      notExpressible: `Not expressible: ${entry} answered each operation and condition its own way, beyond what one answer per operation and one per condition can say: ${split}`,
+      notExpressible: `${entry} answered each operation and condition its own way, beyond what one answer per operation and one per condition can say: ${split}`,
     };
   }
   const chosen = candidates.sort((a, b) => a.parts - b.parts)[0]!.value;

@@ -202,7 +202,7 @@ export class ProfileLearner {
         const values = this.values(condition);
         if (values.length === 0) return [];
         const answers = values.map((value) => `${scrub(value.seen)} (×${value.count})`).join('; ');
-        return [`Not expressible: ${conditionMeaning[condition]}; the server answered: ${answers}`];
+        return [`${conditionMeaning[condition]}; the server answered: ${answers}`];
       }),
       ...splitsNotExpressible,
     ];
