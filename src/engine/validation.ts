@@ -41,6 +41,17 @@ function messageOf(issue: z.core.$ZodIssue): string {
   }
 }
 
+/** Whether the value at `path` is left out of an object that holds it (the last key absent). */
+function absentAt(root: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return false;
+  let parent: unknown = root;
+  for (const key of path.slice(0, -1)) {
+    if (!parent || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key as string];
+  }
+  return !!parent && typeof parent === 'object' && !Array.isArray(parent) && !Object.hasOwn(parent, path.at(-1) as string);
+}
+
 /** The JSON Schema keyword a zod issue stands for, when it is one of those the runner's probes break. */
 function constraintOf(issue: z.core.$ZodIssue): string | undefined {
   switch (issue.code) {
@@ -64,7 +75,7 @@ export function diagnose(options: { schema: z.ZodType; value: unknown; prefix?: 
   const result = options.schema.safeParse(options.value);
   if (result.success) return [];
   const prefix = options.prefix ?? '';
-  return diagnosticsOf(result.error.issues, prefix, []);
+  return diagnosticsOf(result.error.issues, prefix, [], options.value);
 }
 
 /**
@@ -72,12 +83,12 @@ export function diagnose(options: { schema: z.ZodType; value: unknown; prefix?: 
  * whose type the value has: a 9-character string against `[string, null]` with maxLength 8 is
  * over a maximum (413 on createEvaluation), not a bare "invalid input".
  */
-function diagnosticsOf(issues: readonly z.core.$ZodIssue[], prefix: string, base: readonly PropertyKey[]): Diagnostic[] {
+function diagnosticsOf(issues: readonly z.core.$ZodIssue[], prefix: string, base: readonly PropertyKey[], root: unknown): Diagnostic[] {
   return issues.flatMap((found): Diagnostic[] => {
     const issue = { ...found, path: [...base, ...found.path] } as z.core.$ZodIssue;
     if (issue.code === 'invalid_union' && 'errors' in issue) {
       const typed = issue.errors.filter((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
-      if (typed.length === 1) return diagnosticsOf(typed[0]!, prefix, issue.path);
+      if (typed.length === 1) return diagnosticsOf(typed[0]!, prefix, issue.path, root);
     }
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
@@ -87,7 +98,8 @@ function diagnosticsOf(issues: readonly z.core.$ZodIssue[], prefix: string, base
         constraint: 'additionalProperties',
       }));
     }
-    const constraint = constraintOf(issue);
+    // A value left out is `required` whatever zod calls it (a missing discriminator is "must be one of").
+    const constraint = absentAt(root, issue.path) ? 'required' : constraintOf(issue);
     return [
       {
         path: pointer(prefix, issue.path) || prefix || '/',

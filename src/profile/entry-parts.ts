@@ -109,7 +109,7 @@ export function hasParts(value: unknown): boolean {
 }
 
 /** The schema of one part: a status and a code, as the entry's own. */
-function partSchema(status: () => z.ZodType, code: () => z.ZodType) {
+function partSchema(status: () => z.ZodNumber, code: () => z.ZodString) {
   return z.strictObject({ status: status(), code: code() });
 }
 
@@ -119,8 +119,8 @@ function partSchema(status: () => z.ZodType, code: () => z.ZodType) {
  */
 export function partsShape(options: {
   readonly conditions: readonly string[];
-  readonly status: () => z.ZodType;
-  readonly code: () => z.ZodType;
+  readonly status: () => z.ZodNumber;
+  readonly code: () => z.ZodString;
 }) {
   const keyed = (known: readonly string[], what: string) =>
     z
