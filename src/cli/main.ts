@@ -47,7 +47,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'profile',
-    summary: 'write the default server profile, or check a profile file',
+    summary: 'write the default server profile, check a profile file, or upgrade one to format 2',
     load: async () => (await import('./profile-command.js')).profileCommand,
   },
   {

@@ -7,6 +7,7 @@
  * answer can add a line of its own to the file. Isomorphic.
  */
 import { currentFormat, type EntryName, entryNames, entryTable } from './entries.js';
+import { conditionsOf } from './entry-parts.js';
 import { splitEntryName } from './profile.js';
 
 const plainKey = /^[A-Za-z$][A-Za-z0-9_-]*$/;
@@ -132,7 +133,9 @@ export function profileYaml(options: ProfileText): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** What an entry means, from its schema (for `profile --init`). */
+/** What an entry means, from its schema, with the conditions it may answer apart (for `profile --init`). */
 export function entryMeaning(name: EntryName): string {
-  return entryTable[name].schema.description ?? name;
+  const meaning = entryTable[name].schema.description ?? name;
+  const conditions = conditionsOf[name];
+  return conditions ? `${meaning} Conditions it may answer apart (format 2): ${conditions.join(', ')}.` : meaning;
 }
