@@ -63,8 +63,9 @@ export function disagreementText(item: Disagreement): string {
 export function learntProfileBlocks(learnt: LearntProfile): { readonly title: string; readonly items: readonly string[] }[] {
   const notLearnt = [
     ...(learnt.notObserved.length > 0 ? [`not seen in this run: ${learnt.notObserved.join(', ')}`] : []),
-    ...learnt.disagreements.map((item) => `${item.entry}: ${disagreementText(item)}`),
-    ...learnt.notLearnt.map((item) => `${item.entry}: ${item.reason}`),
+    // Each as stderr says it, so the file says all stderr says.
+    ...learnt.disagreements.map((item) => `${item.entry} not learnt: ${disagreementText(item)}`),
+    ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
   ];
   return [
     ...(notLearnt.length > 0

@@ -65,6 +65,9 @@ function constraintOf(issue: z.core.$ZodIssue): string | undefined {
       return 'enum';
     case 'invalid_format':
       return issue.format === 'regex' ? 'pattern' : 'format';
+    case 'custom':
+      // A refinement says which keyword it checks (src/contract: a document's pattern, a uri).
+      return typeof issue.params?.constraint === 'string' ? issue.params.constraint : undefined;
     default:
       return undefined;
   }
