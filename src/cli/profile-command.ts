@@ -127,6 +127,14 @@ async function upgradeProfile(options: { file: string; out: string | undefined; 
   if (out !== undefined) {
     const refusal = await outProblem(out, force);
     if (refusal) return refuse(refusal);
+  } else {
+    // In place: a link there is refused like any output's, never replaced by a file of its own.
+    try {
+      await prepareOutputTarget({ path: file, label: '--upgrade' });
+    } catch (error) {
+      if (!(error instanceof OutputFileError)) throw error;
+      return refuse(error.message);
+    }
   }
   try {
     await writeOutputFile({

@@ -4,7 +4,7 @@
  * file is one line on stderr and exit 2. Format 1 files still load as they are, and
  * `profile --init` documents every entry of the table.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -114,4 +114,15 @@ it('documents every entry of the table in profile --init, with the conditions it
     expect(text).toMatch(new RegExp(`\\n${group}:\\n(?:  .*\\n)*  ${entry}: `));
   }
   expect(text).toContain('Conditions it may answer apart (format 2): required, minLength.');
+});
+
+it('refuses to upgrade through a symbolic link in place, leaving the link and its target as they were', async () => {
+  const target = file(formatOne);
+  const link = join(folder, 'link.yaml');
+  symlinkSync(target, link);
+  const result = await runMain('profile', '--upgrade', link);
+  expect(result.code).toBe(2);
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  expect(readFileSync(target, 'utf8')).toBe(formatOne);
 });
