@@ -47,7 +47,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'profile',
-    summary: 'write the default server profile, or check a profile file',
+    summary: 'write the default server profile, check, upgrade, compare or merge profile files',
     load: async () => (await import('./profile-command.js')).profileCommand,
   },
   {

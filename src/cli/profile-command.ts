@@ -11,9 +11,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OutputFileError, prepareOutputTarget, writeOutputFile } from '../files/output-file.js';
 import { type DiffFormat, diffProfiles, formatDiff, mergeProfiles } from '../profile/compare.js';
-import { type EntryName, entryNames } from '../profile/entries.js';
-import { ProfileFileError, readProfileFile } from '../profile/load.js';
-import { defaultEntries, type ServerProfile } from '../profile/profile.js';
+import { currentFormat, type EntryName, entryNames } from '../profile/entries.js';
+import { ProfileFileError, readProfileFile, readProfileForUpgrade } from '../profile/load.js';
+import { defaultEntries, ProfileError, type ServerProfile } from '../profile/profile.js';
+import { ProfileUpgradeError, upgradedProfileText } from '../profile/upgrade.js';
 import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
@@ -24,7 +25,7 @@ export const profileOptions = {
   out: {
     kind: 'string',
     value: 'FILE',
-    help: 'with --init: write to FILE instead of standard output; with --merge: the file to write (an existing file is kept unless --force)',
+    help: 'with --init: write to FILE instead of standard output; with --merge: the file to write; with --upgrade: write there instead of in place (an existing file is kept unless --force)',
   },
   force: { kind: 'boolean', help: 'with --out: replace FILE if it exists' },
   check: {
@@ -41,12 +42,18 @@ export const profileOptions = {
     kind: 'boolean',
     help: "with two files A B and --out FILE: A's declared entries with B's laid over them, each entry whole",
   },
+  upgrade: {
+    kind: 'string',
+    value: 'FILE',
+    help: 'rewrite a format 1 profile as format 2, keeping its entries and comments: in place, or to --out FILE2; a format 2 file is left as it is',
+  },
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness profile --init [--out FILE [--force]]
        evidence-harness profile --check FILE
        evidence-harness profile --diff OLD NEW [--format text|json|markdown]
        evidence-harness profile --merge A B --out FILE [--force]
+       evidence-harness profile --upgrade FILE [--out FILE2 [--force]]
 
 A server profile declares a server's own answers where the contract says "not shown": error
 codes and statuses per situation, how a replay is compared, how callers are identified, the
@@ -57,24 +64,28 @@ the mock serves it (mock --profile FILE).
 Options:
 ${optionsHelp(profileOptions)}
 
-Exit codes: 0 written, valid or (--diff) the same; 1 (--diff) entries differ;
-2 refused profile or usage error.
+Exit codes: 0 written, valid, already format 2 or (--diff) the same; 1 (--diff) entries
+differ; 2 refused profile or usage error.
 
 Examples:
   evidence-harness profile --init --out profile.yaml
   evidence-harness profile --check profile.yaml
   evidence-harness profile --diff profile.yaml relearnt.yaml --format markdown
   evidence-harness profile --merge learnt.yaml hand-edited.yaml --out profile.yaml --force
+  evidence-harness profile --upgrade profile.yaml
 `;
 
 /** The default profile as a file: every entry, with what it means. */
 export function defaultProfileText(options: { file?: string } = {}): string {
   return profileYaml({
     ...(options.file === undefined ? {} : { schema: profileSchemaReference(options.file) }),
-    entries: defaultEntries,
+    // Every entry of the table, whoever added it: the defaults are typed to hold each one.
+    entries: Object.fromEntries(entryNames.map((name) => [name, defaultEntries[name]])),
     header: [
       'evidence-harness server profile: the defaults, exactly what the mock does without a profile.',
       "Change an entry to declare your server's own answer; delete the entries you do not want to declare.",
+      'An error entry may add answers per operation and per condition: {status: 400, code: x,',
+      'operations: {verifyReport: {status: 400, code: y}}, conditions: {minLength: {status: 400, code: z}}}.',
       'What each entry means: docs/profiles.md. Check the file: evidence-harness profile --check FILE',
     ],
     comments: Object.fromEntries(entryNames.map((name) => [name, [entryMeaning(name)]])),
@@ -166,20 +177,84 @@ async function mergeFiles(options: {
   return exitCodes.ok;
 }
 
+/**
+ * `profile --upgrade FILE [--out FILE2]`: a format 1 file rewritten as format 2 (upgrade.ts),
+ * through the one writer: in place by a temporary file renamed over it, or to FILE2. A format
+ * 2 file is left alone; a file that cannot be read or upgraded is one line on stderr, exit 2.
+ */
+async function upgradeProfile(options: { file: string; out: string | undefined; force: boolean; io: CommandIo }): Promise<number> {
+  const { file, out, force, io } = options;
+  if (force && out === undefined) throw new UsageError('--force goes with --out FILE.');
+  const refuse = (why: string) => {
+    io.stderr(diagnostic(`profile: --upgrade ${file}: not upgraded: ${why.replace(/\s*\n\s*/g, '; ')}`));
+    return exitCodes.usage;
+  };
+  let read: Awaited<ReturnType<typeof readProfileForUpgrade>>;
+  try {
+    read = await readProfileForUpgrade(file);
+  } catch (error) {
+    if (!(error instanceof ProfileFileError)) throw error;
+    return refuse(error.message);
+  }
+  if (read.format === currentFormat) {
+    io.stdout(`${file} is already profile format ${currentFormat}: left as it is\n`);
+    return exitCodes.ok;
+  }
+  let text: string;
+  try {
+    text = upgradedProfileText({ text: read.text, document: read.document, json: /\.json$/i.test(file) || /^\s*\{/.test(read.text) });
+  } catch (error) {
+    if (!(error instanceof ProfileUpgradeError) && !(error instanceof ProfileError)) throw error;
+    return refuse(error.message);
+  }
+  const target = out ?? file;
+  if (out !== undefined) {
+    const refusal = await outProblem(out, force);
+    if (refusal) return refuse(refusal);
+  } else {
+    // In place: a link there is refused like any output's, never replaced by a file of its own.
+    try {
+      await prepareOutputTarget({ path: file, label: '--upgrade' });
+    } catch (error) {
+      if (!(error instanceof OutputFileError)) throw error;
+      return refuse(error.message);
+    }
+  }
+  try {
+    await writeOutputFile({
+      path: target,
+      data: text,
+      label: out === undefined ? '--upgrade' : '--out',
+      replace: out === undefined || force,
+    });
+  } catch (error) {
+    if (!(error instanceof OutputFileError)) throw error;
+    return refuse(error.message);
+  }
+  io.stdout(`upgraded ${file} to profile format ${currentFormat}${out === undefined ? ' in place' : `: wrote ${out}`}\n`);
+  return exitCodes.ok;
+}
+
 export const profileCommand: Command = {
   name: 'profile',
-  summary: 'write the default server profile, check a profile file, or compare and merge two',
+  summary: 'write the default server profile, check, upgrade, compare or merge profile files',
   help,
   optionTables: { profile: profileOptions },
   async run(argv, io) {
     const { values, positionals } = parseOptions(profileOptions, argv, { allowPositionals: true });
-    const modes = [values.init && '--init', values.check !== undefined && '--check', values.diff && '--diff', values.merge && '--merge'];
+    const modes = [
+      values.init && '--init',
+      values.check !== undefined && '--check',
+      values.upgrade !== undefined && '--upgrade',
+      values.diff && '--diff',
+      values.merge && '--merge',
+    ];
     const chosen = modes.filter((mode): mode is string => typeof mode === 'string');
     if (chosen.length !== 1)
       throw new UsageError(
         chosen.length > 1
           ? `${chosen.join(' and ')} go alone; give one.`
-          : 'give --init, --check FILE, --diff OLD NEW or --merge A B --out FILE.',
+          : 'give --init, --check FILE, --upgrade FILE, --diff OLD NEW or --merge A B --out FILE.',
       );
     if (values.format !== undefined && !values.diff) throw new UsageError('--format goes with --diff.');
     if (values.diff || values.merge) {
@@ -192,6 +267,7 @@ export const profileCommand: Command = {
         : mergeFiles({ files: positionals as [string, string], out: values.out, force: values.force === true, io });
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0]!.slice(0, 80))}.`);
+    if (values.upgrade !== undefined) return upgradeProfile({ file: values.upgrade, out: values.out, force: values.force === true, io });
     if (values.check !== undefined) {
       try {
         const profile = await readProfileFile(values.check);

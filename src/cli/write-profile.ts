@@ -8,7 +8,7 @@
  * "not seen" and be served to client teams as the server's word.
  */
 import type { ConformanceReport } from '../conformance/index.js';
-import type { ProfileLearner } from '../conformance/profile/learn.js';
+import type { Disagreement, LearntProfile, ProfileLearner } from '../conformance/profile/learn.js';
 import { registeredAuthScheme } from '../contract/auth-schemes.js';
 import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { maxProfileBytes } from '../profile/load.js';
@@ -45,6 +45,39 @@ export function callerOf(
   return { header, scheme: scheme === otherScheme ? scheme : 'any' };
 }
 
+/**
+ * Why an entry answered several ways was left out, saying which requests got which answer:
+ * the same requests (one operation, one condition) answered differently, which the run cannot
+ * tell apart. Answers that differ by operation or condition are learnt as parts, never here.
+ */
+export function disagreementText(item: Disagreement): string {
+  const answers = item.answers.map((answer) => `${answer.value} ×${answer.count} (e.g. ${answer.seen})`).join('; ');
+  return `the same requests (${item.at ?? 'every request of the entry'}) got ${item.answers.length} different answers, which this run does not tell apart by operation or condition: ${answers}`;
+}
+
+/**
+ * The file's closing comment blocks: "Not learnt" (each entry left out, and why: not seen,
+ * answered several ways, not one a profile may hold) and, last, what the run saw that format 2
+ * cannot express, so no reader takes the entries for all of a server's decisions.
+ */
+export function learntProfileBlocks(learnt: LearntProfile): { readonly title: string; readonly items: readonly string[] }[] {
+  const notLearnt = [
+    ...(learnt.notObserved.length > 0 ? [`not seen in this run: ${learnt.notObserved.join(', ')}`] : []),
+    // Each as stderr says it, so the file says all stderr says.
+    ...learnt.disagreements.map((item) => `${item.entry} not learnt: ${disagreementText(item)}`),
+    ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
+  ];
+  return [
+    ...(notLearnt.length > 0
+      ? [{ title: 'Not learnt (left out: the mock keeps its default for each; docs/profiles.md):', items: notLearnt }]
+      : []),
+    {
+      title: 'Not expressible in profile format 2 (what this run saw that no entry can hold):',
+      items: learnt.notExpressible.length > 0 ? learnt.notExpressible : ['nothing this run saw.'],
+    },
+  ];
+}
+
 /** The stderr line of a run stopped by a signal: no profile is written, a file already there is left as it was. */
 export const interruptedProfileLine = 'conformance: --write-profile: no profile written: the run was interrupted';
 
@@ -59,17 +92,7 @@ export async function writeLearntProfile(options: {
 }): Promise<void> {
   const { learner, file, io, report, scrub } = options;
   const learnt = learner.result({ ...(options.caller ? { caller: options.caller } : {}), scrub });
-  const footer = [
-    ...(learnt.notObserved.length > 0
-      ? [`Not seen in this run, left out (the mock keeps its default): ${learnt.notObserved.join(', ')}`]
-      : []),
-    ...learnt.disagreements.map(
-      (item) =>
-        `${item.entry} left out: answered ${item.answers.length} ways: ${item.answers.map((answer) => `${answer.value} ×${answer.count} (${answer.seen})`).join('; ')}`,
-    ),
-    ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
-    ...learnt.notExpressible,
-  ];
+  const blocks = learntProfileBlocks(learnt);
   const text = profileYaml({
     entries: learnt.entries,
     comments: learnt.comments,
@@ -77,7 +100,7 @@ export async function writeLearntProfile(options: {
       scrub(`evidence-harness server profile learnt from ${report.target} (seed ${report.seed}, run id ${report.runId}).`),
       'Review each entry, then: conformance --profile FILE holds the server to it; mock --profile FILE serves it (docs/profiles.md).',
     ],
-    footer,
+    blocks,
     schema: profileSchemaReference(file),
   });
   // The learner held each entry to the profile's schema; the file as a whole is held to the reader's bounds too.
@@ -92,11 +115,8 @@ export async function writeLearntProfile(options: {
     ),
   );
   for (const item of learnt.disagreements)
-    io.stderr(
-      diagnostic(
-        `conformance: --write-profile: ${item.entry} disagreed with itself, left out: ${item.answers.map((answer) => `${answer.value} ×${answer.count}, e.g. ${answer.seen}`).join('; ')}`,
-      ),
-    );
+    io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${disagreementText(item)}`));
   for (const item of learnt.notLearnt) io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${item.reason}`));
-  for (const line of learnt.notExpressible) io.stderr(diagnostic(`conformance: --write-profile: ${line}`));
+  for (const line of learnt.notExpressible)
+    io.stderr(diagnostic(`conformance: --write-profile: not expressible in profile format 2: ${line}`));
 }

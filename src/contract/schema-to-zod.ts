@@ -118,12 +118,16 @@ function stringSchema(schema: JsonSchema, pointer: string, context: Context): z.
     if (typeof schema.pattern !== 'string') throw new UnsupportedSchemaError(`${pointer}/pattern`, 'must be a string');
     // Never JavaScript's RegExp: a document's pattern such as (a+)+$ backtracks for seconds on
     // a crafted request value. The caller matches in linear time (engine/patterns).
-    result = result.refine(context.pattern(schema.pattern, `${pointer}/pattern`), { message: describePattern(schema.pattern) });
+    // `params.constraint` names the keyword for the engine's conditions (a refinement's issue names none).
+    result = result.refine(context.pattern(schema.pattern, `${pointer}/pattern`), {
+      message: describePattern(schema.pattern),
+      params: { constraint: 'pattern' },
+    });
     shown.pattern = schema.pattern;
   }
   // Formats other than uri are annotations in OpenAPI 3.1 (JSON Schema 2020-12): not asserted.
   if (schema.format === 'uri') {
-    result = result.refine(isUri, { message: 'must be an absolute URI (RFC 3986)' });
+    result = result.refine(isUri, { message: 'must be an absolute URI (RFC 3986)', params: { constraint: 'format' } });
     shown.format = 'uri';
   }
   return Object.keys(shown).length === 0 ? result : result.meta(shown);

@@ -20,7 +20,9 @@ import { isUri } from './uri.js';
 
 const digest = z.string().regex(digestPattern, { message: 'must be 64 lowercase hex characters' });
 
-const uri = boundedText(limits.evidenceUriLength).refine(isUri, { message: 'must be an absolute URI (RFC 3986)' }).meta({ format: 'uri' });
+const uri = boundedText(limits.evidenceUriLength)
+  .refine(isUri, { message: 'must be an absolute URI (RFC 3986)', params: { constraint: 'format' } })
+  .meta({ format: 'uri' });
 
 export const EvidenceReference = z.strictObject({
   id: boundedText(limits.evidenceIdLength),

@@ -21,7 +21,7 @@ import { isEngineError } from './router.js';
 import { type Scenario, timelineFor } from './scenario.js';
 import { sha256Hex } from './sha256.js';
 import { type KeyValueStore, StoreUnavailableError } from './store.js';
-import { describeDiagnostics, diagnose } from './validation.js';
+import { type Diagnostic, describeDiagnostics, diagnose } from './validation.js';
 import { type IssuerKeySet, verifyArtifact } from './verification/artifact-profile.js';
 
 /** What an Idempotency-Key is bound to (docs/assumptions.md A-16). */
@@ -78,6 +78,16 @@ const jobNotFound: EngineError = { status: 404, code: 'job_not_found', message: 
 /** The same answer (no existence oracle, A-10), but its own situation for a profile. */
 const othersJob: EngineError = { ...jobNotFound, situation: 'A-10.other-callers-job' };
 const invalidJobId: EngineError = { ...jobNotFound, situation: 'A-23.invalid-job-id' };
+/** A jobId over its maximum: its condition of A-23 (a profile may answer it apart, entry-parts.ts). */
+const overlongJobId: EngineError = { ...invalidJobId, condition: 'maxLength' };
+
+/**
+ * The condition of a refusal (entry-parts.ts): the constraint its first diagnostic of the
+ * refusal's kind breaks (over a maximum, or not), in the order the engine finds them.
+ */
+function conditionOf(diagnostics: readonly Diagnostic[], overMaximum: boolean): string | undefined {
+  return diagnostics.find((diagnostic) => diagnostic.overMaximum === overMaximum)?.constraint;
+}
 
 // Built once: health's answer never changes, and answers are never mutated.
 const healthy: OperationResult = { answer: jsonAnswer({ status: 200, body: { status: 'ok' } }) };
@@ -111,18 +121,20 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
     ? []
     : [
         ...(key === null
-          ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false }]
+          ? [{ path: 'Idempotency-Key header', message: 'is required', overMaximum: false, constraint: 'required' }]
           : diagnose({ schema: context.contract.createEvaluation.idempotencyKey, value: key, prefix: 'Idempotency-Key header' })),
         ...diagnose({ schema: context.contract.createEvaluation.body, value: body }),
       ];
   if (diagnostics.length > 0) {
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
     const onlyKeyMissing = diagnostics.every((diagnostic) => diagnostic.path === 'Idempotency-Key header' && !diagnostic.overMaximum);
+    const condition = conditionOf(diagnostics, overMaximum);
     return fail({
       status: overMaximum ? 413 : 400,
       code: overMaximum ? 'limit_exceeded' : onlyKeyMissing ? 'missing_idempotency_key' : 'invalid_request',
       message: describeDiagnostics(diagnostics),
       situation: overMaximum ? 'A-2.over-maximum' : onlyKeyMissing ? 'A-16.missing-key' : 'A-7.invalid-request',
+      ...(condition ? { condition } : {}),
     });
   }
   const evaluation = body as EvaluationRequest;
@@ -244,7 +256,8 @@ export async function getJob(context: OperationContext): Promise<OperationResult
     return fail(invalidJobId);
   }
   // An invalid jobId names no job: 404, the one rejection getJob documents.
-  if (!context.contract.getJob.jobId.safeParse(jobId).success) return fail(invalidJobId);
+  const checked = context.contract.getJob.jobId.safeParse(jobId);
+  if (!checked.success) return fail(checked.error.issues.some((issue) => issue.code === 'too_big') ? overlongJobId : invalidJobId);
   // HEAD is safe: it shows the job as time has moved it, but does not count as a read.
   if (context.call.method.toUpperCase() === 'HEAD') {
     const entry = await context.jobs.get(jobId);
@@ -341,11 +354,13 @@ export async function verifyReport(context: OperationContext): Promise<Operation
   if (diagnostics.length > 0) {
     // verifyReport has no 413: over-long input is a 400 whose code still says why.
     const overMaximum = diagnostics.some((diagnostic) => diagnostic.overMaximum);
+    const condition = conditionOf(diagnostics, overMaximum);
     return fail({
       status: 400,
       code: overMaximum ? 'limit_exceeded' : 'invalid_request',
       message: describeDiagnostics(diagnostics),
       situation: overMaximum ? 'A-2.over-maximum' : 'A-7.invalid-request',
+      ...(condition ? { condition } : {}),
     });
   }
   const result = await verifyArtifact({ request: body as VerificationRequest, keys: context.issuerKeys });

@@ -50,6 +50,8 @@ export interface EngineError {
   readonly headers?: Record<string, string> | undefined;
   /** The profile entry this refusal answers: a declared profile chooses its status and code. */
   readonly situation?: Situation;
+  /** Which condition of the situation (the constraint broken…): a profile may answer it apart (entry-parts.ts). */
+  readonly condition?: string;
 }
 
 /** An Error answer; its body is the contract's one Error body (src/contract/error-body.ts). */

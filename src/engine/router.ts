@@ -32,6 +32,7 @@ export function matchRoute(options: {
       code: 'route_not_found',
       situation: 'A-20.unknown-route',
       message: `No operation of the contract has the path ${truncatePath(options.path)}.`,
+      ...(emptyParameter(options.path, options.routes) ? { condition: 'empty-path-parameter' } : {}),
     };
   }
   const effective = method === 'HEAD' ? 'GET' : method;
@@ -61,6 +62,17 @@ export function allowList(declared: readonly string[], adds: readonly string[]):
 /** The methods the contract declares on a path (none: the path is outside it). */
 export function declaredMethodsAt(path: string, routes: readonly ContractRoute[]): string[] {
   return routes.filter((route) => route.path.test(path)).map((route) => route.method);
+}
+
+/**
+ * Whether `path` is an operation's path with a parameter left empty (GET /v0/jobs/): filled
+ * with a character no literal of a template holds, it fits a template, inside a parameter.
+ * A profile may answer it apart from a path outside the contract (A-52, entry-parts.ts).
+ */
+function emptyParameter(path: string, routes: readonly ContractRoute[]): boolean {
+  if (!/\/\/|\/$/.test(path)) return false;
+  const filled = path.replace(/\/(?=\/|$)/g, '/\u0000');
+  return routes.some((route) => Object.values(route.path.match(filled) ?? {}).some((value) => value.includes('\u0000')));
 }
 
 function truncatePath(path: string): string {

@@ -8,6 +8,7 @@
  */
 import { authenticateChallenge, wellFormedCredentials } from '../contract/authorization.js';
 import type { EntryName } from './entries.js';
+import { answerFor, keeps400 } from './entry-parts.js';
 import type { ServerProfile } from './profile.js';
 
 /** The entries that are error answers: a situation the engine refuses a request in. */
@@ -39,6 +40,11 @@ export interface SituatedError {
   readonly message: string;
   readonly headers?: Record<string, string>;
   readonly situation?: Situation;
+  /**
+   * Which condition of the situation it is, where the entry covers several a client can tell
+   * apart (entry-parts.ts `conditionsOf`): the constraint broken, `empty-path-parameter`…
+   */
+  readonly condition?: string;
 }
 
 /** The situation a forced status stands for (a scenario fault, `Prefer: code=`). */
@@ -52,20 +58,19 @@ export const situationOfForcedStatus: Readonly<Record<number, Situation>> = {
   503: 'A-8.unavailable',
 };
 
-/** Operations without a 413 (A-2): their over-limit refusals keep 400, with the entry's code. */
-const without413 = new Set(['verifyReport']);
-
 /**
- * `error` as the profile answers its situation: the declared status and code, Retry-After and
- * Allow as declared. An error of no situation, or of an undeclared one, is returned as it is.
+ * `error` as the profile answers its situation: the declared status and code (the operation's
+ * or the condition's part where the entry declares one, entry-parts.ts), Retry-After and Allow
+ * as declared. An error of no situation, or of an undeclared one, is returned as it is.
  */
 export function profiledError<Refusal extends SituatedError>(error: Refusal, profile: ServerProfile, operationId?: string): Refusal {
   const situation = error.situation;
   if (!situation || !profile.declared.has(situation as EntryName)) return error;
-  const entry = profile.entries[situation] as { status: number; code: string; retryAfter?: boolean; allow?: boolean } | 'anonymous';
-  if (entry === 'anonymous') return error;
-  const keepStatus =
-    (situation === 'A-2.over-maximum' || situation === 'A-13.body-too-large') && operationId !== undefined && without413.has(operationId);
+  const declared = profile.entries[situation] as { status: number; code: string; retryAfter?: boolean; allow?: boolean } | 'anonymous';
+  if (declared === 'anonymous') return error;
+  const entry = answerFor(situation, declared, { operation: operationId, condition: error.condition });
+  // On an operation without a 413 a limit's refusal keeps the engine's 400 (answerFor says 400 too).
+  const keepStatus = keeps400(situation, operationId);
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
   if (entry.retryAfter === false) delete headers['retry-after'];
   if (entry.retryAfter === true) headers['retry-after'] ??= '1';

@@ -11,6 +11,7 @@ import { bodyLimits, limits } from '../contract/limits.js';
 import { challengeValue, credentialAndHeaderEntries } from './entries-credentials.js';
 import { methodEntries } from './entries-methods.js';
 import { timingEntries } from './entries-timing.js';
+import { conditionsOf, partsShape } from './entry-parts.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -93,9 +94,17 @@ export interface StatusRule {
   readonly because: string;
 }
 
-/** An error answer's entry: its status and code, and what else `extra` adds. */
-export function errorEntry<Extra extends z.ZodRawShape>(extra: Extra) {
-  return z.strictObject({ status: status(), code: code(), ...extra });
+/**
+ * An error answer's entry: its status and code, what else `extra` adds, and format 2's optional
+ * answers per operation and per condition (entry-parts.ts), `conditions` naming those it covers.
+ */
+export function errorEntry<Extra extends z.ZodRawShape>(extra: Extra, options: { readonly conditions?: readonly string[] } = {}) {
+  return z.strictObject({
+    status: status(),
+    code: code(),
+    ...extra,
+    ...partsShape({ conditions: options.conditions ?? [], status, code }),
+  });
 }
 
 export const retryAfter = () => z.boolean().describe('Whether the answer carries a Retry-After header.');
@@ -141,7 +150,9 @@ function builtWhenRead<Table extends Record<string, LazyEntry>>(table: Table): B
 export const entryTable = builtWhenRead({
   'A-2.over-maximum': {
     schema: () =>
-      errorEntry({}).describe('A value over a maximum of section 8 (createEvaluation; verifyReport answers 400 with this code).'),
+      errorEntry({}, { conditions: conditionsOf['A-2.over-maximum'] }).describe(
+        'A value over a maximum of section 8 (createEvaluation; verifyReport answers 400 with this code).',
+      ),
     statuses: {
       allowed: [413],
       because: 'createEvaluation documents 413 for input that exceeds limits (A-2, the required check negative_data_rejection)',
@@ -158,7 +169,10 @@ export const entryTable = builtWhenRead({
         .describe('How a create under a used Idempotency-Key is compared with the first.'),
   },
   'A-7.invalid-request': {
-    schema: () => errorEntry({}).describe('A field, header or parameter breaking the contract (not over a maximum).'),
+    schema: () =>
+      errorEntry({}, { conditions: conditionsOf['A-7.invalid-request'] }).describe(
+        'A field, header or parameter breaking the contract (not over a maximum).',
+      ),
     statuses: { allowed: [400], because: 'both operations with a body document 400 for an invalid request' },
   },
   'A-8.server-failure': {
@@ -251,7 +265,10 @@ export const entryTable = builtWhenRead({
     statuses: { allowed: [400, 413], because: 'createEvaluation documents 400 and 413 for input it refuses' },
   },
   'A-16.missing-key': {
-    schema: () => errorEntry({}).describe('createEvaluation without an Idempotency-Key (or an empty one).'),
+    schema: () =>
+      errorEntry({}, { conditions: conditionsOf['A-16.missing-key'] }).describe(
+        'createEvaluation without an Idempotency-Key (condition required) or with an empty one (condition minLength).',
+      ),
     statuses: { allowed: [400], because: 'a request without a required header is invalid: 400 (missing_required_header)' },
   },
   'A-16.conflict': {
@@ -266,7 +283,10 @@ export const entryTable = builtWhenRead({
     statuses: { allowed: { any4xxExcept: [409, 413] }, because: 'a request the service does not serve is a 4xx' },
   },
   'A-20.unknown-route': {
-    schema: () => errorEntry({}).describe('A path outside the contract.'),
+    schema: () =>
+      errorEntry({}, { conditions: conditionsOf['A-20.unknown-route'] }).describe(
+        "A path outside the contract; condition empty-path-parameter: an operation's path with an empty parameter (GET /v0/jobs/).",
+      ),
     statuses: { allowed: { any4xxExcept: [405, 409, 413] }, because: 'a path the service does not have is a 4xx' },
   },
   'A-21.malformed-json': {
@@ -285,7 +305,7 @@ export const entryTable = builtWhenRead({
     },
   },
   'A-23.invalid-job-id': {
-    schema: () => errorEntry({}).describe('getJob with a jobId over 128 characters.'),
+    schema: () => errorEntry({}, { conditions: conditionsOf['A-23.invalid-job-id'] }).describe('getJob with a jobId over 128 characters.'),
     statuses: { allowed: { any4xxExcept: [405, 409, 413] }, because: 'getJob refuses input with 404 or a 4xx under default (A-23)' },
   },
   'A-3.timeline': {
@@ -332,4 +352,6 @@ export const currentFormat = 2;
 export interface DeclaredError {
   readonly status: number;
   readonly code: string;
+  readonly operations?: Readonly<Partial<Record<string, { readonly status: number; readonly code: string }>>>;
+  readonly conditions?: Readonly<Partial<Record<string, { readonly status: number; readonly code: string }>>>;
 }

@@ -25,6 +25,32 @@ export class ProfileFileError extends Error {
  * each problem on its own line as `FILE:LINE: ENTRY: what is wrong`.
  */
 export async function readProfileFile(path: string): Promise<ServerProfile> {
+  const { text, document } = await loadProfileDocument(path);
+  return resolveLoaded({ path, text, document });
+}
+
+/** A profile file as read for `profile --upgrade`: its text, the format it declares, and the profile it holds once it is format 2. */
+export interface ProfileForUpgrade {
+  readonly text: string;
+  readonly format: 1 | 2;
+  /** The parsed document, as written (format 1 or 2). */
+  readonly document: Record<string, unknown>;
+}
+
+/**
+ * Reads a profile file to upgrade it (`profile --upgrade`): the same reader and refusals as
+ * readProfileFile, but a format 1 file is judged as the format 2 file it is to become, so an
+ * entry of format 2 already declared in it is no refusal (that is what upgrading mends).
+ */
+export async function readProfileForUpgrade(path: string): Promise<ProfileForUpgrade> {
+  const { text, document } = await loadProfileDocument(path);
+  const declared = document && typeof document === 'object' && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
+  const format = declared?.profile === 1 ? 1 : 2;
+  await resolveLoaded({ path, text, document: format === 1 ? { ...declared, profile: 2 } : document });
+  return { text, format, document: declared! };
+}
+
+async function loadProfileDocument(path: string): Promise<{ text: string; document: unknown }> {
   let text: string;
   let document: unknown;
   try {
@@ -40,6 +66,11 @@ export async function readProfileFile(path: string): Promise<ServerProfile> {
   }
   const tooBig = profileShapeProblem(document);
   if (tooBig) throw new ProfileFileError(`${path}: refused: ${tooBig}`);
+  return { text, document };
+}
+
+async function resolveLoaded(options: { path: string; text: string; document: unknown }): Promise<ServerProfile> {
+  const { path, text, document } = options;
   try {
     return resolveProfile(document, path);
   } catch (error) {

@@ -23,6 +23,7 @@ import {
   type StatusRule,
 } from './entries.js';
 import { timingRuleProblems } from './entries-timing.js';
+import { hasParts, keeps400, partsOf } from './entry-parts.js';
 import { defaultMethodEntries } from './methods-vocabulary.js';
 
 /**
@@ -234,9 +235,17 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
     if (value === undefined || !rule || typeof value !== 'object') continue;
     const problem = statusProblem((value as DeclaredError).status, rule);
     if (problem) problems.push({ entry: name, message: problem });
+    // Each part is held to the same rule, but on an operation without a 413 a limit's answer is 400 (A-2).
+    for (const part of partsOf(value)) {
+      const partRule = keeps400(name, part.operation)
+        ? { allowed: [400], because: `${part.operation} documents no 413: its answers over a limit are 400 (A-2)` }
+        : rule;
+      const partProblem = statusProblem(part.answer.status, partRule);
+      if (partProblem) problems.push({ entry: name, message: `${part.at}: ${partProblem}` });
+    }
   }
   const method = entries['A-20.undeclared-method'];
-  if (method?.status === 405 && !method.allow)
+  if (method && !method.allow && [method.status, ...partsOf(method).map((part) => part.answer.status)].includes(405))
     problems.push({ entry: 'A-20.undeclared-method', message: 'a 405 must carry an Allow header (RFC 9110 §15.5.6): set allow: true' });
   const limit = entries['A-13.body-too-large']?.limitBytes;
   if (limit !== undefined && limit < largestValidCreateBytes)
@@ -309,6 +318,15 @@ export function resolveProfile(document: unknown, source = 'inline'): ServerProf
           .map((name) => ({
             entry: name,
             message: 'is an entry of profile format 2: set profile: 2 (profile --upgrade FILE rewrites a format 1 file)',
+          }))
+      : []),
+    ...(format === 1
+      ? Object.entries(entries)
+          .filter(([name, value]) => formatOf(name as EntryName) === 1 && hasParts(value))
+          .map(([name]) => ({
+            entry: name,
+            message:
+              'answers per operation or condition are profile format 2: set profile: 2 (profile --upgrade FILE rewrites a format 1 file)',
           }))
       : []),
     ...ruleProblems(entries),

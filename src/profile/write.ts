@@ -7,6 +7,7 @@
  * answer can add a line of its own to the file. Isomorphic.
  */
 import { currentFormat, type EntryName, entryNames, entryTable } from './entries.js';
+import { conditionsOf } from './entry-parts.js';
 import { splitEntryName } from './profile.js';
 
 const plainKey = /^[A-Za-z$][A-Za-z0-9_-]*$/;
@@ -96,6 +97,11 @@ export interface ProfileText {
   /** Comment items at the end (entries left out, and why), each written whole, wrapped. */
   readonly footer?: readonly string[];
   /**
+   * Comment blocks after the footer, each a title line and its items (`- item`), every item
+   * written whole, wrapped: the learner's "Not learnt" and, last, "Not expressible".
+   */
+  readonly blocks?: readonly { readonly title: string; readonly items: readonly string[] }[];
+  /**
    * Where the file's JSON Schema is, as the `$schema` comment names it for editors (a path
    * relative to the file's folder, or a URL); default `./node_modules/evidence-harness/profile.schema.json`.
    */
@@ -122,10 +128,14 @@ export function profileYaml(options: ProfileText): string {
     lines.push(`  ${entry}: ${flowYaml(value)}`);
   }
   if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.flatMap(commentLines));
+  for (const block of options.blocks ?? [])
+    lines.push('', ...commentLines(block.title), ...block.items.flatMap((item) => commentLines(`- ${item}`)));
   return `${lines.join('\n')}\n`;
 }
 
-/** What an entry means, from its schema (for `profile --init`). */
+/** What an entry means, from its schema, with the conditions it may answer apart (for `profile --init`). */
 export function entryMeaning(name: EntryName): string {
-  return entryTable[name].schema.description ?? name;
+  const meaning = entryTable[name].schema.description ?? name;
+  const conditions = conditionsOf[name];
+  return conditions ? `${meaning} Conditions it may answer apart (format 2): ${conditions.join(', ')}.` : meaning;
 }

@@ -12,6 +12,7 @@ import { publishedConfigSchema } from '../../src/cli/config-file.js';
 import { createSchemaValidator } from '../../src/openapi/schema-validator.js';
 import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest, jsonPost } from '../support/fixtures.js';
+import { writeGeneratedJson } from '../support/generated-json.js';
 import { makeTestCertificate } from '../support/test-certificate.js';
 
 const spawnCli = cliChildrenKilledAfterEach();
@@ -172,7 +173,7 @@ it('refuses a config file with an unknown option or a bad value, naming the file
 
 it('publishes evidence-harness.config.schema.json from the config’s own schema (UPDATE_CONFIG_SCHEMA=1 rewrites it)', () => {
   const path = join(process.cwd(), 'evidence-harness.config.schema.json');
-  if (process.env.UPDATE_CONFIG_SCHEMA === '1') writeFileSync(path, `${JSON.stringify(publishedConfigSchema(), null, 2)}\n`);
+  if (process.env.UPDATE_CONFIG_SCHEMA === '1') writeGeneratedJson(path, publishedConfigSchema());
   const published = JSON.parse(readFileSync(path, 'utf8'));
   expect(published).toEqual(publishedConfigSchema());
   const validate = createSchemaValidator().compile(published);

@@ -13,6 +13,7 @@ import { createSchemaValidator } from '../../src/openapi/schema-validator.js';
 import { entryNames } from '../../src/profile/entries.js';
 import { ProfileFileError, readProfileFile } from '../../src/profile/load.js';
 import { defaultEntries, largestValidCreateBytes, ProfileError, profileJsonSchema, resolveProfile } from '../../src/profile/profile.js';
+import { writeGeneratedJson } from '../support/generated-json.js';
 import { runMain } from '../support/run-main.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'eh-profile-'));
@@ -46,7 +47,7 @@ it('writes --out once and keeps an existing file unless --force', async () => {
 
 it('publishes profile.schema.json from the profile’s own schema (UPDATE_PROFILE_SCHEMA=1 rewrites it), and the default validates against it', async () => {
   const path = join(process.cwd(), 'profile.schema.json');
-  if (process.env.UPDATE_PROFILE_SCHEMA === '1') writeFileSync(path, `${JSON.stringify(profileJsonSchema(), null, 2)}\n`);
+  if (process.env.UPDATE_PROFILE_SCHEMA === '1') writeGeneratedJson(path, profileJsonSchema());
   const published = JSON.parse(readFileSync(path, 'utf8'));
   expect(published).toEqual(profileJsonSchema());
   const validate = createSchemaValidator().compile(published);

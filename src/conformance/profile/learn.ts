@@ -14,12 +14,19 @@ import { type EntryName, entryNames, entryTable, type ProfileEntries, type Statu
 import { entryProblem } from '../../profile/profile.js';
 import type { Exchange } from '../exchange.js';
 import { learnMethods, learntByMethods } from './learn-methods.js';
+import { decideWithParts } from './learn-parts.js';
 import { credentialsNotLearnt } from './learning/credentials.js';
 import { type Condition, type Observation, observe } from './observe.js';
 
-/** Several answers to one situation: the entry, and each answer with how often it came. */
+/**
+ * Several answers to the same requests: the entry, which requests (an operation, a condition),
+ * and each answer with how often it came. Answers that differ by operation or by condition are
+ * no disagreement: they are learnt as the entry's parts (entry-parts.ts).
+ */
 export interface Disagreement {
   readonly entry: EntryName;
+  /** The requests answered several ways, e.g. `createEvaluation, condition minLength`; absent: every request of the entry. */
+  readonly at?: string;
   readonly answers: readonly { readonly value: string; readonly count: number; readonly seen: string }[];
 }
 
@@ -68,22 +75,23 @@ export interface LearntProfile {
   /** Entries seen but left out: over a bound of the profile, or holding a credential. */
   readonly notLearnt: readonly NotLearnt[];
   /**
-   * Conditions the run told apart that no entry of format 1 declares (observe.ts `Condition`),
-   * each a line saying what the server answered: learnt into no entry, never into a neighbour's.
+   * What the run saw that format 2 cannot declare (observe.ts `Condition`, an entry's answers
+   * split in a way no part can say), each a line saying what the server answered: learnt into
+   * no entry, never into a neighbour's. The file ends with them.
    */
   readonly notExpressible: readonly string[];
 }
 
-/** What the file says of each condition format 1 cannot declare, and what the mock does instead. */
-const conditionMeaning: Readonly<Record<Condition, string>> = {
-  'empty-path-parameter':
-    "an operation's path with an empty parameter (GET /v0/jobs/) is its own condition, which profile format 1 has no entry for: the mock answers it as A-20.unknown-route",
-};
+/** What the file says of each condition format 2 cannot declare, and what the mock does instead (none today). */
+const conditionMeaning: Readonly<Record<Condition, string>> = {};
 
 interface Seen {
   readonly value: unknown;
   count: number;
   readonly seen: string;
+  /** Where the answer came (error entries): the operation and the condition of the request. */
+  readonly operation?: string;
+  readonly condition?: string;
 }
 
 const stateRank: Readonly<Record<string, number>> = { QUEUED: 0, RUNNING: 1, COMPLETE: 2, FAILED: 3 };
@@ -115,14 +123,21 @@ export class ProfileLearner {
     // Error answers are one value (status, code and headers together); job facts are learnt part by part.
     const together = !partwise.has(observation.entry);
     const groups = together ? [['', observation.value] as const] : parts;
+    const where = together
+      ? {
+          ...(observation.operation ? { operation: observation.operation } : {}),
+          ...(observation.condition ? { condition: observation.condition } : {}),
+        }
+      : {};
     for (const [part, value] of groups) {
       const key = `${observation.entry}\n${part}`;
       const values = this.seen.get(key) ?? new Map<string, Seen>();
       this.seen.set(key, values);
-      const id = JSON.stringify(value);
+      const id = JSON.stringify([value, where.operation, where.condition]);
       const kept = values.get(id);
       if (kept) kept.count += 1;
-      else if (values.size < 20) values.set(id, { value, count: 1, seen: observation.seen });
+      // Bounded: at most a few answers for each operation and condition an entry knows.
+      else if (values.size < 64) values.set(id, { value, count: 1, seen: observation.seen, ...where });
     }
   }
 
@@ -153,9 +168,24 @@ export class ProfileLearner {
       entries[entry] = build(values[0]!.value);
       comments[entry] = describe(values);
     };
+    const notLearntHere: NotLearnt[] = [];
+    const splitsNotExpressible: string[] = [];
     for (const entry of entryNames) {
       if (partwise.has(entry) || entry === 'A-10.caller' || learntByMethods.has(entry)) continue;
-      decide(entry, this.errorValues(entry), (value) => this.completed(entry, value));
+      const values = this.values(entry);
+      if (!values.some((value) => value.operation !== undefined || value.condition !== undefined)) {
+        decide(entry, this.errorValues(values), (value) => this.completed(entry, value));
+        continue;
+      }
+      const decided = decideWithParts(entry, values);
+      if (decided.kind === 'learnt') {
+        entries[entry] = this.completed(entry, decided.value);
+        comments[entry] = decided.comments;
+      } else if (decided.kind === 'disagreement') disagreements.push(decided.disagreement);
+      else {
+        notLearntHere.push({ entry, reason: decided.reason });
+        if (decided.notExpressible) splitsNotExpressible.push(scrub(decided.notExpressible));
+      }
     }
     this.learnTimeline(entries, comments, disagreements);
     this.learnPresence('A-4.evaluation', { entries, comments, disagreements });
@@ -166,6 +196,7 @@ export class ProfileLearner {
     }
     const methodsNotLearnt = learnMethods({ values: (entry) => this.values(entry), entries, comments });
     const notLearnt = [
+      ...notLearntHere.map((item) => ({ ...item, reason: scrub(item.reason) })),
       ...this.refuseUnwritable(entries, comments, { scrubbing, scrub }),
       ...methodsNotLearnt.map((item) => ({ ...item, reason: scrub(item.reason) })),
       ...credentialsNotLearnt(options.caller, entries),
@@ -176,12 +207,15 @@ export class ProfileLearner {
         !disagreements.some((item) => item.entry === entry) &&
         !notLearnt.some((item) => item.entry === entry),
     );
-    const notExpressible = (Object.keys(conditionMeaning) as Condition[]).flatMap((condition) => {
-      const values = this.values(condition);
-      if (values.length === 0) return [];
-      const answers = values.map((value) => `${scrub(value.seen)} (×${value.count})`).join('; ');
-      return [`Not expressible: ${conditionMeaning[condition]}; the server answered: ${answers}`];
-    });
+    const notExpressible = [
+      ...(Object.keys(conditionMeaning) as Condition[]).flatMap((condition) => {
+        const values = this.values(condition);
+        if (values.length === 0) return [];
+        const answers = values.map((value) => `${scrub(value.seen)} (×${value.count})`).join('; ');
+        return [`${conditionMeaning[condition]}; the server answered: ${answers}`];
+      }),
+      ...splitsNotExpressible,
+    ];
     return {
       notExpressible,
       entries: entries as ProfileEntries,
@@ -224,8 +258,7 @@ export class ProfileLearner {
   }
 
   /** An error entry's answers, those without a status (an operation with no 413) merged into those with one. */
-  private errorValues(entry: EntryName): Seen[] {
-    const values = this.values(entry);
+  private errorValues(values: Seen[]): Seen[] {
     const withStatus = values.filter(
       (value) => typeof value.value !== 'object' || (value.value as { status?: unknown }).status !== undefined,
     );

@@ -7,19 +7,19 @@
  * rate-limit and failure entries; every Job body shows the timeline and when evaluation appears.
  */
 import type { EntryName } from '../../profile/entries.js';
+import { conditionsOf, operationsWithout413, profileOperations } from '../../profile/entry-parts.js';
 import type { Exchange } from '../exchange.js';
 import { challengeOf, observeCredentialsAndHeaders } from './observe-credentials.js';
 import { observeMethods } from './observe-methods.js';
 import { observeTiming } from './observe-timing.js';
 
 /**
- * A condition a client can tell apart that no entry of profile format 1 declares: seen and
- * reported by the learner, judged by no entry. `empty-path-parameter`: an operation's path with
- * an empty parameter (`GET /v0/jobs/`), which a server may answer unlike a path outside the
- * contract (400 there, 404 elsewhere); counting it as `A-20.unknown-route` would make such a
- * server disagree with itself and lose the entry.
+ * A condition a client can tell apart that no entry of profile format 2 declares: seen and
+ * reported by the learner (learn.ts `notExpressible`), judged by no entry. None today: an
+ * operation's path with an empty parameter (`GET /v0/jobs/`) is now A-20.unknown-route's
+ * condition `empty-path-parameter` (A-52).
  */
-export type Condition = 'empty-path-parameter';
+export type Condition = never;
 
 /** What one exchange showed of one entry: the parts it could see, and a line saying what was seen. */
 export interface Observation {
@@ -33,9 +33,11 @@ export interface Observation {
    * uncertainty); `hold`: one answer judged by --profile, never learnt. Default: both.
    */
   readonly use?: 'learn' | 'hold';
+  /** The operation of the request, when it is one of the contract's (an error entry may answer per operation). */
+  readonly operation?: string;
+  /** The condition of the entry the request was sent for, when the entry covers several (entry-parts.ts `conditionsOf`). */
+  readonly condition?: string;
 }
-
-const operationsWithout413 = new Set(['verifyReport']);
 
 function pathOf(exchange: Exchange): string {
   try {
@@ -63,7 +65,7 @@ function seenLine(exchange: Exchange, what?: string): string {
 }
 
 /** The error entry an exchange was sent to show, from its intent. */
-function situationOf(exchange: Exchange): { entry: EntryName | Condition; what: string } | undefined {
+function situationOf(exchange: Exchange): { entry: EntryName | Condition; what: string; condition?: string } | undefined {
   const intent = exchange.intent;
   switch (intent.kind) {
     case 'malformed-json':
@@ -71,19 +73,27 @@ function situationOf(exchange: Exchange): { entry: EntryName | Condition; what: 
     case 'media-type':
       return { entry: 'A-21.media-type', what: intent.contentType ?? 'no Content-Type' };
     case 'missing-header':
-      return intent.header.toLowerCase() === 'idempotency-key' ? { entry: 'A-16.missing-key', what: `no ${intent.header}` } : undefined;
+      return intent.header.toLowerCase() === 'idempotency-key'
+        ? { entry: 'A-16.missing-key', what: `no ${intent.header}`, condition: 'required' }
+        : undefined;
     case 'negative': {
       const what = intent.description;
-      // An empty jobId is its own condition, not a path outside the contract (A-52).
+      const condition = intent.constraint;
+      // An empty jobId is A-20.unknown-route's own condition, not a path outside the contract (A-52).
       if (intent.location === 'path')
         return intent.constraint === 'minLength'
-          ? { entry: 'empty-path-parameter', what: `an empty ${intent.pointer.replace(/^\//, '') || 'path parameter'}` }
-          : { entry: 'A-23.invalid-job-id', what };
-      if (intent.overMaximum) return { entry: 'A-2.over-maximum', what };
-      if (intent.location === 'header' && intent.pointer.toLowerCase() === 'idempotency-key') return { entry: 'A-16.missing-key', what };
+          ? {
+              entry: 'A-20.unknown-route',
+              what: `an empty ${intent.pointer.replace(/^\//, '') || 'path parameter'}`,
+              condition: 'empty-path-parameter',
+            }
+          : { entry: 'A-23.invalid-job-id', what, condition };
+      if (intent.overMaximum) return { entry: 'A-2.over-maximum', what, condition };
+      if (intent.location === 'header' && intent.pointer.toLowerCase() === 'idempotency-key')
+        return { entry: 'A-16.missing-key', what, condition };
       if (intent.location === 'body' && (intent.pointer === '' || intent.pointer === '/') && intent.constraint === 'type')
         return { entry: 'A-21.not-an-object', what };
-      return { entry: 'A-7.invalid-request', what };
+      return { entry: 'A-7.invalid-request', what, condition };
     }
     case 'oversized-body':
       return { entry: 'A-13.body-too-large', what: `a body of ${intent.bytes} bytes` };
@@ -105,7 +115,7 @@ function situationOf(exchange: Exchange): { entry: EntryName | Condition; what: 
 /** The error entry for an answer's status alone, whatever was sent. */
 const entryOfStatus: Readonly<Record<number, EntryName>> = { 429: 'A-11.rate-limited', 500: 'A-8.server-failure', 503: 'A-8.unavailable' };
 
-function errorObservation(exchange: Exchange, entry: EntryName | Condition, what?: string): Observation | undefined {
+function errorObservation(exchange: Exchange, entry: EntryName | Condition, what?: string, condition?: string): Observation | undefined {
   const response = exchange.response!;
   const code = errorCode(exchange);
   if (response.status < 400 || code === undefined) return undefined;
@@ -115,7 +125,16 @@ function errorObservation(exchange: Exchange, entry: EntryName | Condition, what
     delete value.status;
   if (entry === 'A-11.rate-limited' || entry === 'A-8.unavailable') value.retryAfter = response.headers['retry-after'] !== undefined;
   if (entry === 'A-20.undeclared-method') value.allow = response.headers.allow !== undefined;
-  return { entry, value, seen: seenLine(exchange, what) };
+  const operation = (profileOperations as readonly string[]).includes(exchange.operationId ?? '') ? exchange.operationId : undefined;
+  // A condition the entry does not cover is the entry's own answer.
+  const known = condition !== undefined && (conditionsOf[entry] ?? []).includes(condition);
+  return {
+    entry,
+    value,
+    seen: seenLine(exchange, what),
+    ...(operation ? { operation } : {}),
+    ...(known ? { condition } : {}),
+  };
 }
 
 /** A Job body's status and evaluation, when the answer carries one. */
@@ -157,7 +176,7 @@ export function observe(exchange: Exchange): Observation[] {
     const observed = errorObservation(exchange, byStatus);
     if (observed) observations.push(observed);
   } else if (situation && !exchange.rateLimited) {
-    const observed = errorObservation(exchange, situation.entry, situation.what);
+    const observed = errorObservation(exchange, situation.entry, situation.what, situation.condition);
     if (observed) observations.push(observed);
   }
   if (intent.kind === 'reserialized-replay' && (response.status < 300 || response.status === 409))

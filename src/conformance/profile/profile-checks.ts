@@ -7,6 +7,7 @@
  * advisory failure), and error_code_documented accepts the profile's codes.
  */
 import type { EntryName } from '../../profile/entries.js';
+import { type AnswerPart, answerFor, keeps400, partsOf } from '../../profile/entry-parts.js';
 import type { ServerProfile } from '../../profile/profile.js';
 import { flowYaml } from '../../profile/write.js';
 import { type Check, type ProbeName, received, withResponse } from '../checks/check.js';
@@ -37,7 +38,7 @@ const probesOf: Readonly<Record<EntryName, readonly ProbeName[]>> = {
   'A-16.missing-key': ['missing-header', 'negative'],
   'A-16.conflict': ['conflict'],
   'A-20.undeclared-method': ['undeclared-method'],
-  'A-20.unknown-route': ['undeclared-path'],
+  'A-20.unknown-route': ['undeclared-path', 'negative'],
   'A-21.malformed-json': ['malformed-json'],
   'A-21.not-an-object': ['negative'],
   'A-21.media-type': ['media-type'],
@@ -119,19 +120,34 @@ function departure(observation: Observation, declared: unknown): string | undefi
     .join(', ');
 }
 
-/** Operations without a 413 (A-2): their over-limit answers keep 400, with the entry's code. */
-const operationsWithout413 = new Set(['verifyReport']);
-
 /**
- * What the entry declares for this exchange's operation: on an operation without a 413, a
- * limit entry's answer is 400 with its code, not the 413 the entry declares for createEvaluation.
+ * What the entry declares for this observation's operation and condition (format 2's parts,
+ * entry-parts.ts); on an operation without a 413, a limit entry's answer is 400.
  */
-function declaredFor(entry: EntryName, declared: unknown, operationId: string | undefined): string {
-  if ((entry === 'A-2.over-maximum' || entry === 'A-13.body-too-large') && operationsWithout413.has(operationId ?? '')) {
-    const { code } = declared as { code: string };
-    return `${entry} on ${operationId}: {status: 400, code: ${flowYaml(code)}} (${operationId} has no 413: 400 with the entry's code)`;
-  }
-  return `${entry} ${flowYaml(declared)}`;
+function declaredAnswer(entry: EntryName, declared: unknown, observation: Observation): unknown {
+  if (!declared || typeof declared !== 'object' || !('code' in declared)) return declared;
+  return answerFor(entry, declared as AnswerPart, { operation: observation.operation, condition: observation.condition });
+}
+
+/** The declared answer as a failure prints it: the part that applies, named, and why a limit is 400 where it is. */
+function declaredFor(entry: EntryName, declared: unknown, observation: Observation): string {
+  if (!declared || typeof declared !== 'object' || !('code' in declared)) return `${entry} ${flowYaml(declared)}`;
+  const { operation, condition } = observation;
+  const { operations, conditions } = declared as { operations?: Record<string, unknown>; conditions?: Record<string, unknown> };
+  const where = [
+    ...(operation && (operations || keeps400(entry, operation)) ? [`on ${operation}`] : []),
+    // The condition is named where the entry declares answers per condition: else it changes nothing.
+    ...(condition && conditions ? [`condition ${condition}`] : []),
+  ].join(', ');
+  const part =
+    condition && conditions?.[condition]
+      ? ` (its part conditions.${condition})`
+      : operation && operations?.[operation]
+        ? ` (its part operations.${operation})`
+        : keeps400(entry, operation)
+          ? ` (${operation} has no 413: 400 with the entry's code)`
+          : '';
+  return `${entry}${where ? ` ${where}:` : ''} ${flowYaml(declaredAnswer(entry, declared, observation))}${part}`;
 }
 
 function entryCheck(entry: EntryName, profile: ServerProfile): Check {
@@ -165,11 +181,11 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
           ? timing.problem
           : learntByMethods.has(entry)
             ? methodsDeparture(observation, profile)
-            : departure(observation, declared);
+            : departure(observation, declaredAnswer(entry, declared, observation));
         if (problem)
           return fail({
             title: `${entry}: ${problem}`,
-            expected: `${declaredFor(entry, declared, exchange.operationId)} (the profile ${profile.source})`,
+            expected: `${declaredFor(entry, declared, observation)} (the profile ${profile.source})`,
             received: `${observation.seen}; ${received(exchange)}`,
           });
       }
@@ -178,13 +194,20 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
   };
 }
 
-/** error_code_documented with the profile's codes accepted besides the register's. */
-function codesWithProfile(profile: ServerProfile): Check {
+/** Every code the profile declares anywhere, its parts' included: the server's own vocabulary. */
+export function profileCodes(profile: ServerProfile): Set<string> {
   const codes = new Set<string>();
   for (const entry of profile.declared) {
     const value = profile.entries[entry] as { code?: unknown };
     if (value && typeof value === 'object' && typeof value.code === 'string') codes.add(value.code);
+    for (const part of partsOf(value)) codes.add(part.answer.code);
   }
+  return codes;
+}
+
+/** error_code_documented with the profile's codes accepted besides the register's. */
+function codesWithProfile(profile: ServerProfile): Check {
+  const codes = profileCodes(profile);
   return {
     ...errorCodeDocumented,
     description: `${errorCodeDocumented.description}, or one the profile declares`,
