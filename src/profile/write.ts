@@ -53,6 +53,16 @@ function commentText(text: string): string {
   return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\uFFFE\uFFFF]+/gu, ' ').trim();
 }
 
+/** The most an entry's comment says: a server's text in it (a code, a quoted body) is bounded, and cut at a word. */
+const maxEntryComment = 600;
+
+function boundedComment(text: string): string {
+  if (text.length <= maxEntryComment) return text;
+  const cut = text.slice(0, maxEntryComment - 1).replace(/[\uD800-\uDBFF]$/, '');
+  const space = cut.lastIndexOf(' ');
+  return `${space > maxEntryComment / 2 ? cut.slice(0, space) : cut}…`;
+}
+
 /** How wide a wrapped comment's text runs. */
 const wrapWidth = 100;
 
@@ -124,7 +134,8 @@ export function profileYaml(options: ProfileText): string {
       lines.push('', `${owner}:`);
       group = owner;
     }
-    for (const comment of options.comments?.[name] ?? []) lines.push(`  ${commentLine(comment)}`);
+    // Wrapped, not cut mid-value: what was seen is read to its end (a comment is bounded all the same).
+    for (const comment of options.comments?.[name] ?? []) lines.push(...commentLines(boundedComment(comment)).map((line) => `  ${line}`));
     lines.push(`  ${entry}: ${flowYaml(value)}`);
   }
   if (options.footer && options.footer.length > 0) lines.push('', ...options.footer.flatMap(commentLines));

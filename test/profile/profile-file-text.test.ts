@@ -23,6 +23,16 @@ it('writes a left-out entry’s explanation whole, as comment lines of about 100
   expect(parse(text)).toEqual({ profile: 2 });
 });
 
+it('writes what was seen of an entry whole, wrapped under the entry, and the file still reads as the entry', () => {
+  const seen = `media-type judged before body-too-large, malformed-json, not-an-object, missing-key, over-maximum, invalid-request (e.g. POST /v0/evaluations, media-type and body-too-large → 415 unsupported_media_type)`;
+  const text = profileYaml({ entries: { 'A-21.media-type': { status: 415, code: 'x' } }, comments: { 'A-21.media-type': [seen] } });
+  const lines = text.split('\n').filter((line) => line.startsWith('  #'));
+  expect(lines.length).toBeGreaterThan(1);
+  for (const line of lines) expect(line.length).toBeLessThanOrEqual(106);
+  expect(lines.map((line) => line.replace(/^ {2}# {1,3}/, '')).join(' ')).toBe(seen);
+  expect(parse(text)).toEqual({ profile: 2, 'A-21': { 'media-type': { status: 415, code: 'x' } } });
+});
+
 it('orders entries by the register’s number: A-3 before A-23', () => {
   const text = profileYaml({ entries: defaultEntries });
   const groups = [...text.matchAll(/^(A-\d+):$/gm)].map((match) => Number(match[1]!.slice(2)));
