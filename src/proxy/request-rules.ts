@@ -14,7 +14,21 @@ import type { ResponseValidator } from '../openapi/response-validator.js';
 export interface RequestViolation {
   readonly check: RequestRuleName;
   readonly message: string;
+  /** Which part of the request breaks which constraint: what profile-intent.ts reads a situation from. */
+  readonly detail?: ViolationDetail;
 }
+
+/**
+ * The one problem a violation names, in the runner's terms (its negative intents' location,
+ * pointer and constraint): a path or header parameter by its name, a body value by its JSON
+ * Pointer, `required` for a parameter that is missing.
+ */
+export type ViolationDetail =
+  | { readonly kind: 'unknown-route'; readonly declaredMethods: readonly string[]; readonly emptyParameter?: string }
+  | { readonly kind: 'parameter'; readonly location: 'header' | 'path'; readonly name: string; readonly constraints: readonly string[] }
+  | { readonly kind: 'media-type'; readonly contentType?: string }
+  | { readonly kind: 'json' }
+  | { readonly kind: 'body'; readonly problems: readonly { readonly pointer: string; readonly constraint: string }[] };
 
 export const requestRules = {
   request_operation_known: 'the request targets an operation of the contract (a documented method and path)',
@@ -90,7 +104,11 @@ export function judgeRequest(options: {
   if (!matched)
     return {
       violations: [
-        { check: 'request_operation_known', message: `${request.method} ${shown(request.path)} is no operation of the contract` },
+        {
+          check: 'request_operation_known',
+          message: `${request.method} ${shown(request.path)} is no operation of the contract`,
+          detail: routeDetail(options.operations, request.path),
+        },
       ],
     };
   const { operation, pathParameters } = matched;
@@ -100,7 +118,11 @@ export function judgeRequest(options: {
     const value = parameter.in === 'path' ? pathParameters[parameter.name] : headerValue(request.headers, parameter.name);
     if (value === undefined) {
       if (parameter.required)
-        violations.push({ check: 'request_parameters', message: `the required ${parameter.in} parameter ${parameter.name} is missing` });
+        violations.push({
+          check: 'request_parameters',
+          message: `the required ${parameter.in} parameter ${parameter.name} is missing`,
+          detail: { kind: 'parameter', location: parameter.in, name: parameter.name, constraints: ['required'] },
+        });
       continue;
     }
     const problems = validator.validateSchema(parameter.schema, value);
@@ -108,6 +130,12 @@ export function judgeRequest(options: {
       violations.push({
         check: 'request_parameters',
         message: `${parameter.in} parameter ${parameter.name}: ${problems.map((problem) => problem.message).join('; ')}`,
+        detail: {
+          kind: 'parameter',
+          location: parameter.in,
+          name: parameter.name,
+          constraints: problems.map((problem) => problem.keyword),
+        },
       });
   }
   const content = operation.requestBody?.content ?? {};
@@ -121,6 +149,7 @@ export function judgeRequest(options: {
         contentType === undefined
           ? 'the body has no Content-Type (application/json is due)'
           : `Content-Type ${shown(contentType)} instead of application/json`,
+      detail: { kind: 'media-type', ...(contentType === undefined ? {} : { contentType: contentType.slice(0, 200) }) },
     });
   if (request.bodyCut) return { operation, violations };
   let json: unknown;
@@ -130,6 +159,7 @@ export function judgeRequest(options: {
     violations.push({
       check: 'request_json_valid',
       message: request.body.length === 0 ? 'the body is empty (a JSON object is due)' : `the body is not JSON: ${(error as Error).message}`,
+      detail: { kind: 'json' },
     });
     return { operation, violations };
   }
@@ -142,7 +172,36 @@ export function judgeRequest(options: {
           .slice(0, 5)
           .map((problem) => problem.message)
           .join('; '),
+        detail: {
+          kind: 'body',
+          problems: problems.slice(0, 8).map((problem) => ({ pointer: problem.pointer, constraint: problem.keyword })),
+        },
       });
   }
   return { operation, violations, json };
+}
+
+/**
+ * Why a path is no operation: the methods its path declares (none: a path outside the contract),
+ * and the parameter left empty when it is an operation's path but for that (`/v0/jobs/`).
+ */
+function routeDetail(operations: readonly OperationDescription[], path: string): ViolationDetail {
+  const declaredMethods = operations
+    .filter((operation) => compiledPath(operation).match(path))
+    .map((operation) => operation.method.toUpperCase());
+  if (declaredMethods.length > 0) return { kind: 'unknown-route', declaredMethods };
+  for (const operation of operations) {
+    const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    for (const name of names) {
+      // The operation's path with this parameter empty: a segment the template leaves open, sent as nothing.
+      const filled = operation.path.replace(/\{([^}]+)\}/g, (_whole, other: string) => (other === name ? '' : '\u0000'));
+      const pattern = new RegExp(`^${filled.split('\u0000').map(escapeRegExp).join('[^/]+')}$`);
+      if (pattern.test(path)) return { kind: 'unknown-route', declaredMethods: [], emptyParameter: name };
+    }
+  }
+  return { kind: 'unknown-route', declaredMethods: [] };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

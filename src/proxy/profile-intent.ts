@@ -1,0 +1,151 @@
+/**
+ * @module proxy/profile-intent
+ * The situation a client's own request was in, read from the request as the runner would have
+ * sent it (A-67): a request breaking one rule of the contract gets the runner's intent for that
+ * one problem (a malformed body, a missing Idempotency-Key, a value past a maxLength, a path
+ * outside the contract…), so that the profile's one reading (observe.ts) learns and holds live
+ * traffic as it learns and holds a conformance run. A request with two problems is the order's
+ * (A-7.precedence), which traffic cannot tell apart from the first one: it shows no error entry.
+ * The caller's credential left out, answered 401 or 403, shows A-10.without-credentials.
+ */
+
+import type { Intent } from '../conformance/exchange.js';
+import { bodyLimits } from '../contract/limits.js';
+import type { OperationDescription } from '../openapi/document.js';
+import type { RequestViolation, ViolationDetail } from './request-rules.js';
+
+/** The constraints of a value past a maximum (A-2: 413 where the operation documents one). */
+const overMaximumConstraints = new Set(['maxLength', 'maxItems', 'maximum', 'maxProperties']);
+
+/** The constraints the runner's negative intents name; another keyword is the nearest of them. */
+const constraintNames: Readonly<Record<string, string>> = {
+  type: 'type',
+  required: 'required',
+  additionalProperties: 'additionalProperties',
+  enum: 'enum',
+  const: 'enum',
+  pattern: 'pattern',
+  format: 'format',
+  minLength: 'minLength',
+  maxLength: 'maxLength',
+  minItems: 'minItems',
+  maxItems: 'maxItems',
+};
+
+export interface ProfileIntentOptions {
+  readonly method: string;
+  readonly path: string;
+  /** The request's headers as the client sent them (lower-case names). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The whole body's size in bytes (more than was kept, for a body past the proxy's capture). */
+  readonly bodyBytes: number;
+  readonly operation?: OperationDescription;
+  readonly violations: readonly RequestViolation[];
+  /** The intent of a request the contract allows (traffic-state.ts): a create, a replay, a poll… */
+  readonly validIntent: Intent;
+  /** The header naming the caller (the profile's A-10.caller; Authorization without one). */
+  readonly credentialHeader: string;
+  /** The status the server answered: a 401 or 403 to a request without credentials is theirs. */
+  readonly status: number;
+}
+
+const anyRejection = { status: 'any-4xx', because: 'a request a client sent' } as const;
+
+function headerValue(headers: ProfileIntentOptions['headers'], name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The runner's intent for a request with one problem, or undefined when it has several or none it names. */
+function oneProblemIntent(options: ProfileIntentOptions, detail: ViolationDetail | undefined): Intent | undefined {
+  if (!detail) return undefined;
+  const { method, path } = options;
+  switch (detail.kind) {
+    case 'unknown-route':
+      if (detail.emptyParameter !== undefined)
+        return {
+          kind: 'negative',
+          location: 'path',
+          pointer: detail.emptyParameter,
+          constraint: 'minLength',
+          overMaximum: false,
+          description: `path ${detail.emptyParameter} empty`,
+          expected: anyRejection,
+        };
+      // OPTIONS and HEAD are asked about by the learner's own questions (A-20), which traffic does not answer.
+      if (detail.declaredMethods.length > 0)
+        return method === 'OPTIONS' || method === 'HEAD' ? undefined : { kind: 'undeclared-method', method, path };
+      return { kind: 'undeclared-path', path };
+    case 'parameter': {
+      const [constraint, ...others] = detail.constraints;
+      if (constraint === undefined || others.length > 0) return undefined;
+      if (constraint === 'required')
+        return detail.location === 'header' ? { kind: 'missing-header', header: detail.name, expected: anyRejection } : undefined;
+      return negative({ location: detail.location, pointer: detail.name, constraint, what: `${detail.location} ${detail.name}` });
+    }
+    case 'media-type':
+      return {
+        kind: 'media-type',
+        ...(detail.contentType === undefined ? {} : { contentType: detail.contentType }),
+        description: detail.contentType === undefined ? 'no Content-Type' : `Content-Type ${detail.contentType.slice(0, 80)}`,
+        expected: anyRejection,
+      };
+    case 'json':
+      return { kind: 'malformed-json', expected: anyRejection, description: 'a body that is not JSON' };
+    case 'body': {
+      // One problem a client can name: several (a value both too long and off its pattern) are the order's.
+      if (detail.problems.length !== 1) return undefined;
+      const problem = detail.problems[0]!;
+      const pointer = problem.pointer === '/' ? '' : problem.pointer;
+      return negative({ location: 'body', pointer, constraint: problem.constraint, what: `body ${pointer || '(root)'}` });
+    }
+  }
+}
+
+function negative(options: {
+  location: 'body' | 'header' | 'path';
+  pointer: string;
+  constraint: string;
+  what: string;
+}): Intent | undefined {
+  const constraint = constraintNames[options.constraint];
+  if (constraint === undefined) return undefined;
+  return {
+    kind: 'negative',
+    location: options.location,
+    pointer: options.pointer,
+    constraint: constraint as Extract<Intent, { kind: 'negative' }>['constraint'],
+    overMaximum: overMaximumConstraints.has(options.constraint),
+    description: `${options.what} breaks ${options.constraint}`,
+    expected: anyRejection,
+  };
+}
+
+/** The contract's body limit of an operation (A-13), when it has one. */
+function bodyLimitOf(operation: OperationDescription | undefined): number | undefined {
+  if (operation?.operationId === 'createEvaluation') return bodyLimits.createEvaluationBytes;
+  if (operation?.operationId === 'verifyReport') return bodyLimits.verifyReportBytes;
+  return undefined;
+}
+
+/**
+ * The intent the runner would have sent this request with. A request the contract allows keeps
+ * its traffic intent; one breaking one rule gets that rule's; one breaking several is
+ * `observed-invalid`, which shows no error entry.
+ */
+export function profileIntent(options: ProfileIntentOptions): Intent {
+  const { violations, status } = options;
+  const credential = headerValue(options.headers, options.credentialHeader);
+  if ((status === 401 || status === 403) && (credential === undefined || credential === ''))
+    return {
+      kind: 'without-credentials',
+      description: `a request without ${options.credentialHeader}`,
+      removed: [options.credentialHeader],
+      answer: { status: 0, bodyDigest: '' },
+    };
+  const limit = bodyLimitOf(options.operation);
+  if (limit !== undefined && options.bodyBytes > limit) return { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection };
+  if (violations.length === 0) return options.validIntent;
+  const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
+  return named ?? { kind: 'observed-invalid', description: violations.map((violation) => violation.check).join(', ') };
+}

@@ -1,0 +1,125 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Exchange, Intent } from '../../src/conformance/exchange.js';
+import { observe } from '../../src/conformance/profile/observe.js';
+import type { ContractDocument } from '../../src/openapi/document.js';
+import { loadContract } from '../../src/openapi/document.js';
+import { ResponseValidator } from '../../src/openapi/response-validator.js';
+import { profileIntent } from '../../src/proxy/profile-intent.js';
+import { judgeRequest } from '../../src/proxy/request-rules.js';
+
+let contract: ContractDocument;
+let validator: ResponseValidator;
+
+beforeAll(async () => {
+  contract = await loadContract();
+  validator = new ResponseValidator(contract);
+  const create = contract.operations.find((operation) => operation.operationId === 'createEvaluation')!;
+  validCreate = create.requestBody!.examples['application/json']![0];
+});
+
+/** The contract's own example: a request it allows. */
+let validCreate: unknown;
+
+/** What the profile's one reading sees of a client's request, answered `status` with `code`. */
+function entriesSeen(options: {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  status: number;
+  code?: string;
+}): { intent: Intent; entries: string[] } {
+  const headers = { 'content-type': 'application/json', 'idempotency-key': 'key-1', ...options.headers };
+  const body = Buffer.from(options.body ?? '');
+  const judged = judgeRequest({
+    request: { method: options.method, path: options.path, headers, body, bodyCut: false },
+    operations: contract.operations,
+    validator,
+  });
+  const intent = profileIntent({
+    method: options.method,
+    path: options.path,
+    headers,
+    bodyBytes: body.length,
+    ...(judged.operation ? { operation: judged.operation } : {}),
+    violations: judged.violations,
+    validIntent: { kind: 'positive', source: 'observed', description: 'valid' },
+    credentialHeader: 'Authorization',
+    status: options.status,
+  });
+  const json = options.code ? { code: options.code, message: 'refused' } : {};
+  const exchange: Exchange = {
+    id: 1,
+    ...(judged.operation ? { operationId: judged.operation.operationId } : {}),
+    caller: 1,
+    intent,
+    request: { method: options.method, url: `http://upstream.test${options.path}`, headers: {} },
+    response: { status: options.status, headers: {}, contentType: 'application/json', bodyText: JSON.stringify(json), json },
+    notes: [],
+    rateLimited: false,
+    durationMs: 1,
+  };
+  return {
+    intent,
+    entries: observe(exchange).map((observation) => `${observation.entry}${observation.condition ? `/${observation.condition}` : ''}`),
+  };
+}
+
+describe('the situation of a client request, read passively (A-67)', () => {
+  it('names the one problem of a request as the runner would have sent it', () => {
+    const cases: { request: { method: string; path: string; body?: string; headers?: Record<string, string> }; entry: string }[] = [
+      { request: { method: 'POST', path: '/v0/evaluations', body: '{"reportText":' }, entry: 'A-21.malformed-json' },
+      {
+        request: { method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), headers: { 'content-type': 'text/plain' } },
+        entry: 'A-21.media-type',
+      },
+      {
+        request: { method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), headers: { 'idempotency-key': '' } },
+        entry: 'A-16.missing-key/minLength',
+      },
+      { request: { method: 'POST', path: '/v0/evaluations', body: '[1]' }, entry: 'A-21.not-an-object' },
+      {
+        request: { method: 'POST', path: '/v0/evaluations', body: JSON.stringify({ ...(validCreate as object), operationId: 7 }) },
+        entry: 'A-7.invalid-request/type',
+      },
+      { request: { method: 'GET', path: '/v0/jobs/' }, entry: 'A-20.unknown-route/empty-path-parameter' },
+      { request: { method: 'GET', path: '/not/in/the/contract' }, entry: 'A-20.unknown-route' },
+      { request: { method: 'DELETE', path: '/v0/evaluations' }, entry: 'A-20.undeclared-method' },
+    ];
+    for (const { request, entry } of cases) {
+      const seen = entriesSeen({ ...request, status: 400, code: 'refused' });
+      expect(seen.entries, `${request.method} ${request.path} ${request.body ?? ''}`).toContain(entry);
+    }
+  });
+
+  it('shows no error entry for a request with two problems: which is answered is the order of A-7.precedence', () => {
+    const seen = entriesSeen({
+      method: 'POST',
+      path: '/v0/evaluations',
+      body: '{"reportText":',
+      headers: { 'content-type': 'text/plain', 'idempotency-key': '' },
+      status: 400,
+      code: 'refused',
+    });
+    expect(seen.intent.kind).toBe('observed-invalid');
+    expect(seen.entries.filter((entry) => !entry.startsWith('A-7.error-headers'))).toEqual([]);
+  });
+
+  it('reads a 401 to a request without the caller header as A-10.without-credentials', () => {
+    const seen = entriesSeen({ method: 'GET', path: '/v0/jobs/abc', status: 401, code: 'auth.missing' });
+    expect(seen.entries).toContain('A-10.without-credentials');
+    const withCredentials = entriesSeen({
+      method: 'GET',
+      path: '/v0/jobs/abc',
+      headers: { authorization: 'Bearer x' },
+      status: 401,
+      code: 'auth.invalid',
+    });
+    expect(withCredentials.entries).not.toContain('A-10.without-credentials');
+  });
+
+  it('keeps the traffic intent of a request the contract allows', () => {
+    const seen = entriesSeen({ method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), status: 202 });
+    expect(seen.intent).toEqual({ kind: 'positive', source: 'observed', description: 'valid' });
+  });
+});
