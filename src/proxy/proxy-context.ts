@@ -12,6 +12,7 @@ import type { OutboundClient } from '../http/outbound-client.js';
 import type { ContractDocument } from '../openapi/document.js';
 import type { ResponseValidator } from '../openapi/response-validator.js';
 import type { ForwardLimits } from './forward.js';
+import type { ProfileWatcher } from './profile-watch.js';
 import type { ProxyExchangeRecord, ProxyReport, Violation } from './proxy-types.js';
 import type { TrafficState } from './traffic-state.js';
 
@@ -40,6 +41,10 @@ export interface ProxyContext {
   readonly scrubber: Scrubber;
   /** Keeps an exchange in the cassette when recording; the entry is built only then. */
   recordIf(entryOf: () => CassetteEntry): void;
+  /** Who reads each answered exchange against a profile (drift, passive learning); none by default. */
+  readonly profileWatchers: readonly ProfileWatcher[];
+  /** The header naming a caller: the profile's A-10.caller, Authorization without one. */
+  readonly credentialHeader: string;
 }
 
 /** Violations and exchanges kept: a long session must not grow without bound. */

@@ -7,7 +7,7 @@
  * kept for the report, recorded in the cassette and logged the same way on every path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Exchange, Intent, ReceivedResponse } from '../conformance/exchange.js';
+import type { Exchange, ReceivedResponse } from '../conformance/exchange.js';
 import { toReceived as toReceivedAnswer } from '../conformance/http/transport.js';
 import { verdictsOn } from '../conformance/judge.js';
 import type { CassetteEntry } from '../conformance/report/har.js';
@@ -19,11 +19,12 @@ import type { OperationId } from '../engine/router.js';
 import { readCapped } from '../http/capped-buffer.js';
 import type { OutboundClient } from '../http/outbound-client.js';
 import { answerHeadersForClient, type ForwardOutcome, forward } from './forward.js';
+import { profileIntent } from './profile-intent.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Violation } from './proxy-types.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
 import { judgeTarget } from './targets.js';
-import type { TrafficState } from './traffic-state.js';
+import { trafficIntent } from './traffic-intent.js';
 
 /** The request rules that judge a request of an operation, besides request_operation_known. */
 const rulesWithoutBody = ['request_parameters'] as const;
@@ -251,7 +252,15 @@ async function forwardAndJudge(options: {
   // Anonymous callers (no Authorization) skip the hash and its await.
   const authorization = incoming.headers.authorization;
   const caller = authorization ? await callerFingerprint(authorization) : anonymousCaller;
-  const intent = intentOf({ judged, state: context.state, caller, incoming, operationId: operation?.operationId, path, requestText });
+  const intent = trafficIntent({
+    judged,
+    state: context.state,
+    caller,
+    headers: incoming.headers,
+    operationId: operation?.operationId,
+    path,
+    requestText,
+  });
   const exchange: Exchange = {
     id: start.id,
     ...(operation ? { operationId: operation.operationId } : {}),
@@ -281,6 +290,16 @@ async function forwardAndJudge(options: {
       });
     }
   }
+  const drift = watchProfile({
+    context,
+    exchange,
+    operation,
+    judged,
+    start,
+    headers: incoming.headers,
+    requestText,
+    bytes: outcome.request.bytes,
+  });
   intent.remember(response);
   const upstream = { status: response.status, headers: outcome.answer.headers, bodyText: response.bodyText };
   const names = [...new Set(found.map((violation) => violation.check))];
@@ -300,6 +319,7 @@ async function forwardAndJudge(options: {
   }
   const headers = answerHeadersForClient(outcome.answer, { method });
   if (names.length > 0) headers.push(['Contract-Violations', names.join(', ')]);
+  if (drift.length > 0) headers.push(['Profile-Drift', drift.join(', ')]);
   let status = response.status;
   try {
     outgoing.writeHead(response.status, headers).end(method === 'HEAD' ? undefined : outcome.answer.body);
@@ -325,8 +345,49 @@ async function forwardAndJudge(options: {
     found,
     upstream,
     requestBody: requestText,
-    ...(names.length > 0 ? { note: `Contract-Violations: ${names.join(', ')}` } : {}),
+    ...(names.length > 0 || drift.length > 0 ? { note: notes(names, drift) } : {}),
   });
+}
+
+function notes(names: readonly string[], drift: readonly string[]): string {
+  return [
+    ...(names.length > 0 ? [`Contract-Violations: ${names.join(', ')}`] : []),
+    ...(drift.length > 0 ? [`Profile-Drift: ${drift.join(', ')}`] : []),
+  ].join('; ');
+}
+
+/**
+ * Shows the exchange to the profile's watchers, its intent the request's own situation
+ * (profile-intent.ts); the entries it drifts from, none without a watcher.
+ */
+function watchProfile(options: {
+  context: ProxyContext;
+  exchange: Exchange;
+  operation: ReturnType<typeof judgeRequest>['operation'];
+  judged: ReturnType<typeof judgeRequest>;
+  start: ExchangeStart;
+  headers: IncomingMessage['headers'];
+  requestText: string;
+  bytes: number;
+}): readonly string[] {
+  const { context, exchange, start } = options;
+  if (context.profileWatchers.length === 0) return [];
+  const intent = profileIntent({
+    method: start.method,
+    path: start.path,
+    headers: options.headers,
+    bodyBytes: options.bytes,
+    ...(options.operation ? { operation: options.operation } : {}),
+    violations: options.judged.violations,
+    validIntent: exchange.intent,
+    credentialHeader: context.credentialHeader,
+    status: exchange.response?.status ?? 0,
+  });
+  const watched = {
+    exchange: { ...exchange, intent },
+    request: { method: start.method, url: exchange.request.url, headers: options.headers, body: options.requestText },
+  };
+  return [...new Set(context.profileWatchers.flatMap((watcher) => watcher.see(watched)))];
 }
 
 /** The one end of every exchange: answers (when the proxy answers), keeps, records, logs. */
@@ -454,54 +515,6 @@ function requestViolation(violation: RequestViolation, exchange: number, operati
     message: violation.message,
     exchange,
   };
-}
-
-/** The intent the runner would have sent this request with, from the traffic seen so far, and how to remember its answer. */
-function intentOf(options: {
-  judged: ReturnType<typeof judgeRequest>;
-  state: TrafficState;
-  caller: string;
-  incoming: IncomingMessage;
-  operationId: string | undefined;
-  path: string;
-  /** The request body's text, the one `judged.json` was parsed from. */
-  requestText: string;
-}): { intent: Intent; remember: (response: ReceivedResponse) => void } {
-  const { judged, state, caller } = options;
-  const nothing = () => undefined;
-  if (judged.violations.length > 0)
-    return {
-      intent: { kind: 'observed-invalid', description: judged.violations.map((violation) => violation.check).join(', ') },
-      remember: nothing,
-    };
-  if (options.operationId === 'createEvaluation') {
-    const header = options.incoming.headers['idempotency-key'];
-    const key = Array.isArray(header) ? header.join(', ') : (header ?? '');
-    const { intent, body } = state.createIntent({ caller, key, body: judged.json, text: options.requestText });
-    return {
-      intent,
-      remember: (response) => state.createAnswered({ caller, key, body, intent, status: response.status, job: response.json }),
-    };
-  }
-  if (options.operationId === 'getJob') {
-    const jobId = safeDecode(options.path.split('/').pop() ?? '');
-    return {
-      intent: state.readIntent({ caller, jobId }),
-      remember: (response) => state.readAnswered({ jobId, status: response.status, job: response.json }),
-    };
-  }
-  return {
-    intent: { kind: 'positive', source: 'observed', description: `${options.operationId ?? 'request'} through the proxy` },
-    remember: nothing,
-  };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function logLine(options: {

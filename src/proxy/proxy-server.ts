@@ -28,6 +28,7 @@ import { createControlGuard } from '../server/control-guard.js';
 import { sendAnswer } from '../server/node-adapter.js';
 import { type CassetteLimits, ProxyCassette } from './cassette.js';
 import type { ForwardLimits } from './forward.js';
+import type { ProfileWatcher } from './profile-watch.js';
 import { type ProxyContext, ProxyLedger } from './proxy-context.js';
 import { handleExchange } from './proxy-exchange.js';
 import { asConformanceReport } from './proxy-report.js';
@@ -70,6 +71,10 @@ export interface ProxyServerOptions {
   readonly scenario?: Scenario;
   /** Seeds the fractions of the scenario's faults. */
   readonly seed?: number;
+  /** Who reads each answered exchange against a profile: drift (`--profile`), passive learning (`--write-profile`). */
+  readonly profileWatchers?: readonly ProfileWatcher[];
+  /** The header naming a caller, for the watchers (the profile's A-10.caller). Default Authorization. */
+  readonly credentialHeader?: string;
 }
 
 export interface RunningProxy {
@@ -152,6 +157,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     recordIf: (entryOf) => {
       if (cassette) cassette.add(entryOf(), scrubber);
     },
+    profileWatchers: options.profileWatchers ?? [],
+    credentialHeader: options.credentialHeader ?? 'Authorization',
   };
   // Scrubbed again when read: a credential learnt after an exchange was kept (a Set-Cookie value) is taken out too.
   const report = (): ProxyReport => scrubber.scrubDeep(ledger.report({ upstream: upstream.href, spec: contract.source }));
