@@ -27,7 +27,7 @@ async function runBench(args: readonly string[]): Promise<{ code: number | null;
   }
 }
 
-const groups = ['throughput', 'stages', 'startup', 'msw', 'memory', 'proxy', 'store'];
+const groups = ['throughput', 'stages', 'startup', 'msw', 'memory', 'proxy', 'store', 'conformance'];
 
 it('runs its groups with --quick, writes their JSON and fills the marked tables of a doc', { timeout: 180_000 }, async () => {
   expect(existsSync(entry), 'dist/bench/run-bench.js is missing: run npm run build first').toBe(true);
