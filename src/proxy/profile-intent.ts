@@ -145,7 +145,18 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
     };
   const limit = bodyLimitOf(options.operation);
   if (limit !== undefined && options.bodyBytes > limit) return { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection };
-  if (violations.length === 0) return options.validIntent;
+  if (violations.length === 0) return unknownJobOr(options);
   const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
   return named ?? { kind: 'observed-invalid', description: violations.map((violation) => violation.check).join(', ') };
+}
+
+/**
+ * A read of a job the traffic never saw created is the runner's unknown job: its error answer
+ * shows A-10.unknown-job, and an answer with the job (one created before the traffic began)
+ * shows no error entry at all.
+ */
+function unknownJobOr(options: ProfileIntentOptions): Intent {
+  const intent = options.validIntent;
+  if (options.operation?.operationId !== 'getJob' || intent.kind !== 'positive') return intent;
+  return { kind: 'unknown-job' };
 }

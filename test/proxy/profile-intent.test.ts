@@ -118,6 +118,14 @@ describe('the situation of a client request, read passively (A-67)', () => {
     expect(withCredentials.entries).not.toContain('A-10.without-credentials');
   });
 
+  it('reads a job the traffic never saw created as an unknown job: its 404 shows A-10.unknown-job, its 200 nothing', () => {
+    expect(entriesSeen({ method: 'GET', path: '/v0/jobs/job-never-seen', status: 404, code: 'job.missing' }).entries).toContain(
+      'A-10.unknown-job',
+    );
+    const found = entriesSeen({ method: 'GET', path: '/v0/jobs/job-made-before', status: 200 });
+    expect(found.entries.filter((entry) => entry.startsWith('A-10'))).toEqual([]);
+  });
+
   it('keeps the traffic intent of a request the contract allows', () => {
     const seen = entriesSeen({ method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), status: 202 });
     expect(seen.intent).toEqual({ kind: 'positive', source: 'observed', description: 'valid' });
