@@ -16,6 +16,7 @@ import { ProfileLearning } from '../../src/proxy/profile-learning.js';
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
 import { type OwnDecisionsServer, startOwnDecisionsServer } from '../fixtures/profile-server/own-decisions-server.js';
+import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest } from '../support/fixtures.js';
 import { notShownAnswers } from '../support/not-shown-points.js';
 
@@ -134,3 +135,26 @@ it('keeps a Bearer credential out of the profile, and names the caller by its he
   expect(text).toContain('without-credentials: {status: 401, code: auth_required');
   expect(text).not.toContain('s3cret');
 });
+
+const spawnCli = cliChildrenKilledAfterEach();
+
+it('`proxy --write-profile FILE` (the built command) writes the profile when stopped, and refuses a bad FILE at start', async () => {
+  const file = join(folder, 'cli', 'learnt.yaml');
+  const child = spawnCli(['proxy', '--upstream', server.url, '--port', '0', '--quiet', '--write-profile', file]);
+  const [, url] = await child.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const text = await fetch(`${url}/v0/evaluations`, {
+    method: 'POST',
+    headers: { ...alice, 'content-type': 'text/plain', 'idempotency-key': 'k-cli' },
+    body: JSON.stringify(evaluationRequest()),
+  });
+  expect(text.status).toBe(400);
+  child.child.kill('SIGTERM');
+  expect(await child.exit).toBe(0);
+  expect(child.stderr()).toMatch(/proxy: wrote the server's profile to .*learnt\.yaml: \d+ entries learnt from 1 exchanges/);
+  expect(readFileSync(file, 'utf8')).toContain('media-type: {status: 400, code: UNSUPPORTED_CONTENT}');
+  // A FILE that cannot be written fails at start, in one line, before anything listens.
+  const refused = spawnCli(['proxy', '--upstream', server.url, '--port', '0', '--write-profile', join(file, 'under-a-file.yaml')]);
+  expect(await refused.exit).toBe(2);
+  expect(refused.stderr().trim().split('\n')).toEqual([expect.stringContaining('--write-profile')]);
+  expect(refused.stdout()).not.toContain('listening');
+}, 30_000);
