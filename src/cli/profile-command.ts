@@ -273,7 +273,7 @@ async function profileFromHar(options: {
 }): Promise<number> {
   const { har, out, io } = options;
   if (out === undefined) throw new UsageError('--from-har writes a file: give --out FILE.');
-  if (options.base !== undefined && !/^https?:\/\/[^/]/i.test(options.base))
+  if (options.base !== undefined && (!/^https?:\/\/[^/]/i.test(options.base) || !URL.canParse(options.base)))
     throw new UsageError(`--base-url must be an http:// or https:// URL, got '${options.base.slice(0, 80)}'.`);
   if (options.spec !== undefined) {
     const problem = specFileProblem(options.spec);

@@ -219,7 +219,7 @@ export const proxyCommand: Command = {
     const { signal, cause, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
     // The shutdown bound: reports, the cassette and the profile are written within it, or the exit says they were not.
     setTimeout(() => {
-      io.stderr(diagnostic('proxy: the reports or the cassette were still being written after 4.5 s; stopped without them'));
+      io.stderr(diagnostic('proxy: the reports, the cassette or the profile were still being written after 4.5 s; stopped without them'));
       process.exit(exitCodes.failed);
     }, 4500).unref();
     let written = true;

@@ -164,6 +164,17 @@ it("learns from a browser's HAR export: base64 bodies, header arrays, other site
           status: 401,
           answer: { code: 'login_first', message: 'no' },
         }),
+        {
+          ...browserEntry({
+            method: 'POST',
+            url: `${api}/v0/evaluations`,
+            headers: { ...auth, 'Idempotency-Key': 'k-4' },
+            body: '{"profile":',
+            status: 400,
+            answer: { code: 'invalid_request', message: 'The request breaks the contract' },
+          }),
+          comment: 'blocked: not sent upstream (request_json_valid)',
+        },
         { request: { method: 'GET' }, response: {} },
       ],
     },
@@ -173,7 +184,7 @@ it("learns from a browser's HAR export: base64 bodies, header arrays, other site
   const out = join(folder, 'from-browser.yaml');
   const learnt = await runMain('profile', '--from-har', file, '--out', out);
   expect(learnt.code, learnt.stderr).toBe(0);
-  expect(learnt.stderr).toContain(`4 of 6 entries read; skipped: 1 outside ${api}, 1 malformed`);
+  expect(learnt.stderr).toContain(`4 of 7 entries read; skipped: 1 outside ${api}, 1 answered by the proxy itself, 1 malformed`);
   const text = readFileSync(out, 'utf8');
   expect(text).toContain('malformed-json: {status: 400, code: unparseable_body}');
   expect(text).toContain('unknown-job: {status: 404, code: no_such_job}');
