@@ -9,16 +9,24 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Scrubber } from '../conformance/secrets.js';
+import { DocumentFileError, readDocumentFile } from '../documents/index.js';
+import { specFileProblem } from '../documents/spec-file.js';
 import { OutputFileError, prepareOutputTarget, writeOutputFile } from '../files/output-file.js';
+import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { type DiffFormat, diffProfiles, formatDiff, mergeProfiles } from '../profile/compare.js';
 import { currentFormat, type EntryName, entryNames } from '../profile/entries.js';
 import { ProfileFileError, readProfileFile, readProfileForUpgrade } from '../profile/load.js';
 import { defaultEntries, ProfileError, type ServerProfile } from '../profile/profile.js';
 import { ProfileUpgradeError, upgradedProfileText } from '../profile/upgrade.js';
 import { entryMeaning, flowYaml, profileYaml } from '../profile/write.js';
+import { HarTrafficError, harEntries, harLimits, replayHar } from '../proxy/har-traffic.js';
+import { ProfileLearning } from '../proxy/profile-learning.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, UsageError } from './command.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { profileSchemaReference } from './profile-schema-ref.js';
+import { specAdvice } from './spec-file.js';
+import { schemeOf, writeTrafficProfile } from './write-profile.js';
 
 export const profileOptions = {
   init: { kind: 'boolean', help: "write the default profile (the mock's behaviour without one), every entry with what it means" },
@@ -47,6 +55,17 @@ export const profileOptions = {
     value: 'FILE',
     help: 'rewrite a format 1 profile as format 2, keeping its entries and comments: in place, or to --out FILE2; a format 2 file is left as it is',
   },
+  'from-har': {
+    kind: 'string',
+    value: 'FILE.har',
+    help: "with --out FILE: learn the server's profile from a HAR 1.2 file (the proxy's --record cassette or a browser's export, at most 64 MiB and 10,000 entries), its entries replayed in order as the proxy reads traffic; nothing is sent",
+  },
+  'base-url': {
+    kind: 'string',
+    value: 'URL',
+    help: "with --from-har: the server whose entries are read (default: the server of the first entry that is one of the contract's operations); other entries are skipped and counted",
+  },
+  spec: { kind: 'string', value: 'FILE', help: 'with --from-har: the OpenAPI 3.1 document (default: the bundled spec/openapi.yaml)' },
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness profile --init [--out FILE [--force]]
@@ -54,12 +73,14 @@ const help = `Usage: evidence-harness profile --init [--out FILE [--force]]
        evidence-harness profile --diff OLD NEW [--format text|json|markdown]
        evidence-harness profile --merge A B --out FILE [--force]
        evidence-harness profile --upgrade FILE [--out FILE2 [--force]]
+       evidence-harness profile --from-har FILE.har --out FILE [--force] [--base-url URL] [--spec FILE]
 
 A server profile declares a server's own answers where the contract says "not shown": error
 codes and statuses per situation, how a replay is compared, how callers are identified, the
 job timeline, the health body (docs/profiles.md). The runner learns one
 (conformance --write-profile FILE) and holds the server to it (conformance --profile FILE);
-the mock serves it (mock --profile FILE).
+the mock serves it (mock --profile FILE). A profile is also learnt from traffic, without a
+request of its own: live (proxy --write-profile FILE) or from a cassette (--from-har).
 
 Options:
 ${optionsHelp(profileOptions)}
@@ -73,6 +94,7 @@ Examples:
   evidence-harness profile --diff profile.yaml relearnt.yaml --format markdown
   evidence-harness profile --merge learnt.yaml hand-edited.yaml --out profile.yaml --force
   evidence-harness profile --upgrade profile.yaml
+  evidence-harness profile --from-har staging.har --out profile.yaml
 `;
 
 /** The default profile as a file: every entry, with what it means. */
@@ -235,6 +257,93 @@ async function upgradeProfile(options: { file: string; out: string | undefined; 
   return exitCodes.ok;
 }
 
+/**
+ * `profile --from-har FILE.har --out FILE` (A-69): the HAR read through the documents door
+ * (bounded), its entries replayed through the proxy's pipeline (proxy/har-traffic.ts) into the
+ * learner, and the profile written as `proxy --write-profile` writes it. A file that is no HAR
+ * this reader takes is one line on stderr, exit 2; skipped entries are counted on one line.
+ */
+async function profileFromHar(options: {
+  har: string;
+  out: string | undefined;
+  force: boolean;
+  base: string | undefined;
+  spec: string | undefined;
+  io: CommandIo;
+}): Promise<number> {
+  const { har, out, io } = options;
+  if (out === undefined) throw new UsageError('--from-har writes a file: give --out FILE.');
+  if (options.base !== undefined && (!/^https?:\/\/[^/]/i.test(options.base) || !URL.canParse(options.base)))
+    throw new UsageError(`--base-url must be an http:// or https:// URL, got '${options.base.slice(0, 80)}'.`);
+  if (options.spec !== undefined) {
+    const problem = specFileProblem(options.spec);
+    if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
+  }
+  const refuse = (why: string) => {
+    io.stderr(diagnostic(`profile: --from-har ${har}: ${why}`));
+    return exitCodes.usage;
+  };
+  const refusal = await outProblem(out, options.force);
+  if (refusal) return refuse(`not read: ${refusal}`);
+  let entries: readonly unknown[];
+  try {
+    entries = harEntries((await readDocumentFile({ path: har, maxBytes: harLimits.maxBytes })).text);
+  } catch (error) {
+    if (error instanceof HarTrafficError || error instanceof DocumentFileError) return refuse(`not read: ${error.message}.`);
+    throw error;
+  }
+  let contract: ContractDocument;
+  try {
+    contract = await loadContract(options.spec === undefined ? {} : { source: options.spec });
+  } catch (error) {
+    if (error instanceof InvalidSpecError) return refuse(`invalid OpenAPI document: ${error.message.split('\n')[0]}`);
+    throw error;
+  }
+  const scrubber = new Scrubber();
+  const learning = new ProfileLearning({ isCredentialHeader: (name) => scrubber.isCredentialHeader(name), schemeOf });
+  const replayed = await replayHar({
+    entries,
+    contract,
+    watcher: learning,
+    scrubber,
+    ...(options.base === undefined ? {} : { base: options.base }),
+  });
+  const { skipped } = replayed;
+  const counts = [
+    skipped.outside > 0
+      ? `${skipped.outside} outside ${replayed.server ?? "the contract's server (no entry is one of its operations)"}`
+      : '',
+    skipped.answeredByProxy > 0 ? `${skipped.answeredByProxy} answered by the proxy itself` : '',
+    skipped.unanswered > 0 ? `${skipped.unanswered} without an answer` : '',
+    skipped.malformed > 0 ? `${skipped.malformed} malformed` : '',
+  ].filter((part) => part !== '');
+  io.stderr(
+    diagnostic(
+      `profile: --from-har ${har}: ${replayed.read} of ${entries.length} entries read${counts.length > 0 ? `; skipped: ${counts.join(', ')}` : ''}`,
+    ),
+  );
+  try {
+    await writeTrafficProfile({
+      learning,
+      file: out,
+      io,
+      command: 'profile',
+      label: '--out',
+      source: `${har}${replayed.server ? ` (${replayed.server})` : ''}`,
+      scrub: (text) => scrubber.scrub(text),
+      replace: options.force,
+    });
+  } catch (error) {
+    if (!(error instanceof OutputFileError)) throw error;
+    return refuse(
+      error.reason.startsWith('a file is already there')
+        ? `${out} exists; give --force to replace it, or another --out.`
+        : `${error.message}.`,
+    );
+  }
+  return exitCodes.ok;
+}
+
 export const profileCommand: Command = {
   name: 'profile',
   summary: 'write the default server profile, check, upgrade, compare or merge profile files',
@@ -248,15 +357,18 @@ export const profileCommand: Command = {
       values.upgrade !== undefined && '--upgrade',
       values.diff && '--diff',
       values.merge && '--merge',
+      values['from-har'] !== undefined && '--from-har',
     ];
     const chosen = modes.filter((mode): mode is string => typeof mode === 'string');
     if (chosen.length !== 1)
       throw new UsageError(
         chosen.length > 1
           ? `${chosen.join(' and ')} go alone; give one.`
-          : 'give --init, --check FILE, --upgrade FILE, --diff OLD NEW or --merge A B --out FILE.',
+          : 'give --init, --check FILE, --upgrade FILE, --diff OLD NEW, --merge A B --out FILE or --from-har FILE.har --out FILE.',
       );
     if (values.format !== undefined && !values.diff) throw new UsageError('--format goes with --diff.');
+    if (values['from-har'] === undefined && (values.spec !== undefined || values['base-url'] !== undefined))
+      throw new UsageError(`${values.spec !== undefined ? '--spec' : '--base-url'} goes with --from-har.`);
     if (values.diff || values.merge) {
       if (positionals.length !== 2)
         throw new UsageError(
@@ -267,6 +379,15 @@ export const profileCommand: Command = {
         : mergeFiles({ files: positionals as [string, string], out: values.out, force: values.force === true, io });
     }
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0]!.slice(0, 80))}.`);
+    if (values['from-har'] !== undefined)
+      return profileFromHar({
+        har: values['from-har'],
+        out: values.out,
+        force: values.force === true,
+        base: values['base-url'],
+        spec: values.spec,
+        io,
+      });
     if (values.upgrade !== undefined) return upgradeProfile({ file: values.upgrade, out: values.out, force: values.force === true, io });
     if (values.check !== undefined) {
       try {

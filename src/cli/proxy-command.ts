@@ -6,11 +6,13 @@
  */
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';
+import { Scrubber } from '../conformance/secrets.js';
 import { specFileProblem } from '../documents/spec-file.js';
 import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
 import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { InvalidSpecError } from '../openapi/document.js';
+import { ProfileLearning } from '../proxy/profile-learning.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
@@ -19,6 +21,7 @@ import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js'
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
+import { schemeOf, writeTrafficProfile } from './write-profile.js';
 
 /** The command's options, written once: the parser, --help and docs/cli.md come from here. */
 export const proxyOptions = {
@@ -71,6 +74,12 @@ export const proxyOptions = {
     help: `the largest answer passed back (default ${formatSize(proxyDefaults.maxResponseBytes)})`,
   },
   quiet: { kind: 'boolean', help: 'no per-exchange log lines' },
+  'write-profile': {
+    kind: 'string',
+    value: 'FILE',
+    path: 'file',
+    help: "learn the server's profile from the traffic (no request of its own) and write it to FILE (YAML) when stopped, each entry with what was seen and how often, and the entries the traffic did not decide listed as not learnt; FILE is checked at start",
+  },
 } as const satisfies OptionTable;
 
 const help = `Usage: evidence-harness proxy --upstream URL [options]
@@ -93,6 +102,7 @@ Examples:
   evidence-harness proxy --upstream http://127.0.0.1:8080
   evidence-harness proxy --upstream https://staging.example --port 4010 --errors --report json=reports/proxy.json
   evidence-harness proxy --upstream https://staging.example --scenario flaky-503 --seed 7
+  evidence-harness proxy --upstream https://staging.example --write-profile staging.profile.yaml
 `;
 
 export const proxyCommand: Command = {
@@ -124,6 +134,9 @@ export const proxyCommand: Command = {
     });
     for (const { format, file } of reports) await checkOutputAtStart({ path: file, label: `--report ${format}=` });
     if (values.record !== undefined) await checkOutputAtStart({ path: values.record, label: '--record' });
+    const profileFile = values['write-profile'];
+    if (profileFile === '') throw new UsageError('--write-profile needs a file name, for example --write-profile profile.yaml');
+    if (profileFile !== undefined) await checkOutputAtStart({ path: profileFile, label: '--write-profile' });
     if (values.spec !== undefined) {
       const problem = specFileProblem(values.spec);
       if (problem) throw new UsageError(`--spec: ${problem}; ${specAdvice}`);
@@ -149,6 +162,12 @@ export const proxyCommand: Command = {
       const problem = proxyScenarioProblem(scenario);
       if (problem) throw new UsageError(`--scenario: ${problem}.`);
     }
+    // Passive learning (A-69) scrubs the profile with the proxy's one scrubber, which learns the traffic's credentials.
+    const scrubber = new Scrubber({ credentialHeaders: values['credential-header'] ?? [] });
+    const learning =
+      profileFile === undefined
+        ? undefined
+        : new ProfileLearning({ isCredentialHeader: (name) => scrubber.isCredentialHeader(name), schemeOf });
     const lines = values.quiet ? undefined : createLineBuffer({ write: io.stdout });
     const say = (text: string) => {
       lines?.flush();
@@ -165,6 +184,8 @@ export const proxyCommand: Command = {
         record: values.record !== undefined,
         ...(tls ? { tls } : {}),
         ...(values['credential-header'] ? { credentialHeaders: values['credential-header'] } : {}),
+        scrubber,
+        ...(learning ? { profileWatchers: [learning] } : {}),
         ...(scenario ? { scenario } : {}),
         ...(seed === undefined ? {} : { seed }),
         limits: {
@@ -196,9 +217,9 @@ export const proxyCommand: Command = {
       ].join('\n'),
     );
     const { signal, cause, stopListening } = await untilStopSignal({ beforeExit: () => lines?.flush() });
-    // The shutdown bound: reports and the cassette are written within it, or the exit says they were not.
+    // The shutdown bound: reports, the cassette and the profile are written within it, or the exit says they were not.
     setTimeout(() => {
-      io.stderr(diagnostic('proxy: the reports or the cassette were still being written after 4.5 s; stopped without them'));
+      io.stderr(diagnostic('proxy: the reports, the cassette or the profile were still being written after 4.5 s; stopped without them'));
       process.exit(exitCodes.failed);
     }, 4500).unref();
     let written = true;
@@ -228,6 +249,22 @@ export const proxyCommand: Command = {
       } catch (error) {
         written = false;
         io.stderr(diagnostic(`proxy: cannot write the cassette ${values.record}: ${writeProblem(error)}`));
+      }
+    }
+    if (learning && profileFile !== undefined) {
+      try {
+        await writeTrafficProfile({
+          learning,
+          file: profileFile,
+          io,
+          command: 'proxy',
+          label: '--write-profile',
+          source: upstream.href,
+          scrub: (text) => scrubber.scrub(text),
+        });
+      } catch (error) {
+        written = false;
+        io.stderr(diagnostic(`proxy: cannot write the profile ${profileFile}: ${writeProblem(error)}`));
       }
     }
     const request = report.violations.filter((violation) => violation.side === 'request').length;

@@ -14,6 +14,7 @@ import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { maxProfileBytes } from '../profile/load.js';
 import { profileShapeProblem } from '../profile/profile.js';
 import { profileYaml } from '../profile/write.js';
+import { askedOnlyByTheLearner, type ProfileLearning } from '../proxy/profile-learning.js';
 import { type CommandIo, diagnostic } from './command.js';
 import { profileSchemaReference } from './profile-schema-ref.js';
 
@@ -60,9 +61,18 @@ export function disagreementText(item: Disagreement): string {
  * answered several ways, not one a profile may hold) and, last, what the run saw that format 2
  * cannot express, so no reader takes the entries for all of a server's decisions.
  */
-export function learntProfileBlocks(learnt: LearntProfile): { readonly title: string; readonly items: readonly string[] }[] {
+export function learntProfileBlocks(
+  learnt: LearntProfile,
+  options: {
+    /** What the file says first under "Not learnt": by default, the entries no answer of the run showed. */
+    readonly unseen?: readonly string[];
+    /** Who saw what is not expressible: `this run`, `the traffic`. */
+    readonly seer?: string;
+  } = {},
+): { readonly title: string; readonly items: readonly string[] }[] {
+  const seer = options.seer ?? 'this run';
   const notLearnt = [
-    ...(learnt.notObserved.length > 0 ? [`not seen in this run: ${learnt.notObserved.join(', ')}`] : []),
+    ...(options.unseen ?? (learnt.notObserved.length > 0 ? [`not seen in this run: ${learnt.notObserved.join(', ')}`] : [])),
     // Each as stderr says it, so the file says all stderr says.
     ...learnt.disagreements.map((item) => `${item.entry} not learnt: ${disagreementText(item)}`),
     ...learnt.notLearnt.map((item) => `${item.entry} not learnt: ${item.reason}`),
@@ -72,14 +82,57 @@ export function learntProfileBlocks(learnt: LearntProfile): { readonly title: st
       ? [{ title: 'Not learnt (left out: the mock keeps its default for each; docs/profiles.md):', items: notLearnt }]
       : []),
     {
-      title: 'Not expressible in profile format 2 (what this run saw that no entry can hold):',
-      items: learnt.notExpressible.length > 0 ? learnt.notExpressible : ['nothing this run saw.'],
+      title: `Not expressible in profile format 2 (what ${seer} saw that no entry can hold):`,
+      items: learnt.notExpressible.length > 0 ? learnt.notExpressible : [`nothing ${seer} saw.`],
     },
   ];
 }
 
 /** The stderr line of a run stopped by a signal: no profile is written, a file already there is left as it was. */
 export const interruptedProfileLine = 'conformance: --write-profile: no profile written: the run was interrupted';
+
+/**
+ * Writes a learnt profile through the one writer (src/files) and says on stderr what it holds:
+ * the one path of `conformance --write-profile`, `proxy --write-profile` and `profile --from-har`.
+ * The file is held to the reader's bounds first; a failed write throws OutputFileError.
+ */
+export async function writeProfileFile(options: {
+  learnt: LearntProfile;
+  file: string;
+  io: CommandIo;
+  /** The command and its option, as stderr names them: `conformance: --write-profile`. */
+  command: string;
+  label: string;
+  /** The file's opening comment lines (scrubbed already). */
+  header: readonly string[];
+  /** The rest of the stderr line after "wrote the server's profile to FILE: ". */
+  counts: string;
+  blocks: ReturnType<typeof learntProfileBlocks>;
+  /** Further stderr lines after the not-learnt ones. */
+  notes?: readonly string[];
+  /** False: an existing file is kept (`profile --out` without --force). Default true. */
+  replace?: boolean;
+}): Promise<void> {
+  const { learnt, file, io, command, label } = options;
+  const text = profileYaml({
+    entries: learnt.entries,
+    comments: learnt.comments,
+    header: [...options.header],
+    blocks: options.blocks,
+    schema: profileSchemaReference(file),
+  });
+  // The learner held each entry to the profile's schema; the file as a whole is held to the reader's bounds too.
+  const whole = profileShapeProblem(learnt.entries) ?? (Buffer.byteLength(text) > maxProfileBytes ? 'it is over 256 KiB' : undefined);
+  if (whole) throw new OutputFileError({ shown: `${label} ${file}`, reason: `not written: ${whole}` });
+  // A failed write throws, as a report's does: the command then exits naming the file.
+  await writeOutputFile({ path: file, data: text, label, replace: options.replace ?? true });
+  io.stderr(diagnostic(`${command}: wrote the server's profile to ${file}: ${options.counts}`));
+  for (const item of learnt.disagreements)
+    io.stderr(diagnostic(`${command}: ${label}: ${item.entry} not learnt: ${disagreementText(item)}`));
+  for (const item of learnt.notLearnt) io.stderr(diagnostic(`${command}: ${label}: ${item.entry} not learnt: ${item.reason}`));
+  for (const line of options.notes ?? []) io.stderr(diagnostic(`${command}: ${label}: ${line}`));
+  for (const line of learnt.notExpressible) io.stderr(diagnostic(`${command}: ${label}: not expressible in profile format 2: ${line}`));
+}
 
 export async function writeLearntProfile(options: {
   learner: ProfileLearner;
@@ -92,31 +145,63 @@ export async function writeLearntProfile(options: {
 }): Promise<void> {
   const { learner, file, io, report, scrub } = options;
   const learnt = learner.result({ ...(options.caller ? { caller: options.caller } : {}), scrub });
-  const blocks = learntProfileBlocks(learnt);
-  const text = profileYaml({
-    entries: learnt.entries,
-    comments: learnt.comments,
+  await writeProfileFile({
+    learnt,
+    file,
+    io,
+    command: 'conformance',
+    label: '--write-profile',
     header: [
       scrub(`evidence-harness server profile learnt from ${report.target} (seed ${report.seed}, run id ${report.runId}).`),
       'Review each entry, then: conformance --profile FILE holds the server to it; mock --profile FILE serves it (docs/profiles.md).',
     ],
-    blocks,
-    schema: profileSchemaReference(file),
+    blocks: learntProfileBlocks(learnt),
+    counts: `${Object.keys(learnt.entries).length} entries learnt, ${learnt.notObserved.length} not seen${learnt.notLearnt.length > 0 ? `, ${learnt.notLearnt.length} seen but not learnt` : ''}`,
   });
-  // The learner held each entry to the profile's schema; the file as a whole is held to the reader's bounds too.
-  const whole = profileShapeProblem(learnt.entries) ?? (Buffer.byteLength(text) > maxProfileBytes ? 'it is over 256 KiB' : undefined);
-  if (whole) throw new OutputFileError({ shown: `--write-profile ${file}`, reason: `not written: ${whole}` });
-  // A failed write throws, as a report's does: the run then exits 1 naming the file.
-  await writeOutputFile({ path: file, data: text, label: '--write-profile' });
-  const declared = Object.keys(learnt.entries).length;
-  io.stderr(
-    diagnostic(
-      `conformance: wrote the server's profile to ${file}: ${declared} entries learnt, ${learnt.notObserved.length} not seen${learnt.notLearnt.length > 0 ? `, ${learnt.notLearnt.length} seen but not learnt` : ''}`,
-    ),
-  );
-  for (const item of learnt.disagreements)
-    io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${disagreementText(item)}`));
-  for (const item of learnt.notLearnt) io.stderr(diagnostic(`conformance: --write-profile: ${item.entry} not learnt: ${item.reason}`));
-  for (const line of learnt.notExpressible)
-    io.stderr(diagnostic(`conformance: --write-profile: not expressible in profile format 2: ${line}`));
+}
+
+/**
+ * `proxy --write-profile FILE` and `profile --from-har`: the profile the traffic decided, each
+ * entry the traffic did not decide listed as not learnt with why: not seen in the traffic, or
+ * asked only by the learner's own questions (A-69: nothing is sent to ask them).
+ */
+export async function writeTrafficProfile(options: {
+  learning: ProfileLearning;
+  file: string;
+  io: CommandIo;
+  command: 'proxy' | 'profile';
+  label: string;
+  /** Whose traffic: the upstream, or the cassette and its server. */
+  source: string;
+  /** The scrubber that learnt the traffic's credentials: none reaches the file. */
+  scrub: (text: string) => string;
+  replace?: boolean;
+}): Promise<void> {
+  const { io, scrub } = options;
+  const traffic = options.learning.result(scrub);
+  const { learnt, askedOnly } = traffic;
+  const unseen = [
+    ...(learnt.notObserved.length > 0 ? [`not seen in the traffic: ${learnt.notObserved.join(', ')}`] : []),
+    ...(askedOnly.length > 0
+      ? [
+          `asked only by the learner's own questions (the proxy sends no request of its own; conformance --write-profile asks them): ${askedOnly.map((entry) => `${entry} (${askedOnlyByTheLearner[entry]})`).join(', ')}`,
+        ]
+      : []),
+  ];
+  await writeProfileFile({
+    learnt,
+    file: options.file,
+    io,
+    command: options.command,
+    label: options.label,
+    header: [
+      scrub(
+        `evidence-harness server profile learnt from the traffic of ${options.source} (${traffic.exchanges} exchanges; no request of its own).`,
+      ),
+      'Review each entry, then: conformance --profile FILE holds the server to it; mock --profile FILE serves it (docs/profiles.md).',
+    ],
+    blocks: learntProfileBlocks(learnt, { unseen, seer: 'the traffic' }),
+    counts: `${Object.keys(learnt.entries).length} entries learnt from ${traffic.exchanges} exchanges, ${learnt.notObserved.length} not seen in the traffic, ${askedOnly.length} asked only by the learner's own questions${learnt.notLearnt.length > 0 ? `, ${learnt.notLearnt.length} seen but not learnt` : ''}`,
+    ...(options.replace === undefined ? {} : { replace: options.replace }),
+  });
 }

@@ -75,6 +75,11 @@ export interface ProxyServerOptions {
   readonly profileWatchers?: readonly ProfileWatcher[];
   /** The header naming a caller, for the watchers (the profile's A-10.caller). Default Authorization. */
   readonly credentialHeader?: string;
+  /**
+   * The one scrubber, when the caller writes what the traffic showed too (a profile learnt from it,
+   * A-69): it learns each exchange's credentials here. Default: one made from `credentialHeaders`.
+   */
+  readonly scrubber?: Scrubber;
 }
 
 export interface RunningProxy {
@@ -136,7 +141,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       })
     : undefined;
   const ledger = new ProxyLedger();
-  const scrubber = new Scrubber({ credentialHeaders: options.credentialHeaders ?? [] });
+  const scrubber = options.scrubber ?? new Scrubber({ credentialHeaders: options.credentialHeaders ?? [] });
   let own: ReadonlySet<string> = new Set();
   const context: ProxyContext = {
     options: { ...(options.errors ? { errors: true } : {}) },
