@@ -14,8 +14,7 @@ import type { Scrubber } from '../conformance/secrets.js';
 import { anonymousCaller, callerFingerprint } from '../engine/caller.js';
 import type { ContractDocument } from '../openapi/document.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
-import { profileIntent } from './profile-intent.js';
-import type { ProfileWatcher } from './profile-watch.js';
+import { type ProfileWatcher, watchedExchange } from './profile-watch.js';
 import { judgeRequest, matchOperation } from './request-rules.js';
 import { trafficIntent } from './traffic-intent.js';
 import { TrafficState } from './traffic-state.js';
@@ -228,21 +227,18 @@ export async function replayHar(options: {
       rateLimited: response.status === 429,
       durationMs: entry.durationMs,
     };
-    const situation = profileIntent({
-      method,
-      path,
-      headers: entry.headers,
-      bodyBytes: entry.body.length,
-      ...(operation ? { operation } : {}),
-      violations: judged.violations,
-      validIntent: intent.intent,
-      credentialHeader: options.credentialHeader ?? 'Authorization',
-      status: response.status,
-    });
-    watcher.see({
-      exchange: { ...exchange, intent: situation },
-      request: { method, url: entry.url.href, headers: entry.headers, body: requestText },
-    });
+    watcher.see(
+      watchedExchange({
+        exchange,
+        path,
+        headers: entry.headers,
+        body: requestText,
+        bodyBytes: entry.body.length,
+        judged,
+        credentialHeader: options.credentialHeader ?? 'Authorization',
+        isCredentialHeader: (name) => scrubber.isCredentialHeader(name),
+      }),
+    );
     intent.remember(response);
   }
   return { read, server: `${server.origin}${server.path}`, skipped };

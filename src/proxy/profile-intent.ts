@@ -45,6 +45,11 @@ export interface ProfileIntentOptions {
   readonly validIntent: Intent;
   /** The header naming the caller (the profile's A-10.caller; Authorization without one). */
   readonly credentialHeader: string;
+  /**
+   * Whether a header carries credentials (the scrubber's list and --credential-header): a request
+   * carrying one, whichever, is not one without credentials.
+   */
+  readonly isCredentialHeader?: (name: string) => boolean;
   /** The status the server answered: a 401 or 403 to a request without credentials is theirs. */
   readonly status: number;
 }
@@ -135,8 +140,7 @@ function bodyLimitOf(operation: OperationDescription | undefined): number | unde
  */
 export function profileIntent(options: ProfileIntentOptions): Intent {
   const { violations, status } = options;
-  const credential = headerValue(options.headers, options.credentialHeader);
-  if ((status === 401 || status === 403) && (credential === undefined || credential === ''))
+  if ((status === 401 || status === 403) && !carriesCredentials(options))
     return {
       kind: 'without-credentials',
       description: `a request without ${options.credentialHeader}`,
@@ -145,18 +149,39 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
     };
   const limit = bodyLimitOf(options.operation);
   if (limit !== undefined && options.bodyBytes > limit) return { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection };
-  if (violations.length === 0) return unknownJobOr(options);
+  if (violations.length === 0) return readIntent(options);
   const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
   return named ?? { kind: 'observed-invalid', description: violations.map((violation) => violation.check).join(', ') };
 }
 
+/** Headers that carry credentials but name no caller: a cookie holds many things, a proxy's credential is the proxy's. */
+const notCallerHeaders = new Set(['cookie', 'proxy-authorization']);
+
+/** The request carries the caller's header, or another credential header, with a value. */
+function carriesCredentials(options: ProfileIntentOptions): boolean {
+  const value = headerValue(options.headers, options.credentialHeader);
+  if (value !== undefined && value.trim() !== '') return true;
+  const isCredential = options.isCredentialHeader;
+  if (!isCredential) return false;
+  return Object.entries(options.headers).some(
+    ([name, raw]) =>
+      !notCallerHeaders.has(name.toLowerCase()) &&
+      isCredential(name.toLowerCase()) &&
+      raw !== undefined &&
+      (Array.isArray(raw) ? raw.join('') : raw).trim() !== '',
+  );
+}
+
 /**
- * A read of a job the traffic never saw created is the runner's unknown job: its error answer
- * shows A-10.unknown-job, and an answer with the job (one created before the traffic began)
- * shows no error entry at all.
+ * What a request the contract allows reads, where traffic says more than its traffic intent: a
+ * read of a job the traffic never saw created is the runner's unknown job (its error answer shows
+ * A-10.unknown-job; an answer with the job, one created before the traffic began, shows no error
+ * entry), and a health read is the runner's preflight (A-9.health).
  */
-function unknownJobOr(options: ProfileIntentOptions): Intent {
+function readIntent(options: ProfileIntentOptions): Intent {
   const intent = options.validIntent;
-  if (options.operation?.operationId !== 'getJob' || intent.kind !== 'positive') return intent;
-  return { kind: 'unknown-job' };
+  if (intent.kind !== 'positive') return intent;
+  if (options.operation?.operationId === 'getJob') return { kind: 'unknown-job' };
+  if (options.operation?.operationId === 'health' && options.method === 'GET') return { kind: 'preflight' };
+  return intent;
 }

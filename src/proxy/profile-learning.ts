@@ -9,8 +9,7 @@
  * word, never a value. Bounded: the learner keeps at most 64 values per entry part, and this
  * module a few counters.
  */
-import type { Exchange, Intent } from '../conformance/exchange.js';
-import { contractOperationIds } from '../conformance/probes/contract-operations.js';
+import type { Exchange } from '../conformance/exchange.js';
 import { type LearntProfile, ProfileLearner } from '../conformance/profile/learn.js';
 import type { EntryName } from '../profile/entries.js';
 import type { ProfileWatcher, WatchedExchange } from './profile-watch.js';
@@ -65,14 +64,6 @@ function headerSpelling(name: string): string {
     .join('-');
 }
 
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url.split('?')[0] ?? url;
-  }
-}
-
 export class ProfileLearning implements ProfileWatcher {
   private readonly learner = new ProfileLearner();
   private exchanges = 0;
@@ -90,20 +81,18 @@ export class ProfileLearning implements ProfileWatcher {
   /** Learns from one answered exchange; no drift: a learner returns none. */
   see(watched: WatchedExchange): readonly string[] {
     this.exchanges += 1;
-    const credentials = this.noteCallers(watched.request.headers);
-    this.learner.record(this.asLearnt(watched, credentials));
+    this.noteCallers(watched.request.headers);
+    this.learner.record(this.asLearnt(watched));
     return [];
   }
 
-  /** Counts the caller headers a request carries; whether it carries one with a value. */
-  private noteCallers(headers: WatchedExchange['request']['headers']): boolean {
-    let carried = false;
+  /** Counts the caller headers a request carries. */
+  private noteCallers(headers: WatchedExchange['request']['headers']): void {
     for (const [name, raw] of Object.entries(headers)) {
       const lower = name.toLowerCase();
       if (notCallerHeaders.has(lower) || !this.options.isCredentialHeader(lower)) continue;
       const value = firstValue(raw);
       if (value === undefined || value.trim() === '') continue;
-      carried = true;
       let seen = this.callers.get(lower);
       if (!seen) {
         if (this.callers.size >= maxCallerHeaders) continue;
@@ -113,35 +102,19 @@ export class ProfileLearning implements ProfileWatcher {
       seen.count += 1;
       if (seen.schemes.size < maxSchemes) seen.schemes.add(this.options.schemeOf(value));
     }
-    return carried;
   }
 
   /**
-   * The exchange as the learner reads it. Three readings traffic needs that a run's own intents
-   * carry (A-69): a 401 or 403 to a request that did carry a credential (in another header than
-   * the proxy's caller header) is no answer "without credentials"; a read of a job the traffic
-   * never saw created, answered 404, is a jobId no job has; a GET of /health answered 200 is
-   * what the runner's preflight reads.
+   * The exchange as the learner reads it: an answer without credentials names the header the
+   * traffic's callers use (the proxy's own reading names Authorization, its default). Every other
+   * reading is the request's own situation (profile-intent.ts, A-67), as drift reads it.
    */
-  private asLearnt(watched: WatchedExchange, carriesCredentials: boolean): Exchange {
+  private asLearnt(watched: WatchedExchange): Exchange {
     const { exchange } = watched;
     const intent = exchange.intent;
-    const status = exchange.response?.status ?? 0;
-    let read: Intent | undefined;
-    if (intent.kind === 'without-credentials')
-      read = carriesCredentials
-        ? { kind: 'observed-invalid', description: `refused ${status} with credentials` }
-        : { ...intent, removed: [this.caller()?.header ?? intent.removed.join(', ')] };
-    else if (intent.kind === 'positive' && exchange.operationId === contractOperationIds.read && status === 404)
-      read = { kind: 'unknown-job' };
-    else if (
-      intent.kind === 'positive' &&
-      watched.request.method === 'GET' &&
-      status === 200 &&
-      pathOf(watched.request.url).endsWith('/health')
-    )
-      read = { kind: 'preflight' };
-    return read ? { ...exchange, intent: read } : exchange;
+    const header = this.caller()?.header;
+    if (intent.kind !== 'without-credentials' || header === undefined) return exchange;
+    return { ...exchange, intent: { ...intent, removed: [header], description: `a request without ${header}` } };
   }
 
   /** The credential header most requests carried, with the one scheme all its values start with (else `any`). */

@@ -6,6 +6,8 @@
  * the same one reading (observe.ts) as a conformance run.
  */
 import type { Exchange } from '../conformance/exchange.js';
+import { profileIntent } from './profile-intent.js';
+import type { judgeRequest } from './request-rules.js';
 
 export interface WatchedExchange {
   /** The exchange as the profile's reading takes it: its intent the request's own situation. */
@@ -23,4 +25,40 @@ export interface WatchedExchange {
 export interface ProfileWatcher {
   /** Sees one exchange; returns the entries it departs from (drift), none for a learner. */
   see(watched: WatchedExchange): readonly string[];
+}
+
+/**
+ * The exchange as a watcher sees it, built the one way for the proxy's live exchanges and for a
+ * cassette read back: `exchange` with its traffic intent replaced by the request's own situation.
+ */
+export function watchedExchange(options: {
+  /** The exchange as the proxy's checks judged it (its intent from the traffic). */
+  readonly exchange: Exchange;
+  readonly path: string;
+  readonly headers: WatchedExchange['request']['headers'];
+  readonly body: string;
+  /** The whole body's size in bytes. */
+  readonly bodyBytes: number;
+  readonly judged: ReturnType<typeof judgeRequest>;
+  readonly credentialHeader: string;
+  readonly isCredentialHeader: (name: string) => boolean;
+}): WatchedExchange {
+  const { exchange, judged } = options;
+  const method = exchange.request.method;
+  const intent = profileIntent({
+    method,
+    path: options.path,
+    headers: options.headers,
+    bodyBytes: options.bodyBytes,
+    ...(judged.operation ? { operation: judged.operation } : {}),
+    violations: judged.violations,
+    validIntent: exchange.intent,
+    credentialHeader: options.credentialHeader,
+    isCredentialHeader: options.isCredentialHeader,
+    status: exchange.response?.status ?? 0,
+  });
+  return {
+    exchange: { ...exchange, intent },
+    request: { method, url: exchange.request.url, headers: options.headers, body: options.body },
+  };
 }

@@ -19,7 +19,7 @@ import type { OperationId } from '../engine/router.js';
 import { readCapped } from '../http/capped-buffer.js';
 import type { OutboundClient } from '../http/outbound-client.js';
 import { answerHeadersForClient, type ForwardOutcome, forward } from './forward.js';
-import { profileIntent } from './profile-intent.js';
+import { watchedExchange } from './profile-watch.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Violation } from './proxy-types.js';
 import { judgeRequest, matchOperation, type RequestViolation } from './request-rules.js';
@@ -293,7 +293,6 @@ async function forwardAndJudge(options: {
   const drift = watchProfile({
     context,
     exchange,
-    operation,
     judged,
     start,
     headers: incoming.headers,
@@ -356,37 +355,28 @@ function notes(names: readonly string[], drift: readonly string[]): string {
   ].join('; ');
 }
 
-/**
- * Shows the exchange to the profile's watchers, its intent the request's own situation
- * (profile-intent.ts); the entries it drifts from, none without a watcher.
- */
+/** Shows the exchange to the profile's watchers (profile-watch.ts); the entries it drifts from, none without a watcher. */
 function watchProfile(options: {
   context: ProxyContext;
   exchange: Exchange;
-  operation: ReturnType<typeof judgeRequest>['operation'];
   judged: ReturnType<typeof judgeRequest>;
   start: ExchangeStart;
   headers: IncomingMessage['headers'];
   requestText: string;
   bytes: number;
 }): readonly string[] {
-  const { context, exchange, start } = options;
+  const { context } = options;
   if (context.profileWatchers.length === 0) return [];
-  const intent = profileIntent({
-    method: start.method,
-    path: start.path,
+  const watched = watchedExchange({
+    exchange: options.exchange,
+    path: options.start.path,
     headers: options.headers,
+    body: options.requestText,
     bodyBytes: options.bytes,
-    ...(options.operation ? { operation: options.operation } : {}),
-    violations: options.judged.violations,
-    validIntent: exchange.intent,
+    judged: options.judged,
     credentialHeader: context.credentialHeader,
-    status: exchange.response?.status ?? 0,
+    isCredentialHeader: (name) => context.scrubber.isCredentialHeader(name),
   });
-  const watched = {
-    exchange: { ...exchange, intent },
-    request: { method: start.method, url: exchange.request.url, headers: options.headers, body: options.requestText },
-  };
   return [...new Set(context.profileWatchers.flatMap((watcher) => watcher.see(watched)))];
 }
 

@@ -45,6 +45,7 @@ function entriesSeen(options: {
     violations: judged.violations,
     validIntent: { kind: 'positive', source: 'observed', description: 'valid' },
     credentialHeader: 'Authorization',
+    isCredentialHeader: (name) => name === 'authorization' || name === 'x-api-key' || name === 'cookie',
     status: options.status,
   });
   const json = options.code ? { code: options.code, message: 'refused' } : {};
@@ -116,6 +117,17 @@ describe('the situation of a client request, read passively (A-67)', () => {
       code: 'auth.invalid',
     });
     expect(withCredentials.entries).not.toContain('A-10.without-credentials');
+    // A key in another credential header is a credential too (an expired one, maybe); a cookie names no caller.
+    const apiKey = entriesSeen({ method: 'GET', path: '/v0/jobs/abc', headers: { 'x-api-key': 'k' }, status: 401, code: 'auth.invalid' });
+    expect(apiKey.entries).not.toContain('A-10.without-credentials');
+    const cookie = entriesSeen({
+      method: 'GET',
+      path: '/v0/jobs/abc',
+      headers: { cookie: 'session=1' },
+      status: 401,
+      code: 'auth.missing',
+    });
+    expect(cookie.entries).toContain('A-10.without-credentials');
   });
 
   it('reads a job the traffic never saw created as an unknown job: its 404 shows A-10.unknown-job, its 200 nothing', () => {
@@ -124,6 +136,10 @@ describe('the situation of a client request, read passively (A-67)', () => {
     );
     const found = entriesSeen({ method: 'GET', path: '/v0/jobs/job-made-before', status: 200 });
     expect(found.entries.filter((entry) => entry.startsWith('A-10'))).toEqual([]);
+  });
+
+  it('reads a health read as the runner preflight (A-9.health)', () => {
+    expect(entriesSeen({ method: 'GET', path: '/health', status: 200 }).intent).toEqual({ kind: 'preflight' });
   });
 
   it('keeps the traffic intent of a request the contract allows', () => {
