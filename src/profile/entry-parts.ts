@@ -100,7 +100,8 @@ export function partsOf(value: unknown): { readonly at: string; readonly operati
   return [
     ...Object.entries(operations ?? {}).map(([operation, answer]) => ({ at: `operations.${operation}`, operation, answer: answer! })),
     ...Object.entries(conditions ?? {}).map(([condition, answer]) => ({ at: `conditions.${condition}`, answer: answer! })),
-  ];
+    // Only answers: A-7.precedence's operations hold an order, not a status and code.
+  ].filter((part) => typeof part.answer === 'object' && part.answer !== null && typeof part.answer.status === 'number');
 }
 
 /** Whether a value declares any part (a format 2 feature). */
