@@ -123,27 +123,40 @@ export function partsShape(options: {
   readonly status: () => z.ZodNumber;
   readonly code: () => z.ZodString;
 }) {
+  const unknownKeys = (known: readonly string[], what: string) => (parts: object, context: z.RefinementCtx) => {
+    for (const key of Object.keys(parts))
+      if (!known.includes(key))
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            known.length === 0
+              ? `unknown ${what} '${key.slice(0, 40)}': this entry has no ${what}s a client can tell apart`
+              : `unknown ${what} '${key.slice(0, 40)}'; known: ${known.join(', ')}`,
+        });
+  };
+  const part = () => partSchema(options.status, options.code);
+  // Operations: a record whose JSON Schema lists the names an editor may offer (propertyNames).
   const keyed = (known: readonly string[], what: string) =>
     z
-      .record(z.string().max(64), partSchema(options.status, options.code))
-      .superRefine((parts, context) => {
-        for (const key of Object.keys(parts))
-          if (!known.includes(key))
-            context.addIssue({
-              code: 'custom',
-              path: [key],
-              message:
-                known.length === 0
-                  ? `unknown ${what} '${key.slice(0, 40)}': this entry has no ${what}s a client can tell apart`
-                  : `unknown ${what} '${key.slice(0, 40)}'; known: ${known.join(', ')}`,
-            });
-      })
+      .record(z.string().max(64), part())
+      .superRefine(unknownKeys(known, what))
+      .meta({ propertyNames: { type: 'string', enum: [...known] } })
+      .optional();
+  // Conditions: each known name a property of its own, so an editor completes it from the schema.
+  const named = (known: readonly string[], what: string) =>
+    z
+      .looseObject(
+        Object.fromEntries(known.map((name) => [name, part().optional()])) as Record<string, z.ZodOptional<z.ZodType<AnswerPart>>>,
+      )
+      .superRefine(unknownKeys(known, what))
+      .meta({ additionalProperties: false })
       .optional();
   return {
     operations: keyed(profileOperations, 'operation').describe(
       `Format 2: the answer on an operation where it differs from the entry's (${profileOperations.join(', ')}).`,
     ),
-    conditions: keyed(options.conditions, 'condition').describe(
+    conditions: named(options.conditions, 'condition').describe(
       options.conditions.length === 0
         ? 'Format 2: none for this entry.'
         : `Format 2: the answer to a condition where it differs from the entry's and the operation's (${options.conditions.join(', ')}).`,
