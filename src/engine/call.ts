@@ -30,6 +30,11 @@ export interface EngineCall {
   readBody(limit: number): Promise<Uint8Array | 'too_large' | 'unreadable'>;
   /** Discards a body the engine will not read. Never awaited (see `discardBody`). */
   discardBody(): void;
+  /**
+   * The origin the request was sent to (`http://host:port`), as its client sees it: a profile's
+   * Location `{origin}` is filled with it (A-3). Optional, read only then; unknown: undefined.
+   */
+  origin?(): string | undefined;
 }
 
 export interface EngineAnswer {
@@ -101,7 +106,18 @@ export function callFromRequest(request: Request): EngineCall {
     headerNames: () => request.headers.keys(),
     readBody: (limit) => readLimited(request, limit),
     discardBody: () => discardRequestBody(request),
+    origin: () => originOf(request.url),
   };
+}
+
+/** An http(s) URL's origin, else undefined (an opaque origin is no place to send a client). */
+function originOf(url: string): string | undefined {
+  try {
+    const { origin, protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:' ? origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The engine's answer as a Fetch Response. */

@@ -24,6 +24,8 @@ export interface JudgedRequestOptions {
   readonly body: z.ZodType;
   /** The Idempotency-Key's schema, on the operation that requires one. */
   readonly key?: z.ZodType;
+  /** The operation judged: its own declared order, where it has one. */
+  readonly operationId: 'createEvaluation' | 'verifyReport';
 }
 
 /** The problems that need the body read to be found. */
@@ -49,7 +51,7 @@ export async function judgeRequest(
   options: JudgedRequestOptions,
 ): Promise<{ readonly value: Record<string, unknown>; readonly text: string } | EngineError> {
   const { call, profile, limit } = options;
-  const order = judgedOrder(profile);
+  const order = judgedOrder(profile, options.operationId);
   const found = new Map<ProblemName, EngineError>();
   const first = (): EngineError | undefined => order.map((name) => found.get(name)).find((error) => error !== undefined);
   /** The problem found that no problem still to be judged can come before. */

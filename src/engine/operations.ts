@@ -103,8 +103,9 @@ export async function createEvaluation(context: OperationContext): Promise<Opera
     ? context.contract.createEvaluation.maxBodyBytes
     : profiledBodyLimit({ operationId: 'createEvaluation', profile, fallback: context.contract.createEvaluation.maxBodyBytes });
   // A profile may judge a request's problems in its own order, or be stricter.
-  const judged = readsRequestsItsOwnWay(profile)
+  const judged = readsRequestsItsOwnWay(profile, 'createEvaluation')
     ? await judgeRequest({
+        operationId: 'createEvaluation',
         call: context.call,
         profile,
         limit: { bytes: maxBodyBytes, status: 413 },
@@ -345,8 +346,15 @@ export async function verifyReport(context: OperationContext): Promise<Operation
     ? context.contract.verifyReport.maxBodyBytes
     : profiledBodyLimit({ operationId: 'verifyReport', profile, fallback: context.contract.verifyReport.maxBodyBytes });
   const limit = { bytes: maxBodyBytes, status: 400 };
-  const judged = readsRequestsItsOwnWay(profile)
-    ? await judgeRequest({ call: context.call, profile, limit, overMaximumStatus: 400, body: context.contract.verifyReport.body })
+  const judged = readsRequestsItsOwnWay(profile, 'verifyReport')
+    ? await judgeRequest({
+        operationId: 'verifyReport',
+        call: context.call,
+        profile,
+        limit,
+        overMaximumStatus: 400,
+        body: context.contract.verifyReport.body,
+      })
     : undefined;
   const body = judged ? (isEngineError(judged) ? judged : judged.value) : await readJsonObject(context.call, limit);
   if (isEngineError(body)) return fail(body);

@@ -146,7 +146,7 @@ export class RequestPipeline {
         entry: { scenario: scenarios.current.name, forced: false },
       };
     }
-    if (!this.options.profile.isDefault) outcome = this.profiled(outcome);
+    if (!this.options.profile.isDefault) outcome = this.profiled(outcome, call);
     // Kept for request verification: which create was retried with which key.
     const key = outcome.entry.operationId === 'createEvaluation' ? call.header('idempotency-key') : null;
     const entry = {
@@ -170,7 +170,7 @@ export class RequestPipeline {
   }
 
   /** The outcome as the profile in force answers its refusal's situation. */
-  private profiled(outcome: Outcome): Outcome {
+  private profiled(outcome: Outcome, call: EngineCall): Outcome {
     const { profile } = this.options;
     const error = outcome.result.error;
     const answered = error?.situation ? profiledError(error, profile, outcome.entry.operationId) : error;
@@ -186,6 +186,7 @@ export class RequestPipeline {
         error: error !== undefined,
         replayed: result.replayed,
         jobId: result.jobId,
+        origin: () => call.origin?.(),
       },
       profile,
     );

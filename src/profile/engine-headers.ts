@@ -9,7 +9,7 @@
  */
 import { wellFormedCredentials } from '../contract/authorization.js';
 import { credentialChallenge, type Situation } from './engine-profile.js';
-import { declaredChallenge, type HeaderEntryName } from './entries-credentials.js';
+import { declaredChallenge, type HeaderEntryName, originPlaceholder } from './entries-credentials.js';
 import type { ServerProfile } from './profile.js';
 
 /** Why a request names no caller: no credentials, credentials that are not credentials, another scheme's. */
@@ -80,15 +80,27 @@ export interface AnswerClass {
   readonly error: boolean;
   readonly replayed?: boolean | undefined;
   readonly jobId?: string | undefined;
+  /** The origin of the request answered (`http://host:port`), for Location's `{origin}`: read only then. */
+  readonly origin?: (() => string | undefined) | undefined;
 }
 
 function declared(profile: ServerProfile, name: HeaderEntryName): Readonly<Record<string, string>> | undefined {
   return profile.declared.has(name) ? (profile.entries[name] as Record<string, string>) : undefined;
 }
 
+function filledLocation(template: string, answer: AnswerClass): string {
+  const located = template.startsWith(originPlaceholder)
+    ? `${answer.origin?.() ?? ''}${template.slice(originPlaceholder.length)}`
+    : template;
+  return located.replaceAll('{jobId}', answer.jobId ?? '');
+}
+
 /**
  * `headers` (lowercase names) with what the profile's declared header entries add to an answer
- * of this class; the same object when none applies. Location's `{jobId}` is the answer's job.
+ * of this class; the same object when none applies. Location's `{jobId}` is the answer's job, its
+ * `{origin}` the origin of the request answered (A-3): a client following it stays on this mock.
+ * Without a known origin the Location is its path alone, which a client resolves against the
+ * request's URL (RFC 9110 §10.2.2): the same place.
  */
 export function profiledHeaders(
   headers: Readonly<Record<string, string>>,
@@ -98,7 +110,7 @@ export function profiledHeaders(
   const added: Record<string, string> = {};
   const add = (entry: Readonly<Record<string, string>> | undefined) => {
     for (const [name, value] of Object.entries(entry ?? {}))
-      added[name.toLowerCase()] = name === 'Location' ? value.replaceAll('{jobId}', answer.jobId ?? '') : value;
+      added[name.toLowerCase()] = name === 'Location' ? filledLocation(value, answer) : value;
   };
   if (answer.operationId === 'createEvaluation' && answer.status === 202) {
     add(declared(profile, 'A-3.accepted-headers'));

@@ -108,21 +108,29 @@ export function hasNonAscii(value: string): boolean {
   return /[^\x20-\x7e]/.test(value);
 }
 
-/** The order the profile judges problems in: the declared names first, then the rest in the mock's order. */
-export function judgedOrder(profile: ServerProfile): readonly ProblemName[] {
-  const declared = profile.entries['A-7.precedence'].order;
+/**
+ * The order the profile judges problems in on `operation`: its operation's declared order where
+ * it has one, else the entry's; the declared names first, then the rest in the mock's order.
+ */
+export function judgedOrder(profile: ServerProfile, operation?: string): readonly ProblemName[] {
+  const entry = profile.entries['A-7.precedence'];
+  const declared =
+    (operation === undefined
+      ? undefined
+      : (entry.operations as Record<string, { order: ProblemName[] } | undefined> | undefined)?.[operation]
+    )?.order ?? entry.order;
   return [...declared, ...defaultProblemOrder.filter((name) => !declared.includes(name))];
 }
 
 /**
- * Whether the profile makes the engine read a request body its own way: an order other than
+ * Whether the profile makes the engine read a request body its own way on `operation`: an order other than
  * the mock's, or a strictness switch other than its default. Otherwise the mock's own reading
  * (request-body.ts, operations.ts) answers, exactly as without a profile.
  */
-export function readsRequestsItsOwnWay(profile: ServerProfile): boolean {
+export function readsRequestsItsOwnWay(profile: ServerProfile, operation?: string): boolean {
   if (profile.isDefault) return false;
   const { entries } = profile;
-  const order = judgedOrder(profile);
+  const order = judgedOrder(profile, operation);
   return (
     order.some((name, index) => name !== defaultProblemOrder[index]) ||
     entries['A-21.duplicate-members'] !== 'last-wins' ||

@@ -5,8 +5,9 @@
  * scheme get, with the challenge of their 401; and the headers a client reads on each class of
  * answer (Location on a create's 202, Cache-Control on Job reads and errors, Retry-After's
  * seconds, the header marking a replay), as templates. Header names come from a fixed set per
- * class, values are bounded (256 printable ASCII characters), and the one placeholder is
- * `{jobId}`, in Location only. Isomorphic.
+ * class, values are bounded (256 printable ASCII characters), and the placeholders are Location's
+ * only: `{jobId}` anywhere, and `{origin}` at its start (the origin of the request answered, so a
+ * client following it stays on the server it asked, mock or server: A-3). Isomorphic.
  */
 import { z } from 'zod';
 import { errorEntry, type LazyEntry } from './entries.js';
@@ -38,13 +39,23 @@ export const headerSets = {
 
 export type HeaderEntryName = keyof typeof headerSets;
 
-/** What is wrong with a header value (a template when `placeholder` allows `{jobId}`), or undefined. */
+/** The placeholder a Location starts with to stand for the origin of the request it answers (A-3). */
+export const originPlaceholder = '{origin}';
+
+/**
+ * What is wrong with a header value, or undefined. With `placeholder` (Location), a template:
+ * `{jobId}` anywhere, `{origin}` only at its start and followed by a path (`{origin}/…`).
+ */
 export function headerValueProblem(value: string, options: { placeholder?: boolean; seconds?: boolean } = {}): string | undefined {
   if (value.length > maxHeaderValueLength) return `is ${value.length} characters; at most ${maxHeaderValueLength}`;
   if (value !== value.trim() || !printableAscii.test(value)) return 'is not printable ASCII without surrounding spaces';
-  const braces = value.replaceAll('{jobId}', '');
-  if (/[{}]/.test(options.placeholder ? braces : value))
-    return options.placeholder ? 'has a placeholder other than {jobId}' : 'has a placeholder: only Location may hold {jobId}';
+  if (options.placeholder) {
+    const startsWithOrigin = value.startsWith(originPlaceholder);
+    if (startsWithOrigin && !value.startsWith(`${originPlaceholder}/`)) return 'has {origin} without a path after it ({origin}/…)';
+    const rest = (startsWithOrigin ? value.slice(originPlaceholder.length) : value).replaceAll('{jobId}', '');
+    if (rest.includes(originPlaceholder)) return 'has {origin} after its start: {origin} may only begin a Location';
+    if (/[{}]/.test(rest)) return 'has a placeholder other than {jobId} and a leading {origin}';
+  } else if (/[{}]/.test(value)) return 'has a placeholder: only Location may hold {jobId} or {origin}';
   if (options.seconds && !/^\d{1,5}$/.test(value)) return 'is not a number of seconds (Retry-After: delay-seconds)';
   return undefined;
 }
@@ -65,7 +76,9 @@ function headersEntry(name: HeaderEntryName, description: string) {
     shape[header] = headerValue({ placeholder: header === 'Location', seconds: header === 'Retry-After' })
       .optional()
       .describe(
-        header === 'Location' ? 'The value, with {jobId} where the job id goes (a path or an absolute URL).' : 'The value, as sent.',
+        header === 'Location'
+          ? 'The value, with {jobId} where the job id goes: a path, an absolute URL, or {origin}/… where the server named its own origin (filled with the origin of the request answered).'
+          : 'The value, as sent.',
       );
   return z.strictObject(shape).describe(`${description} Those named are sent, the others of its set not.`);
 }

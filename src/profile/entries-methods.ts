@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { errorEntry, type LazyEntry } from './entries.js';
-import { allowAdditions, problemNames } from './methods-vocabulary.js';
+import { allowAdditions, orderedOperations, problemNames } from './methods-vocabulary.js';
 
 /** An array in which no item comes twice: `what` names it in the refusal. */
 function once<Item extends string>(items: z.ZodArray<z.ZodType<Item>>, what: string) {
@@ -95,15 +95,29 @@ export const methodEntries = {
   },
   'A-7.precedence': {
     since: 2,
-    schema: () =>
-      z
+    schema: () => {
+      const order = () =>
+        once(z.array(z.enum(problemNames)).min(1).max(problemNames.length), 'problem').describe(
+          `The problems in the order they are judged, first wins (${problemNames.join(', ')}); those left out come after, in the mock's order.`,
+        );
+      return z
         .strictObject({
-          order: once(z.array(z.enum(problemNames)).min(1).max(problemNames.length), 'problem').describe(
-            `The problems in the order they are judged, first wins (${problemNames.join(', ')}); those left out come after, in the mock's order.`,
-          ),
+          order: order(),
+          operations: z
+            .strictObject(
+              Object.fromEntries(
+                orderedOperations.map((operation) => [
+                  operation,
+                  z.strictObject({ order: order() }).optional().describe(`The order on ${operation} where it differs from the entry's.`),
+                ]),
+              ),
+            )
+            .optional()
+            .describe(`Format 2: the order on an operation where it differs from the entry's (${orderedOperations.join(', ')}).`),
         })
         .describe(
           'Which problem a request with several is answered for: order names them, the first judged first; those left out follow in the mock’s order.',
-        ),
+        );
+    },
   },
 } as const satisfies Record<string, LazyEntry>;

@@ -11,7 +11,7 @@ import { bodyLimits, limits } from '../contract/limits.js';
 import { challengeValue, credentialAndHeaderEntries } from './entries-credentials.js';
 import { methodEntries } from './entries-methods.js';
 import { timingEntries } from './entries-timing.js';
-import { conditionsOf, partsShape } from './entry-parts.js';
+import { conditionsOf, partExtras, partsShape } from './entry-parts.js';
 
 /**
  * What a profile may hold is what the mock can bear (docs/reliability.md, "Profiles"): the
@@ -99,11 +99,17 @@ export interface StatusRule {
  * answers per operation and per condition (entry-parts.ts), `conditions` naming those it covers.
  */
 export function errorEntry<Extra extends z.ZodRawShape>(extra: Extra, options: { readonly conditions?: readonly string[] } = {}) {
+  // A part may set the entry's header switches (Retry-After, Allow) for its operation or condition.
+  const extras = Object.fromEntries(
+    Object.entries(extra)
+      .filter(([name]) => (partExtras as readonly string[]).includes(name))
+      .map(([name, schema]) => [name, () => schema as z.ZodType]),
+  );
   return z.strictObject({
     status: status(),
     code: code(),
     ...extra,
-    ...partsShape({ conditions: options.conditions ?? [], status, code }),
+    ...partsShape({ conditions: options.conditions ?? [], status, code, extras }),
   });
 }
 

@@ -52,10 +52,12 @@ export const conditionsOf: Readonly<Record<string, readonly string[]>> = {
  */
 export const sideConditions: ReadonlySet<string> = new Set(['empty-path-parameter']);
 
-/** An answer as a part declares it. */
+/** An answer as a part declares it: a status and a code, and where the entry has them its header switches. */
 export interface AnswerPart {
   readonly status: number;
   readonly code: string;
+  readonly retryAfter?: boolean;
+  readonly allow?: boolean;
 }
 
 /** An error entry's value with its optional parts. */
@@ -79,7 +81,7 @@ export function keeps400(entry: string, operation: string | undefined): boolean 
 /**
  * The answer an entry declares for one refusal: the entry's own, then its operation's part,
  * then its condition's part (the finer wins); on an operation without a 413, a limit entry's
- * status is 400. Extras of the entry (retryAfter, allow) are kept.
+ * status is 400. Extras of the entry (retryAfter, allow) are kept, unless a part sets its own.
  */
 export function answerFor<Value extends AnswerPart>(
   entry: string,
@@ -100,7 +102,8 @@ export function partsOf(value: unknown): { readonly at: string; readonly operati
   return [
     ...Object.entries(operations ?? {}).map(([operation, answer]) => ({ at: `operations.${operation}`, operation, answer: answer! })),
     ...Object.entries(conditions ?? {}).map(([condition, answer]) => ({ at: `conditions.${condition}`, answer: answer! })),
-  ];
+    // Only answers: A-7.precedence's operations hold an order, not a status and code.
+  ].filter((part) => typeof part.answer === 'object' && part.answer !== null && typeof part.answer.status === 'number');
 }
 
 /** Whether a value declares any part (a format 2 feature). */
@@ -108,9 +111,16 @@ export function hasParts(value: unknown): boolean {
   return partsOf(value).length > 0;
 }
 
-/** The schema of one part: a status and a code, as the entry's own. */
-function partSchema(status: () => z.ZodNumber, code: () => z.ZodString) {
-  return z.strictObject({ status: status(), code: code() });
+/** The header switches an entry may have that a part may set for its operation or condition too. */
+export const partExtras = ['retryAfter', 'allow'] as const;
+
+/** The schema of one part: a status and a code, as the entry's own, and the entry's header switches, each optional. */
+function partSchema(status: () => z.ZodNumber, code: () => z.ZodString, extras: Readonly<Record<string, () => z.ZodType>>) {
+  return z.strictObject({
+    status: status(),
+    code: code(),
+    ...Object.fromEntries(Object.entries(extras).map(([name, schema]) => [name, schema().optional()])),
+  });
 }
 
 /**
@@ -121,28 +131,43 @@ export function partsShape(options: {
   readonly conditions: readonly string[];
   readonly status: () => z.ZodNumber;
   readonly code: () => z.ZodString;
+  /** The entry's header switches (partExtras) a part may set too; absent in a part: the entry's. */
+  readonly extras?: Readonly<Record<string, () => z.ZodType>>;
 }) {
+  const unknownKeys = (known: readonly string[], what: string) => (parts: object, context: z.RefinementCtx) => {
+    for (const key of Object.keys(parts))
+      if (!known.includes(key))
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            known.length === 0
+              ? `unknown ${what} '${key.slice(0, 40)}': this entry has no ${what}s a client can tell apart`
+              : `unknown ${what} '${key.slice(0, 40)}'; known: ${known.join(', ')}`,
+        });
+  };
+  const part = () => partSchema(options.status, options.code, options.extras ?? {});
+  // Operations: a record whose JSON Schema lists the names an editor may offer (propertyNames).
   const keyed = (known: readonly string[], what: string) =>
     z
-      .record(z.string().max(64), partSchema(options.status, options.code))
-      .superRefine((parts, context) => {
-        for (const key of Object.keys(parts))
-          if (!known.includes(key))
-            context.addIssue({
-              code: 'custom',
-              path: [key],
-              message:
-                known.length === 0
-                  ? `unknown ${what} '${key.slice(0, 40)}': this entry has no ${what}s a client can tell apart`
-                  : `unknown ${what} '${key.slice(0, 40)}'; known: ${known.join(', ')}`,
-            });
-      })
+      .record(z.string().max(64), part())
+      .superRefine(unknownKeys(known, what))
+      .meta({ propertyNames: { type: 'string', enum: [...known] } })
+      .optional();
+  // Conditions: each known name a property of its own, so an editor completes it from the schema.
+  const named = (known: readonly string[], what: string) =>
+    z
+      .looseObject(
+        Object.fromEntries(known.map((name) => [name, part().optional()])) as Record<string, z.ZodOptional<z.ZodType<AnswerPart>>>,
+      )
+      .superRefine(unknownKeys(known, what))
+      .meta({ additionalProperties: false })
       .optional();
   return {
     operations: keyed(profileOperations, 'operation').describe(
       `Format 2: the answer on an operation where it differs from the entry's (${profileOperations.join(', ')}).`,
     ),
-    conditions: keyed(options.conditions, 'condition').describe(
+    conditions: named(options.conditions, 'condition').describe(
       options.conditions.length === 0
         ? 'Format 2: none for this entry.'
         : `Format 2: the answer to a condition where it differs from the entry's and the operation's (${options.conditions.join(', ')}).`,

@@ -30,6 +30,9 @@ export const defaultProblemOrder: readonly ProblemName[] = [
   'missing-key',
 ];
 
+/** The operations whose requests carry a body to judge: the ones an order may be declared for. */
+export const orderedOperations = ['createEvaluation', 'verifyReport'] as const;
+
 /** Methods the Allow list may add to those a path declares. */
 export const allowAdditions = ['HEAD', 'OPTIONS'] as const;
 

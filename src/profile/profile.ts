@@ -245,7 +245,13 @@ function ruleProblems(entries: ProfileEntries): { entry: string; message: string
     }
   }
   const method = entries['A-20.undeclared-method'];
-  if (method && !method.allow && [method.status, ...partsOf(method).map((part) => part.answer.status)].includes(405))
+  // A part answers with its own Allow switch where it sets one, else the entry's.
+  if (
+    method &&
+    [{ status: method.status, allow: method.allow }, ...partsOf(method).map((part) => ({ allow: method.allow, ...part.answer }))].some(
+      (answer) => answer.status === 405 && !answer.allow,
+    )
+  )
     problems.push({ entry: 'A-20.undeclared-method', message: 'a 405 must carry an Allow header (RFC 9110 §15.5.6): set allow: true' });
   const limit = entries['A-13.body-too-large']?.limitBytes;
   if (limit !== undefined && limit < largestValidCreateBytes)

@@ -25,7 +25,7 @@ import { connectRefused, expectationRefused, hostHeaderProblem } from '../http/e
 import { createServerEdge } from '../http/server-edge.js';
 import { type ControlGuard, createControlGuard } from './control-guard.js';
 import { createMemoryRelease, type MemoryRelease } from './memory-release.js';
-import { sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
+import { requestOrigin, sendAnswer, sendFetchResponse, toEngineCall, toFetchRequest } from './node-adapter.js';
 import type { SharedState } from './redis/shared-state.js';
 import { isRedisUrl } from './redis/store-url.js';
 
@@ -353,7 +353,7 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
       return;
     }
     // The common case without Fetch objects (see engine/call): same answer, far less work.
-    const call = engine.answerCall && !control ? toEngineCall(incoming) : undefined;
+    const call = engine.answerCall && !control ? toEngineCall(incoming, { tls: origin.startsWith('https:') }) : undefined;
     if (call && engine.answerCall) {
       const answer = await engine.answerCall(call);
       status = incoming.socket?.destroyed ? 'aborted' : answer.status;
@@ -362,7 +362,9 @@ async function handle(serving: Serving, incoming: IncomingMessage, outgoing: Ser
     }
     let request: Request;
     try {
-      request = toFetchRequest(incoming, { origin });
+      // The engine's Requests carry the origin the client used (a profile's Location `{origin}`, A-3).
+      const own = control ? undefined : requestOrigin(incoming, { tls: origin.startsWith('https:') });
+      request = toFetchRequest(incoming, { origin: own ?? origin });
     } catch {
       // Fetch refuses TRACE and TRACK outright; the engine still has an answer for them
       // (405 with Allow on a contract path, 404 elsewhere: docs/assumptions.md A-20).

@@ -194,13 +194,26 @@ async function readWhole(source: BodySource, limit: number): Promise<Uint8Array 
   return joinChunks(chunks, total);
 }
 
+/** A Host header's authority: a reg-name or IPv4 address, or an IP literal, with an optional port. */
+const hostAuthority = /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._~-]{1,253})(?::\d{1,5})?$/;
+
+/**
+ * The origin a client sent `incoming` to (`http://host:port`, from its Host header), or undefined
+ * when the Host is missing or no plain authority: the engine fills a profile's Location
+ * `{origin}` with it (A-3), so only a well-formed one may reach an answer's header.
+ */
+export function requestOrigin(incoming: IncomingMessage, options: { tls: boolean }): string | undefined {
+  const host = incoming.headers.host;
+  return host !== undefined && hostAuthority.test(host) ? `${options.tls ? 'https' : 'http'}://${host.toLowerCase()}` : undefined;
+}
+
 /**
  * IncomingMessage → the engine's EngineCall, for the requests whose Fetch form is plain:
  * GET, HEAD or POST to a target whose pathname needs no URL normalisation. Any other request
  * returns undefined and goes through toFetchRequest, so odd requests keep exactly the answers
  * Fetch's own parsing gives them.
  */
-export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined {
+export function toEngineCall(incoming: IncomingMessage, options: { tls: boolean } = { tls: false }): EngineCall | undefined {
   const method = incoming.method;
   if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return undefined;
   const match = plainTarget.exec(incoming.url ?? '');
@@ -239,6 +252,7 @@ export function toEngineCall(incoming: IncomingMessage): EngineCall | undefined 
       return body ? readWhole(body, limit) : new Uint8Array(0);
     },
     discardBody: () => body?.discard(),
+    origin: () => requestOrigin(incoming, options),
   };
 }
 

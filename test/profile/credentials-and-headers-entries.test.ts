@@ -94,6 +94,13 @@ it('refuses header values and credential outcomes a profile may not declare, say
   const headers = (entry: string, value: unknown) => refused({ profile: 2, 'A-3': { [entry]: value } });
   expect(headers('accepted-headers', { Location: '/v0/jobs/{id}' })).toContain('has a placeholder other than {jobId}');
   expect(headers('job-headers', { 'Cache-Control': 'max-age={jobId}' })).toContain('only Location may hold {jobId}');
+  // {origin} only begins a Location, and a path follows it.
+  expect(headers('accepted-headers', { Location: '{origin}/v0/jobs/{jobId}' })).toBe('accepted');
+  expect(headers('accepted-headers', { Location: '/v0/jobs/{origin}/{jobId}' })).toContain('{origin} may only begin a Location');
+  expect(headers('accepted-headers', { Location: 'https://{origin}/v0/jobs/{jobId}' })).toContain('{origin} may only begin a Location');
+  expect(headers('accepted-headers', { Location: '{origin}v0/jobs/{jobId}' })).toContain('{origin} without a path after it');
+  expect(headers('accepted-headers', { Location: '{origin}/a/{origin}/{jobId}' })).toContain('{origin} may only begin a Location');
+  expect(headers('job-headers', { 'Cache-Control': '{origin}/x' })).toContain('only Location may hold {jobId} or {origin}');
   expect(headers('job-headers', { 'Cache-Control': 'x'.repeat(257) })).toContain('at most 256');
   expect(headers('job-headers', { 'Cache-Control': 'no-store\r\nX-Evil: 1' })).toContain('not printable ASCII');
   expect(headers('job-headers', { 'Retry-After': 'soon' })).toContain('not a number of seconds');
@@ -167,4 +174,41 @@ it('learns a Location as a template of the job id, and a 404 to a malformed cred
   const learnt = learner.result({ caller: { header: 'Authorization', scheme: 'Bearer' } });
   expect(learnt.entries['A-3.accepted-headers']).toEqual({ Location: 'https://api.example/v0/jobs/{jobId}' });
   expect(learnt.entries['A-10.malformed-credentials']).toBe('anonymous');
+});
+
+it('learns an absolute Location on the server’s own origin as {origin}/…, and one on another origin as sent', () => {
+  const learnt = (location: (jobId: string) => string) => {
+    const learner = new ProfileLearner();
+    for (const jobId of ['job_a', 'job_b'])
+      learner.record(
+        exchange({
+          intent: { kind: 'create', purpose: 'lifecycle' },
+          status: 202,
+          body: { jobId, status: 'QUEUED' },
+          headers: { location: location(jobId) },
+        }),
+      );
+    return learner.result().entries['A-3.accepted-headers'];
+  };
+  // The run's requests go to http://server.test: its origin, however the server spells it.
+  expect(learnt((jobId) => `http://server.test/v0/jobs/${jobId}`)).toEqual({ Location: '{origin}/v0/jobs/{jobId}' });
+  expect(learnt((jobId) => `HTTP://Server.test:80/v0/jobs/${jobId}`)).toEqual({ Location: '{origin}/v0/jobs/{jobId}' });
+  // Another port, scheme or host is another origin: kept as the server sent it.
+  expect(learnt((jobId) => `http://server.test:8080/v0/jobs/${jobId}`)).toEqual({ Location: 'http://server.test:8080/v0/jobs/{jobId}' });
+  expect(learnt((jobId) => `https://server.test/v0/jobs/${jobId}`)).toEqual({ Location: 'https://server.test/v0/jobs/{jobId}' });
+  expect(learnt((jobId) => `/v0/jobs/${jobId}`)).toEqual({ Location: '/v0/jobs/{jobId}' });
+});
+
+it('fills {origin} with the origin of the request it answers, and keeps another origin as declared', async () => {
+  const created = async (location: string, url: string) => {
+    const engine = createMockEngine({ profile: { profile: 2, 'A-3': { 'accepted-headers': { Location: location } } } });
+    const response = await engine.handle(
+      new Request(`${url}/v0/evaluations`, jsonPost(evaluationRequest(), { authorization: 'Bearer k', 'idempotency-key': newKey() })),
+    );
+    const { jobId } = (await response.json()) as { jobId: string };
+    return response.headers.get('location')?.replaceAll(jobId, '{jobId}');
+  };
+  expect(await created('{origin}/v0/jobs/{jobId}', 'http://mock.test')).toBe('http://mock.test/v0/jobs/{jobId}');
+  expect(await created('{origin}/v0/jobs/{jobId}', 'https://other.test:8443')).toBe('https://other.test:8443/v0/jobs/{jobId}');
+  expect(await created('https://cdn.example/jobs/{jobId}', 'http://mock.test')).toBe('https://cdn.example/jobs/{jobId}');
 });

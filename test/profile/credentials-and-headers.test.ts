@@ -3,9 +3,10 @@
  * headers"): a stand-in server whose decisions differ from the mock's on these points only (the
  * bundled mock behind a loopback proxy that refuses a malformed credential with 401 auth.invalid
  * and its own challenge, another scheme with 401 auth.scheme, sends an absolute Location on a
- * create's 202, Cache-Control: no-store on Job reads and errors, and marks a replay with
+ * create's 202 on its own origin, Cache-Control: no-store on Job reads and errors, and marks a replay with
  * Idempotent-Replayed: true) is learnt by `conformance --write-profile`; `mock --profile` then
- * answers alike (statuses and header values); `conformance --profile` passes both.
+ * answers alike (statuses and header values, Location on the mock's own origin: A-3);
+ * `conformance --profile` passes both.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -120,7 +121,9 @@ it('learns the credential outcomes with their challenge and the headers of each 
     `malformed-credentials: {status: 401, code: auth.invalid, challenge: "Bearer realm=\\"x\\", error=\\"invalid_token\\""}`,
   );
   expect(text).toContain(`other-scheme: {status: 401, code: auth.scheme, challenge: "Bearer realm=\\"x\\""}`);
-  expect(text).toContain(`accepted-headers: {Location: "${standIn.url}/v0/jobs/{jobId}"}`);
+  // The server's own origin is the origin the mock answers from, whatever it is.
+  expect(text).toContain('accepted-headers: {Location: "{origin}/v0/jobs/{jobId}"}');
+  expect(text).not.toContain(`Location: "${standIn.url}`);
   expect(text).toContain('job-headers: {Cache-Control: no-store}');
   expect(text).toContain('error-headers: {Cache-Control: no-store}');
   expect(text).toContain('replay-headers: {Idempotent-Replayed: "true"}');
@@ -133,7 +136,7 @@ it('learns the credential outcomes with their challenge and the headers of each 
 
 let keys = 0;
 
-/** Each answer's status, code and the headers a client reads, the job id written {jobId}. */
+/** Each answer's status, code and the headers a client reads, the job id written {jobId}, `base` {origin}. */
 async function answers(base: string): Promise<string[]> {
   const seen: string[] = [];
   const alice = { authorization: 'Bearer alice-token-4417' };
@@ -146,7 +149,8 @@ async function answers(base: string): Promise<string[]> {
     const headers = ['location', 'cache-control', 'idempotent-replayed', 'www-authenticate']
       .map((header) => [header, response.headers.get(header)] as const)
       .filter(([, value]) => value !== null)
-      .map(([header, value]) => `${header}=${json.jobId ? value!.replaceAll(json.jobId, '{jobId}') : value}`);
+      .map(([header, value]) => [header, value!.replaceAll(base, '{origin}')] as const)
+      .map(([header, value]) => `${header}=${json.jobId ? value.replaceAll(json.jobId, '{jobId}') : value}`);
     seen.push(`${name}: ${response.status} ${json.code ?? ''} ${headers.join(' ')}`.trim());
     return json;
   };
@@ -173,8 +177,21 @@ it('serves the learnt profile: the mock answers alike, statuses and header value
   mock = await startMockServer({ port: 0, host: '127.0.0.1', profile: await readProfileFile(profileFile) });
   const fromStandIn = await answers(standIn.url);
   expect(fromStandIn).toContain(`Bearer a b c: 401 auth.invalid cache-control=no-store www-authenticate=${malformedChallenge}`);
-  expect(fromStandIn).toContain(`replay: 202  location=${standIn.url}/v0/jobs/{jobId} idempotent-replayed=true`);
+  expect(fromStandIn).toContain('replay: 202  location={origin}/v0/jobs/{jobId} idempotent-replayed=true');
   expect(await answers(mock.url)).toEqual(fromStandIn);
+  // A client following the mock's Location stays on the mock, and finds its job there.
+  const created = await fetch(`${mock.url}/v0/evaluations`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer alice-token-4417', 'content-type': 'application/json', 'idempotency-key': 'follow-location' },
+    body: JSON.stringify(evaluationRequest()),
+  });
+  const location = created.headers.get('location')!;
+  expect(new URL(location).origin).toBe(new URL(mock.url).origin);
+  const followed = await fetch(location, { headers: { authorization: 'Bearer alice-token-4417' } });
+  expect([followed.status, ((await followed.json()) as { jobId: string }).jobId]).toEqual([
+    200,
+    ((await created.json()) as { jobId: string }).jobId,
+  ]);
   // The plain mock differs on each of these points.
   const plain = await answers(inner.url);
   expect(plain.filter((answer, index) => answer !== fromStandIn[index]).length).toBeGreaterThanOrEqual(7);

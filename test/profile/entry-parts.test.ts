@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setupMockService } from '../../mocks/node.js';
-import { ProfileError, resolveProfile } from '../../src/profile/profile.js';
+import { conditionsOf, profileOperations } from '../../src/profile/entry-parts.js';
+import { ProfileError, profileJsonSchema, resolveProfile } from '../../src/profile/profile.js';
 import { evaluationRequest } from '../support/fixtures.js';
 
 const problems = (document: unknown): string[] => {
@@ -17,6 +18,25 @@ const problems = (document: unknown): string[] => {
     return error.problems.map((problem) => `${problem.entry}: ${problem.message}`);
   }
 };
+
+it('lists in the JSON Schema the conditions and operations each entry knows, for an editor to complete', () => {
+  type Node = { properties?: Record<string, Node>; anyOf?: Node[]; propertyNames?: { enum?: string[] }; additionalProperties?: unknown };
+  const schema = profileJsonSchema() as Node;
+  const entry = (name: string): Node => {
+    const [register, point] = [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)];
+    const node = schema.properties![register]!.properties![point]!;
+    return node.properties ? node : node.anyOf!.find((option) => option.properties?.conditions)!;
+  };
+  for (const [name, conditions] of Object.entries(conditionsOf)) {
+    const part = entry(name).properties!.conditions!;
+    expect(Object.keys(part.properties ?? {}).sort(), name).toEqual([...conditions].sort());
+    expect(part.additionalProperties, name).toBe(false);
+  }
+  // An entry without conditions lists none, and says no other name is allowed.
+  const media = entry('A-21.media-type').properties!.conditions!;
+  expect([Object.keys(media.properties ?? {}), media.additionalProperties]).toEqual([[], false]);
+  expect(entry('A-2.over-maximum').properties!.operations!.propertyNames?.enum).toEqual([...profileOperations]);
+});
 
 it('refuses a part naming an operation or condition the entry does not know, listing those it does', () => {
   expect(

@@ -6,6 +6,7 @@ import { expect, it } from 'vitest';
 import { learnMethods, orderFrom, type SeenValue, winnerOf } from '../../src/conformance/profile/learn-methods.js';
 import type { EntryName } from '../../src/profile/entries.js';
 import { defaultMethodEntries } from '../../src/profile/methods-vocabulary.js';
+import { resolveProfile } from '../../src/profile/profile.js';
 
 const single = {
   'A-21.media-type': { status: 415, code: 'unsupported_media_type' },
@@ -106,4 +107,73 @@ it('learns the Allow list part by part, and leaves it out when paths list OPTION
   expect(mixed.notLearnt[0]!.reason).toContain('OPTIONS is listed on some paths and not others');
   const twoWays = learn({ 'A-20.options': [list({ status: 204, allow: true }), list({ refused: true })] });
   expect(twoWays.notLearnt[0]).toEqual({ entry: 'A-20.options', reason: expect.stringContaining('answered 2 ways') });
+});
+
+const verifyPair = (first: string, second: string, status: number, code: string): SeenValue => ({
+  value: { first, second, operation: 'verifyReport', status, code },
+  count: 1,
+  seen: `POST /v0/verifications, ${first} and ${second} → ${status} ${code}`,
+});
+
+it('learns verifyReport’s own order only where its pairs differ from createEvaluation’s', () => {
+  const agreeing = learn({
+    'A-7.precedence': [
+      pair('media-type', 'malformed-json', 415, 'unsupported_media_type'),
+      verifyPair('media-type', 'malformed-json', 415, 'unsupported_media_type'),
+    ],
+  });
+  expect(agreeing.entries['A-7.precedence']).toEqual({ order: defaultMethodEntries['A-7.precedence'].order });
+  const differing = learn({
+    'A-7.precedence': [
+      pair('media-type', 'malformed-json', 415, 'unsupported_media_type'),
+      verifyPair('media-type', 'malformed-json', 400, 'invalid_json'),
+    ],
+  });
+  expect(differing.entries['A-7.precedence']).toEqual({
+    order: defaultMethodEntries['A-7.precedence'].order,
+    operations: {
+      verifyReport: {
+        order: ['malformed-json', 'media-type', 'body-too-large', 'not-an-object', 'over-maximum', 'invalid-request', 'missing-key'],
+      },
+    },
+  });
+  expect(differing.comments['A-7.precedence']).toContainEqual(
+    expect.stringContaining('verifyReport: malformed-json judged before media-type'),
+  );
+});
+
+it('matches a verifyReport answer to its operation’s part of each entry, and asks it no oversized body', () => {
+  const entries = {
+    ...single,
+    'A-7.invalid-request': { status: 400, code: 'invalid_request', operations: { verifyReport: { status: 422, code: 'bad_report' } } },
+  };
+  const asked = { first: 'media-type', second: 'invalid-request', operation: 'verifyReport' };
+  expect(winnerOf({ ...asked, status: 422, code: 'bad_report' }, entries)).toEqual({ winner: 'invalid-request', loser: 'media-type' });
+  // createEvaluation's own answer is no verifyReport answer.
+  expect(winnerOf({ ...asked, status: 400, code: 'invalid_request' }, entries)).toEqual({
+    why: "answered 400 invalid_request, which is neither's",
+  });
+  expect(
+    winnerOf(
+      { ...asked, second: 'body-too-large', status: 400, code: 'body_too_large' },
+      { ...entries, 'A-13.body-too-large': { status: 413, code: 'body_too_large' } },
+    ),
+  ).toEqual({
+    why: 'verifyReport is asked no pair with an oversized body',
+  });
+});
+
+it('refuses an order declared for an operation without a body to judge, with the operations it may name', () => {
+  expect(() =>
+    resolveProfile({ profile: 2, 'A-7': { precedence: { order: ['media-type'], operations: { getJob: { order: ['media-type'] } } } } }),
+  ).toThrow(/getJob/);
+  expect(
+    resolveProfile({
+      profile: 2,
+      'A-7': { precedence: { order: ['media-type'], operations: { verifyReport: { order: ['malformed-json'] } } } },
+    }).entries['A-7.precedence'],
+  ).toEqual({
+    order: ['media-type'],
+    operations: { verifyReport: { order: ['malformed-json'] } },
+  });
 });

@@ -58,9 +58,12 @@ export function methodsDeparture(observation: Observation, profile: ServerProfil
     case 'A-7.precedence': {
       const told = winnerOf(value, entries);
       if ('why' in told) return undefined;
-      const order = judgedOrder(profile);
+      const order = judgedOrder(profile, typeof value.operation === 'string' ? value.operation : 'createEvaluation');
       const expected = order.indexOf(told.winner) < order.indexOf(told.loser) ? told.winner : told.loser;
-      return expected === told.winner ? undefined : `${told.winner} judged before ${told.loser}, where the order puts ${expected} first`;
+      const on = value.operation === 'verifyReport' ? ' on verifyReport' : '';
+      return expected === told.winner
+        ? undefined
+        : `${told.winner} judged before ${told.loser}${on}, where the order puts ${expected} first`;
     }
     default:
       return undefined;

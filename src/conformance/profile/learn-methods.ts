@@ -7,6 +7,7 @@
  * that tell which came first are put in one order, the mock's order breaking ties.
  */
 import type { EntryName } from '../../profile/entries.js';
+import { type AnswerPart, answerFor } from '../../profile/entry-parts.js';
 import { defaultMethodEntries, type ProblemName } from '../../profile/methods-vocabulary.js';
 import { oversizedBytes } from './learning/precedence.js';
 
@@ -153,10 +154,20 @@ function learnDuplicates(seen: readonly SeenValue[], into: Into): void {
   into.comments['A-21.duplicate-members'] = [line(firstValid[0]!), line(lastValid[0]!)];
 }
 
-/** Whether an answer is the one an error entry declares (status and code). */
-function answers(entry: unknown, value: Record_): boolean {
+/** The condition a problem of a pair is, as an entry's `conditions` part names it (precedence.ts builds each so). */
+const problemCondition: Partial<Record<ProblemName, string>> = {
+  'missing-key': 'required',
+  'over-maximum': 'maxLength',
+  'invalid-request': 'type',
+};
+
+/** Whether an answer is the one an error entry declares for `problem` on the answer's operation (status and code). */
+function answers(problem: ProblemName, entry: unknown, value: Record_): boolean {
   if (!entry || typeof entry !== 'object') return false;
-  const declared = entry as { status?: unknown; code?: unknown };
+  const declared = answerFor(problemEntry[problem], entry as AnswerPart, {
+    operation: typeof value.operation === 'string' ? value.operation : 'createEvaluation',
+    condition: problemCondition[problem],
+  });
   return declared.status === value.status && declared.code === value.code;
 }
 
@@ -171,10 +182,12 @@ export function winnerOf(
   if (unknown.length > 0)
     return { why: `${unknown.map((problem) => problemEntry[problem]).join(' and ')} not learnt, so the answer cannot be matched` };
   const limit = (entries['A-13.body-too-large'] as { limitBytes?: number } | undefined)?.limitBytes;
+  if (value.operation === 'verifyReport' && (first === 'body-too-large' || second === 'body-too-large'))
+    return { why: 'verifyReport is asked no pair with an oversized body' };
   if ((first === 'body-too-large' || second === 'body-too-large') && limit !== undefined && limit >= oversizedBytes)
     return { why: `the body sent (${oversizedBytes} bytes) is within the learnt limit` };
-  const byFirst = answers(entries[problemEntry[first]], value);
-  const bySecond = answers(entries[problemEntry[second]], value);
+  const byFirst = answers(first, entries[problemEntry[first]], value);
+  const bySecond = answers(second, entries[problemEntry[second]], value);
   if (byFirst && bySecond)
     return { why: `both answer ${String(value.status)} ${String(value.code)}: the answer cannot tell which was judged` };
   if (!byFirst && !bySecond) return { why: `answered ${String(value.status)} ${String(value.code)}, which is neither's` };
@@ -207,14 +220,14 @@ export function orderFrom(
   return undefined;
 }
 
-function learnPrecedence(seen: readonly SeenValue[], into: Into): void {
-  if (seen.length === 0) return;
+/** The pairs one operation's answers told: which problem was judged before which, and the lines saying so. */
+function pairsTold(seen: readonly SeenValue[], entries: Readonly<Record<string, unknown>>) {
   const before: [ProblemName, ProblemName][] = [];
   const untold: string[] = [];
   // One line per problem that won a pair: what it was judged before, and one answer that showed it.
   const won = new Map<ProblemName, { losers: ProblemName[]; seen: string }>();
   for (const value of seen) {
-    const told = winnerOf(value.value as Record_, into.entries);
+    const told = winnerOf(value.value as Record_, entries);
     const pair = `${String((value.value as Record_).first)} + ${String((value.value as Record_).second)}`;
     if ('why' in told) untold.push(`${pair}: ${told.why} (${value.seen})`);
     else {
@@ -225,18 +238,48 @@ function learnPrecedence(seen: readonly SeenValue[], into: Into): void {
     }
   }
   const lines = [...won].map(([winner, { losers, seen: line }]) => `${winner} judged before ${losers.join(', ')} (e.g. ${line})`);
-  if (before.length === 0) {
+  return { before, untold, lines };
+}
+
+const operationOf = (value: SeenValue): string => {
+  const operation = (value.value as Record_).operation;
+  return typeof operation === 'string' ? operation : 'createEvaluation';
+};
+
+/**
+ * A-7.precedence: createEvaluation's pairs give the entry's order; verifyReport's give its own
+ * order (`operations.verifyReport`), written only where it differs: the pairs it did not tell
+ * keep the entry's order.
+ */
+function learnPrecedence(seen: readonly SeenValue[], into: Into): void {
+  if (seen.length === 0) return;
+  const create = pairsTold(
+    seen.filter((value) => operationOf(value) === 'createEvaluation'),
+    into.entries,
+  );
+  const verifySeen = seen.filter((value) => operationOf(value) === 'verifyReport');
+  const verify = pairsTold(verifySeen, into.entries);
+  if (create.before.length === 0 && verify.before.length === 0) {
     into.notLearnt.push({
       entry: 'A-7.precedence',
-      reason: `no pair of problems told which is judged first: ${untold.slice(0, 4).join('; ')}`,
+      reason: `no pair of problems told which is judged first: ${[...create.untold, ...verify.untold].slice(0, 4).join('; ')}`,
     });
     return;
   }
-  const order = orderFrom(before, defaultMethodEntries['A-7.precedence'].order);
+  const order = orderFrom(create.before, defaultMethodEntries['A-7.precedence'].order);
   if (!order) {
-    into.notLearnt.push({ entry: 'A-7.precedence', reason: `the pairs judged first go round in a circle: ${lines.join('; ')}` });
+    into.notLearnt.push({ entry: 'A-7.precedence', reason: `the pairs judged first go round in a circle: ${create.lines.join('; ')}` });
     return;
   }
-  into.entries['A-7.precedence'] = { order };
-  into.comments['A-7.precedence'] = [...lines, ...untold.map((text) => `not learnt: ${text}`), 'pairs not asked keep the mock’s order'];
+  const comments = [...create.lines, ...create.untold.map((text) => `not learnt: ${text}`)];
+  let operations: { verifyReport: { order: ProblemName[] } } | undefined;
+  if (verify.before.length > 0) {
+    const verifyOrder = orderFrom(verify.before, order);
+    if (!verifyOrder)
+      comments.push(`verifyReport not learnt (it keeps the entry's order): its pairs go round in a circle: ${verify.lines.join('; ')}`);
+    else if (verifyOrder.some((name, index) => name !== order[index])) operations = { verifyReport: { order: verifyOrder } };
+  }
+  comments.push(...verify.lines.map((text) => `verifyReport: ${text}`), ...verify.untold.map((text) => `verifyReport not learnt: ${text}`));
+  into.entries['A-7.precedence'] = { order, ...(operations ? { operations } : {}) };
+  into.comments['A-7.precedence'] = [...comments, 'pairs not asked keep the mock’s order'];
 }

@@ -8,7 +8,7 @@
  * condition together, in a way no part can say) is reported as not expressible.
  */
 import type { EntryName } from '../../profile/entries.js';
-import { type AnswerPart, answerFor, keeps400, sideConditions } from '../../profile/entry-parts.js';
+import { type AnswerPart, answerFor, keeps400, partExtras, sideConditions } from '../../profile/entry-parts.js';
 import type { Disagreement } from './learn.js';
 
 /** An answer as the learner kept it: the value seen, how often, the first request's line, and where it came. */
@@ -73,10 +73,14 @@ function mostCommon(cells: readonly Cell[]): Answer {
   return ranked[0]!.answer;
 }
 
-/** A part from an answer: its status (400 on an operation without a 413; else the entry's when not seen) and code. */
+/**
+ * A part from an answer: its status (400 on an operation without a 413; else the entry's when not
+ * seen) and code, and the header switches (Retry-After, Allow) where they differ from the entry's.
+ */
 function partOf(entry: EntryName, answer: Answer, base: Answer, operation?: string): AnswerPart {
   const status = keeps400(entry, operation) ? 400 : ((answer.status as number | undefined) ?? (base.status as number));
-  return { status, code: answer.code as string };
+  const switches = partExtras.filter((name) => answer[name] !== undefined && answer[name] !== base[name]);
+  return { status, code: answer.code as string, ...Object.fromEntries(switches.map((name) => [name, answer[name]])) };
 }
 
 interface Candidate {

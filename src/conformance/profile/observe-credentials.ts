@@ -4,13 +4,13 @@
  * "Credentials and headers"): the answers to the learning step's malformed and other-scheme
  * credentials (learning/credentials.ts), with their challenge; and the headers of each class of
  * answer the run met anyway: a create's 202 (Location as a template: the body's jobId becomes
- * `{jobId}`), a replay's, a Job read's, an Error's, a 429's or 503's Retry-After. One reading for
+ * `{jobId}`, the server's own origin `{origin}`), a replay's, a Job read's, an Error's, a 429's or 503's Retry-After. One reading for
  * `--write-profile` and `--profile`, like observe.ts, and how an observation departs from the
  * declared value.
  */
 
 import type { EntryName } from '../../profile/entries.js';
-import { type HeaderEntryName, headerSets, maxHeaderValueLength } from '../../profile/entries-credentials.js';
+import { type HeaderEntryName, headerSets, maxHeaderValueLength, originPlaceholder } from '../../profile/entries-credentials.js';
 import { flowYaml } from '../../profile/write.js';
 import type { Exchange } from '../exchange.js';
 import type { Observation } from './observe.js';
@@ -57,7 +57,29 @@ function pathOf(exchange: Exchange): string {
   }
 }
 
-/** The headers of `set` the answer carries, by the set's spelling; Location's jobId made `{jobId}`. */
+/**
+ * A Location as a template: the body's jobId made `{jobId}`, and an absolute URL on the origin the
+ * request was sent to (the run's base URL's) made `{origin}/…`, so the mock serves its own origin
+ * there and a server held to the file is judged on the origin it was reached at (A-3). A Location
+ * on another origin (a CDN, another host) is kept as sent.
+ */
+export function locationTemplate(value: string, options: { requestUrl: string; jobId?: string | undefined }): string {
+  let template = value;
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(value);
+  if (authority) {
+    try {
+      const own = new URL(options.requestUrl).origin;
+      if (own !== 'null' && new URL(authority[0]).origin === own && value.charAt(authority[0].length) === '/')
+        template = `${originPlaceholder}${value.slice(authority[0].length)}`;
+    } catch {
+      // Not a URL: kept as sent.
+    }
+  }
+  const { jobId } = options;
+  return typeof jobId === 'string' && jobId !== '' ? template.replaceAll(jobId, '{jobId}') : template;
+}
+
+/** The headers of `set` the answer carries, by the set's spelling; Location as a template. */
 function headersOf(exchange: Exchange, entry: HeaderEntryName): Record<string, string> {
   const response = exchange.response!;
   const jobId = (response.json as { jobId?: unknown } | undefined)?.jobId;
@@ -65,7 +87,10 @@ function headersOf(exchange: Exchange, entry: HeaderEntryName): Record<string, s
   for (const name of headerSets[entry]) {
     const value = response.headers[name.toLowerCase()];
     if (value === undefined) continue;
-    found[name] = name === 'Location' && typeof jobId === 'string' && jobId !== '' ? value.replaceAll(jobId, '{jobId}') : value;
+    found[name] =
+      name === 'Location'
+        ? locationTemplate(value, { requestUrl: exchange.request.url, jobId: typeof jobId === 'string' ? jobId : undefined })
+        : value;
   }
   return found;
 }

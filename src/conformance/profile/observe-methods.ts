@@ -113,7 +113,13 @@ export function observeMethods(exchange: Exchange): Observation[] {
       if (response.status >= 400 && code !== undefined)
         observations.push({
           entry: 'A-7.precedence',
-          value: { first: String(detail.first), second: String(detail.second), status: response.status, code },
+          value: {
+            first: String(detail.first),
+            second: String(detail.second),
+            operation: exchange.operationId ?? 'createEvaluation',
+            status: response.status,
+            code,
+          },
           seen: seenLine(exchange, `${String(detail.first)} and ${String(detail.second)}`),
         });
       break;
