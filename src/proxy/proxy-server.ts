@@ -24,10 +24,12 @@ import { createServerEdge } from '../http/server-edge.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { createControlGuard } from '../server/control-guard.js';
 import { sendAnswer } from '../server/node-adapter.js';
 import { type CassetteLimits, ProxyCassette } from './cassette.js';
 import type { ForwardLimits } from './forward.js';
+import { ProfileDriftWatcher } from './profile-drift.js';
 import type { ProfileWatcher } from './profile-watch.js';
 import { type ProxyContext, ProxyLedger } from './proxy-context.js';
 import { handleExchange } from './proxy-exchange.js';
@@ -73,8 +75,13 @@ export interface ProxyServerOptions {
   readonly seed?: number;
   /** Who reads each answered exchange against a profile: drift (`--profile`), passive learning (`--write-profile`). */
   readonly profileWatchers?: readonly ProfileWatcher[];
-  /** The header naming a caller, for the watchers (the profile's A-10.caller). Default Authorization. */
+  /** The header naming a caller, for the watchers. Default: the profile's A-10.caller, else Authorization. */
   readonly credentialHeader?: string;
+  /**
+   * Hold each answered exchange to this profile's declared entries (`--profile`, A-68): an answer
+   * departing from one is drift, in the Profile-Drift header, the log line and the report.
+   */
+  readonly profile?: ServerProfile;
 }
 
 export interface RunningProxy {
@@ -136,7 +143,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       })
     : undefined;
   const ledger = new ProxyLedger();
-  const scrubber = new Scrubber({ credentialHeaders: options.credentialHeaders ?? [] });
+  const credentialHeader = options.credentialHeader ?? options.profile?.entries['A-10.caller'].header ?? 'Authorization';
+  // The profile's caller header carries credentials, whatever its name: scrubbed like Authorization.
+  const scrubber = new Scrubber({
+    credentialHeaders: [...(options.credentialHeaders ?? []), ...(options.profile ? [credentialHeader] : [])],
+  });
+  const drift = options.profile ? new ProfileDriftWatcher({ profile: options.profile, scrubber, credentialHeader }) : undefined;
   let own: ReadonlySet<string> = new Set();
   const context: ProxyContext = {
     options: { ...(options.errors ? { errors: true } : {}) },
@@ -157,11 +169,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     recordIf: (entryOf) => {
       if (cassette) cassette.add(entryOf(), scrubber);
     },
-    profileWatchers: options.profileWatchers ?? [],
-    credentialHeader: options.credentialHeader ?? 'Authorization',
+    profileWatchers: [...(drift ? [drift] : []), ...(options.profileWatchers ?? [])],
+    credentialHeader,
   };
   // Scrubbed again when read: a credential learnt after an exchange was kept (a Set-Cookie value) is taken out too.
-  const report = (): ProxyReport => scrubber.scrubDeep(ledger.report({ upstream: upstream.href, spec: contract.source }));
+  const report = (): ProxyReport =>
+    scrubber.scrubDeep({
+      ...ledger.report({ upstream: upstream.href, spec: contract.source }),
+      ...(drift && options.profile ? { profile: options.profile.source, drift: drift.findings(), driftCount: drift.driftCount } : {}),
+    });
   // The report holds the upstream's answers: only this machine may read it, as the mock's control API.
   const reportGuard = createControlGuard({ listeningHost: host, origins: [], tokenInForce: false });
   const serveReport = (incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -192,7 +208,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     report,
-    conformanceReport: () => asConformanceReport({ report: report(), applied: ledger.applied, startedAt }),
+    conformanceReport: () =>
+      asConformanceReport({
+        report: report(),
+        applied: ledger.applied,
+        startedAt,
+        ...(drift ? { drift: { watched: drift.watched, judged: drift.judged } } : {}),
+      }),
     cassette: () => (cassette ?? new ProxyCassette({ creator: { name: 'evidence-harness proxy', version: packageVersion() } })).toHar(),
     writeCassette: async (file) => {
       if (!cassette) throw new Error('the proxy was started without record');

@@ -3,6 +3,7 @@
  * What the proxy reports: each violation with its side, each exchange as kept for the report.
  */
 import type { Severity } from '../conformance/failures.js';
+import type { DriftFinding } from './profile-drift.js';
 
 export interface Violation {
   readonly check: string;
@@ -42,4 +43,10 @@ export interface ProxyReport {
   readonly violations: readonly Violation[];
   /** The most recent exchanges (at most 1,000), oldest first. */
   readonly recent: readonly ProxyExchangeRecord[];
+  /** With a profile (`--profile`): its file, as given. */
+  readonly profile?: string;
+  /** With a profile: one finding per entry the upstream drifted from, in the register's order (A-68). */
+  readonly drift?: readonly DriftFinding[];
+  /** With a profile: how many exchanges drifted from at least one entry. */
+  readonly driftCount?: number;
 }
