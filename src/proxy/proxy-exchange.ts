@@ -251,9 +251,10 @@ async function forwardAndJudge(options: {
   const credentialLines = credentialHeaderLists(outcome.answer.headerPairs, context.scrubber);
   if (credentialLines) context.scrubber.learnFromAnswer({ headers: credentialLines });
   const response = await toReceived(outcome, context.client);
-  // Anonymous callers (no Authorization) skip the hash and its await.
-  const authorization = incoming.headers.authorization;
-  const caller = authorization ? await callerFingerprint(authorization) : anonymousCaller;
+  // The caller is named by the profile's A-10.caller header (Authorization without a profile).
+  // Anonymous callers (no such header) skip the hash and its await.
+  const credential = incoming.headers[context.credentialHeader.toLowerCase()];
+  const caller = credential ? await callerFingerprint(Array.isArray(credential) ? credential.join(', ') : credential) : anonymousCaller;
   const intent = trafficIntent({
     judged,
     state: context.state,
