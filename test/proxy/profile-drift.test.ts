@@ -6,7 +6,7 @@
  * in the Profile-Drift header, the log line, the report and its JUnit form. Credentials never
  * appear in a finding.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { resolveProfile, type ServerProfile } from '../../src/profile/profile.js
 import { type RunningProxy, startProxyServer } from '../../src/proxy/proxy-server.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/index.js';
 import { type OwnDecisionsServer, startOwnDecisionsServer } from '../fixtures/profile-server/own-decisions-server.js';
+import { cliChildrenKilledAfterEach } from '../support/cli-child.js';
 import { evaluationRequest } from '../support/fixtures.js';
 import { runMain } from '../support/run-main.js';
 
@@ -30,6 +31,7 @@ const mockFile = join(folder, 'mock.yaml');
 /** Credentials long enough for the scrubber (8 characters or more), and easy to find in a text. */
 const aliceKey = 'alice-key-0f3a9c';
 const bearer = 'Bearer drift-secret-7d41e2';
+const spawnCli = cliChildrenKilledAfterEach();
 
 let server: OwnDecisionsServer;
 let mock: RunningMockServer;
@@ -303,3 +305,38 @@ it('holds an exchange to a profile by one function: the entries it shows, and ea
   expect(profileDepartures(mediaTypeExchange('WRONG'), resolveProfile({ profile: 2 }, 'empty'))).toEqual([]);
   expect(entryNames).toContain('A-21.media-type');
 });
+
+it('as a command: says the drift when stopped, writes it to --report json, and exits 1 with --fail-on-drift', async () => {
+  const reportFile = join(folder, 'reports', 'drift.json');
+  const proxy = spawnCli([
+    'proxy',
+    '--upstream',
+    server.url,
+    '--port',
+    '0',
+    '--profile',
+    mockFile,
+    '--fail-on-drift',
+    '--report',
+    `json=${reportFile}`,
+  ]);
+  const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  expect(proxy.stdout()).toContain(`watching for drift from the profile ${mockFile}`);
+  const answer = await fetch(`${url}/v0/evaluations`, {
+    method: 'POST',
+    headers: { 'x-api-key': aliceKey, 'content-type': 'text/plain', 'idempotency-key': 'drift-cli-1' },
+    body: JSON.stringify(evaluationRequest()),
+  });
+  expect(answer.headers.get('profile-drift')).toBe('A-21.media-type');
+  await expect.poll(() => proxy.stdout()).toMatch(/POST \/v0\/evaluations 400 [\d.]+ms .*drift:A-21\.media-type/);
+  proxy.child.kill('SIGTERM');
+  expect(await proxy.exit).toBe(1);
+  expect(proxy.stdout()).toContain('1 exchange(s) drifted from the profile (A-21.media-type ×1)');
+  expect(proxy.stderr()).toContain(`--fail-on-drift: 1 exchange(s) drifted from ${mockFile}`);
+  const written = JSON.parse(readFileSync(reportFile, 'utf8'));
+  expect(written.driftCount).toBe(1);
+  expect(written.drift).toEqual([
+    expect.objectContaining({ entry: 'A-21.media-type', count: 1, request: expect.stringMatching(/^curl /) }),
+  ]);
+  expect(JSON.stringify(written)).not.toContain(aliceKey);
+}, 60_000);
