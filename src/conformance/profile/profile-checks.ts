@@ -170,11 +170,18 @@ export interface ProfileHolding {
 }
 
 /**
- * Whether only the runner's own questions show `entry` (its learning phase, or a request sent
- * without the run's credentials): a client's traffic through the proxy never does.
+ * The runner's own questions, which a client's request read from traffic never stands for
+ * (src/proxy/profile-intent.ts, A-67): the learning phase, a re-serialised replay, and a jobId
+ * known to have no job (the proxy cannot know another client did not create it).
+ */
+const ownQuestions: ReadonlySet<ProbeName> = new Set(['learning', 'reserialized-replay', 'unknown-job']);
+
+/**
+ * Whether only the runner's own questions show `entry` (A-68): a client's traffic through the
+ * proxy never does. A-10.caller is the run's --header, and A-9.health its preflight.
  */
 export function shownOnlyByQuestions(entry: EntryName): boolean {
-  return entry === 'A-10.caller' || probesOf[entry].every((probe) => probe === 'learning');
+  return entry === 'A-10.caller' || probesOf[entry].every((probe) => ownQuestions.has(probe));
 }
 
 /**
