@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checks as registry } from '../conformance/checks/registry.js';
+import { checksWithProfile } from '../conformance/profile/profile-checks.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
 import { Scrubber } from '../conformance/secrets.js';
 import { bodyLimits } from '../contract/index.js';
@@ -154,7 +155,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     options: { ...(options.errors ? { errors: true } : {}) },
     contract,
     validator,
-    setting: { contract, validator, checks: registry },
+    // Under a profile, the server's own vocabulary and decisions are no advisory failure.
+    setting: {
+      contract,
+      validator,
+      checks: options.profile ? checksWithProfile(registry, options.profile, { entryChecks: false }) : registry,
+    },
     limits,
     client,
     upstream,

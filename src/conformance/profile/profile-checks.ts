@@ -278,13 +278,19 @@ function codesWithProfile(profile: ServerProfile): Check {
 
 /**
  * The checks of a run under `profile`: one required check per declared entry added, the
- * advisory checks of the declared points taken out, error_code_documented widened.
+ * advisory checks of the declared points taken out, error_code_documented widened. The proxy
+ * (`entryChecks: false`) holds the entries itself, on each request's own situation (A-68).
  */
-export function checksWithProfile(checks: readonly Check[], profile: ServerProfile): Check[] {
+export function checksWithProfile(
+  checks: readonly Check[],
+  profile: ServerProfile,
+  options: { readonly entryChecks?: boolean } = {},
+): Check[] {
   const replaced = new Set([...profile.declared].flatMap((entry) => givesWay[entry] ?? []));
   const kept = checks
     .filter((check) => !replaced.has(check.name))
     .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check))
     .map((check) => withDeclaredBodyLimits(check, profile));
+  if (options.entryChecks === false) return kept;
   return [...kept, ...[...profile.declared].map((entry) => entryCheck(entry, profile))];
 }
