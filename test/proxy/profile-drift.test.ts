@@ -264,6 +264,9 @@ it('refuses an unreadable profile and --fail-on-drift without one, exit 2 with o
   const refused = await runMain('proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--profile', bad);
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('bad.yaml:3: A-21.media-type: status 200 breaks a rule the contract states');
+  const absent = await runMain('proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--profile', join(folder, 'none.yaml'));
+  expect(absent.code).toBe(2);
+  expect(absent.stderr.trim().split('\n')).toEqual([expect.stringContaining('--profile: file not found:')]);
   const missing = await runMain('proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--fail-on-drift');
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('--fail-on-drift needs --profile FILE');
