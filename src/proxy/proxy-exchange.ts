@@ -423,6 +423,7 @@ function finishExchange(options: {
       ...(exit.upstream ? { upstreamStatus: exit.upstream.status, upstreamBody: scrub(firstChars(exit.upstream.bodyText, 4096)) } : {}),
       status: exit.status,
       violations,
+      ...(exit.drift && exit.drift.length > 0 ? { drift: exit.drift } : {}),
       ...(exit.blocked ? { blocked: exit.blocked } : {}),
       ...(exit.injected ? { injected: exit.injected } : {}),
       durationMs,

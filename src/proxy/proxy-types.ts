@@ -27,6 +27,8 @@ export interface ProxyExchangeRecord {
   /** The upstream's answer body, cut to 4 KiB, as kept for the report. */
   readonly upstreamBody?: string;
   readonly violations: readonly string[];
+  /** With a profile: the entries the upstream's answer drifted from (A-68). */
+  readonly drift?: readonly string[];
   readonly blocked?: 'request' | 'response';
   /** The answer was the scenario's fault, not the upstream's (`scenario` names it). */
   readonly injected?: string;

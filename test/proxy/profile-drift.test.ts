@@ -96,6 +96,7 @@ async function clientTraffic(base: string): Promise<Map<string, string | null>> 
     post({ ...json, ...key() }, JSON.stringify(evaluationRequest({ operationId: 'x'.repeat(129) }))),
   );
   await send('a JSON array', '/v0/evaluations', post({ ...json, ...key() }, '[]'));
+  await send('a body over 2 MiB', '/v0/evaluations', post({ ...json, ...key() }, `${' '.repeat(2 * 1024 * 1024)}${body}`));
   // A job the proxy did not see created may be another client's: not A-10.unknown-job (A-68).
   await send('unknown job', '/v0/jobs/job_unknown');
   await send('129-character jobId', `/v0/jobs/${'j'.repeat(129)}`);
@@ -157,6 +158,7 @@ const expectedDrift: Readonly<Partial<Record<EntryName, readonly string[]>>> = {
   'A-7.invalid-request': ['invalid body'],
   'A-2.over-maximum': ['value over a maximum'],
   'A-21.not-an-object': ['a JSON array'],
+  'A-13.body-too-large': ['a body over 2 MiB'],
   'A-23.invalid-job-id': ['129-character jobId'],
   'A-20.undeclared-method': ['DELETE on a contract path'],
   'A-20.unknown-route': ['a path outside the contract'],
@@ -184,6 +186,8 @@ it("reports each entry the other server's profile decides differently, once, wit
     for (const [entry, requests] of Object.entries(expectedDrift))
       for (const request of requests!) expect(drift.get(request) ?? '', `${request}: ${entry}`).toContain(entry);
     expect(report.driftCount).toBe([...drift.values()].filter((value) => value !== null).length);
+    // Each exchange kept in `recent` names the entries it drifted from.
+    expect(report.recent.filter((exchange) => exchange.drift).length).toBe(report.driftCount);
     // One finding: the profile's word, the server's answer, the request as a curl.
     const media = report.drift!.find((finding) => finding.entry === 'A-21.media-type')!;
     expect(media.expected).toContain(`A-21.media-type ${'{'}status: ${mocks.entries['A-21.media-type'].status}`);
@@ -313,6 +317,7 @@ it('holds an exchange to a profile by one function: the entries it shows, and ea
 
 it('as a command: says the drift when stopped, writes it to --report json, and exits 1 with --fail-on-drift', async () => {
   const reportFile = join(folder, 'reports', 'drift.json');
+  const htmlFile = join(folder, 'reports', 'drift.html');
   const proxy = spawnCli([
     'proxy',
     '--upstream',
@@ -324,6 +329,8 @@ it('as a command: says the drift when stopped, writes it to --report json, and e
     '--fail-on-drift',
     '--report',
     `json=${reportFile}`,
+    '--report',
+    `html=${htmlFile}`,
   ]);
   const [, url] = await proxy.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
   expect(proxy.stdout()).toContain(`watching for drift from the profile ${mockFile}`);
@@ -344,4 +351,7 @@ it('as a command: says the drift when stopped, writes it to --report json, and e
     expect.objectContaining({ entry: 'A-21.media-type', count: 1, request: expect.stringMatching(/^curl /) }),
   ]);
   expect(JSON.stringify(written)).not.toContain(aliceKey);
+  const html = readFileSync(htmlFile, 'utf8');
+  expect(html).toContain('profile:A-21.media-type');
+  expect(html).toContain('UNSUPPORTED_CONTENT');
 }, 60_000);
