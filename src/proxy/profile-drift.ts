@@ -82,11 +82,6 @@ export class ProfileDriftWatcher implements ProfileWatcher {
     this.watched = entryNames.filter((entry) => options.profile.declared.has(entry) && !shownOnlyByQuestions(entry));
   }
 
-  /** The declared entries only the runner's own questions show: never judged on traffic. */
-  get unwatched(): readonly EntryName[] {
-    return entryNames.filter((entry) => this.profile.declared.has(entry) && shownOnlyByQuestions(entry));
-  }
-
   see(watched: WatchedExchange): readonly string[] {
     const { shown, departures } = holdToProfile(watched.exchange, this.profile);
     for (const entry of shown) if (!shownOnlyByQuestions(entry)) this.judged.set(entry, (this.judged.get(entry) ?? 0) + 1);
