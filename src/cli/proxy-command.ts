@@ -1,8 +1,9 @@
 /**
  * @module cli/proxy-command
  * `evidence-harness proxy --upstream URL`: a validating proxy in front of a real implementation
- * (src/proxy). It logs one line per exchange naming its violations, and writes its JSON report
- * when stopped (SIGINT/SIGTERM/SIGHUP) and on `GET /__proxy/report` at any time.
+ * (src/proxy). It logs one line per exchange naming its violations (and, with `--profile`, the
+ * profile entries the upstream drifted from), and writes its JSON report when stopped
+ * (SIGINT/SIGTERM/SIGHUP) and on `GET /__proxy/report` at any time.
  */
 import { renderHtml } from '../conformance/report/html-report.js';
 import { renderJunit } from '../conformance/report/junit-report.js';
@@ -12,6 +13,8 @@ import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
 import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { InvalidSpecError } from '../openapi/document.js';
+import { ProfileFileError, readProfileFile } from '../profile/load.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { ProfileLearning } from '../proxy/profile-learning.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
@@ -73,6 +76,15 @@ export const proxyOptions = {
     max: 1024 ** 3,
     help: `the largest answer passed back (default ${formatSize(proxyDefaults.maxResponseBytes)})`,
   },
+  profile: {
+    kind: 'string',
+    value: 'FILE',
+    help: "watch the traffic for drift from a server profile (docs/drift.md): an answer departing from a declared entry is marked 'drift:ENTRY' in the log, a Profile-Drift header and the reports, once per entry with its count",
+  },
+  'fail-on-drift': {
+    kind: 'boolean',
+    help: 'exit 1 when stopped if any exchange drifted from the --profile (for a CI step)',
+  },
   quiet: { kind: 'boolean', help: 'no per-exchange log lines' },
   'write-profile': {
     kind: 'string',
@@ -103,6 +115,7 @@ Examples:
   evidence-harness proxy --upstream https://staging.example --port 4010 --errors --report json=reports/proxy.json
   evidence-harness proxy --upstream https://staging.example --scenario flaky-503 --seed 7
   evidence-harness proxy --upstream https://staging.example --write-profile staging.profile.yaml
+  evidence-harness proxy --upstream https://staging.example --profile server-profile.yaml --fail-on-drift --report junit=reports/drift.xml
 `;
 
 export const proxyCommand: Command = {
@@ -162,8 +175,20 @@ export const proxyCommand: Command = {
       const problem = proxyScenarioProblem(scenario);
       if (problem) throw new UsageError(`--scenario: ${problem}.`);
     }
+    if (values['fail-on-drift'] && values.profile === undefined)
+      throw new UsageError('--fail-on-drift needs --profile FILE: the profile the traffic is held to.');
+    let profile: ServerProfile | undefined;
+    try {
+      profile = values.profile === undefined ? undefined : await readProfileFile(values.profile);
+    } catch (error) {
+      if (error instanceof ProfileFileError) throw new UsageError(`--profile: ${error.message}`);
+      throw error;
+    }
     // Passive learning (A-69) scrubs the profile with the proxy's one scrubber, which learns the traffic's credentials.
-    const scrubber = new Scrubber({ credentialHeaders: values['credential-header'] ?? [] });
+    // The profile's caller header (A-10.caller) is a credential header too, whatever its name.
+    const scrubber = new Scrubber({
+      credentialHeaders: [...(values['credential-header'] ?? []), ...(profile ? [profile.entries['A-10.caller'].header] : [])],
+    });
     const learning =
       profileFile === undefined
         ? undefined
@@ -188,6 +213,7 @@ export const proxyCommand: Command = {
         ...(learning ? { profileWatchers: [learning] } : {}),
         ...(scenario ? { scenario } : {}),
         ...(seed === undefined ? {} : { seed }),
+        ...(profile ? { profile } : {}),
         limits: {
           ...(timeoutMs === undefined ? {} : { timeoutMs }),
           ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
@@ -211,6 +237,7 @@ export const proxyCommand: Command = {
       [
         `evidence-harness proxy listening on ${proxy.url}, forwarding to ${upstream.href}${values.errors ? ' (--errors: violating exchanges are refused)' : ''}`,
         ...(scenario ? [`injecting the faults of scenario '${scenario.name}' (marked 'injected' in the log and report)`] : []),
+        ...(profile ? [`watching for drift from the profile ${values.profile} (marked 'drift:ENTRY' in the log and report)`] : []),
         `report: GET ${proxy.url}/__proxy/report${reports.length > 0 ? `; written to ${reports.map((target) => target.file).join(', ')} when stopped` : ''}`,
         'press Ctrl+C to stop',
         '',
@@ -268,12 +295,15 @@ export const proxyCommand: Command = {
       }
     }
     const request = report.violations.filter((violation) => violation.side === 'request').length;
+    const drift = report.drift ?? [];
     say(
-      `${report.exchanges} exchanges${report.injected > 0 ? ` (${report.injected} answered by the scenario's faults)` : ''}; ${request} request violation(s), ${report.violations.length - request} response violation(s)\n`,
+      `${report.exchanges} exchanges${report.injected > 0 ? ` (${report.injected} answered by the scenario's faults)` : ''}; ${request} request violation(s), ${report.violations.length - request} response violation(s)${profile ? `; ${report.driftCount ?? 0} exchange(s) drifted from the profile${drift.length > 0 ? ` (${drift.map((finding) => `${finding.entry} ×${finding.count}`).join(', ')})` : ''}` : ''}\n`,
     );
     lines?.flush();
     stopListening();
-    return written ? exitCodes.ok : exitCodes.failed;
+    const failOnDrift = values['fail-on-drift'] && (report.driftCount ?? 0) > 0;
+    if (failOnDrift) io.stderr(diagnostic(`proxy: --fail-on-drift: ${report.driftCount} exchange(s) drifted from ${values.profile}`));
+    return written && !failOnDrift ? exitCodes.ok : exitCodes.failed;
   },
 };
 

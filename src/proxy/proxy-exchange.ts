@@ -40,6 +40,8 @@ interface Exit {
   readonly status: number;
   readonly operationId?: string;
   readonly found?: readonly Violation[];
+  /** The profile entries the upstream's answer drifted from (`--profile`, A-68). */
+  readonly drift?: readonly string[];
   readonly blocked?: 'request' | 'response';
   readonly injected?: string;
   /** For the log line and the cassette's comment. */
@@ -249,9 +251,10 @@ async function forwardAndJudge(options: {
   const credentialLines = credentialHeaderLists(outcome.answer.headerPairs, context.scrubber);
   if (credentialLines) context.scrubber.learnFromAnswer({ headers: credentialLines });
   const response = await toReceived(outcome, context.client);
-  // Anonymous callers (no Authorization) skip the hash and its await.
-  const authorization = incoming.headers.authorization;
-  const caller = authorization ? await callerFingerprint(authorization) : anonymousCaller;
+  // The caller is named by the profile's A-10.caller header (Authorization without a profile).
+  // Anonymous callers (no such header) skip the hash and its await.
+  const credential = incoming.headers[context.credentialHeader.toLowerCase()];
+  const caller = credential ? await callerFingerprint(Array.isArray(credential) ? credential.join(', ') : credential) : anonymousCaller;
   const intent = trafficIntent({
     judged,
     state: context.state,
@@ -307,10 +310,12 @@ async function forwardAndJudge(options: {
     const message = `The upstream's answer breaks the contract (${breaking.map((violation) => violation.check).join(', ')}): ${breaking[0]!.message}. Its answer is kept in the proxy's report (--errors).`;
     return finish({
       answer: errorAnswer({ status: 502, code: 'internal_error', message }),
-      extraHeaders: { 'contract-violations': names.join(', ') },
+      // The headers speak of the upstream's answer the 502 replaces, as Contract-Violations does.
+      extraHeaders: { 'contract-violations': names.join(', '), ...(drift.length > 0 ? { 'profile-drift': drift.join(', ') } : {}) },
       status: 502,
       ...operationIdOf(operation),
       found,
+      drift,
       blocked: 'response',
       upstream,
       requestBody: requestText,
@@ -334,6 +339,7 @@ async function forwardAndJudge(options: {
       status,
       ...operationIdOf(operation),
       found,
+      drift,
       upstream,
       requestBody: requestText,
     });
@@ -342,17 +348,20 @@ async function forwardAndJudge(options: {
     status,
     ...operationIdOf(operation),
     found,
+    drift,
     upstream,
     requestBody: requestText,
-    ...(names.length > 0 || drift.length > 0 ? { note: notes(names, drift) } : {}),
+    ...(names.length > 0 ? { note: `Contract-Violations: ${names.join(', ')}` } : {}),
   });
 }
 
-function notes(names: readonly string[], drift: readonly string[]): string {
-  return [
-    ...(names.length > 0 ? [`Contract-Violations: ${names.join(', ')}`] : []),
-    ...(drift.length > 0 ? [`Profile-Drift: ${drift.join(', ')}`] : []),
-  ].join('; ');
+/** The cassette's comment: the exit's note, and the entries drifted from (the log shows them as tokens). */
+function commentOf(exit: Exit): { comment?: string } {
+  if (exit.injected) return { comment: `${exit.note}; not sent upstream` };
+  const drift = exit.drift && exit.drift.length > 0 ? `Profile-Drift: ${exit.drift.join(', ')}` : undefined;
+  const note = exit.note ?? (exit.answer ? 'answered by the proxy, not sent upstream' : undefined);
+  const comment = note && drift ? `${note}; ${drift}` : (note ?? drift);
+  return comment === undefined ? {} : { comment };
 }
 
 /** Shows the exchange to the profile's watchers (profile-watch.ts); the entries it drifts from, none without a watcher. */
@@ -404,6 +413,7 @@ function finishExchange(options: {
       ...(exit.upstream ? { upstreamStatus: exit.upstream.status, upstreamBody: scrub(firstChars(exit.upstream.bodyText, 4096)) } : {}),
       status: exit.status,
       violations,
+      ...(exit.drift && exit.drift.length > 0 ? { drift: exit.drift } : {}),
       ...(exit.blocked ? { blocked: exit.blocked } : {}),
       ...(exit.injected ? { injected: exit.injected } : {}),
       durationMs,
@@ -432,12 +442,14 @@ function finishExchange(options: {
                 },
               }
             : {}),
-        ...(exit.note || exit.answer
-          ? { comment: exit.injected ? `${exit.note}; not sent upstream` : (exit.note ?? 'answered by the proxy, not sent upstream') }
-          : {}),
+        ...commentOf(exit),
       }) satisfies CassetteEntry,
   );
-  context.log?.(scrub(logLine({ method: start.method, path: start.path, status: exit.status, found, note: exit.note, ms: durationMs })));
+  context.log?.(
+    scrub(
+      logLine({ method: start.method, path: start.path, status: exit.status, found, drift: exit.drift, note: exit.note, ms: durationMs }),
+    ),
+  );
 }
 
 function writeOwnAnswer(outgoing: ServerResponse, answer: EngineAnswer, extra: Record<string, string> | undefined): void {
@@ -512,14 +524,17 @@ function logLine(options: {
   path: string;
   status: number;
   found: readonly Violation[];
+  /** Drift is its own kind (A-68): `drift:ENTRY` beside the violations. */
+  drift?: readonly string[] | undefined;
   note?: string | undefined;
   ms: number;
 }): string {
   const time = new Date().toISOString().slice(11, 23);
   const path = options.path.length > 200 ? `${options.path.slice(0, 200)}…` : options.path;
-  const violations =
-    options.found.length === 0
-      ? 'ok'
-      : options.found.map((violation) => `${violation.side === 'request' ? 'request' : 'response'}:${violation.check}`).join(' ');
+  const tokens = [
+    ...options.found.map((violation) => `${violation.side === 'request' ? 'request' : 'response'}:${violation.check}`),
+    ...(options.drift ?? []).map((entry) => `drift:${entry}`),
+  ];
+  const violations = tokens.length === 0 ? 'ok' : tokens.join(' ');
   return `${time} ${options.method.slice(0, 20)} ${path} ${options.status} ${options.ms.toFixed(1)}ms ${violations}${options.note ? ` (${options.note})` : ''}`;
 }

@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checks as registry } from '../conformance/checks/registry.js';
+import { checksWithProfile } from '../conformance/profile/profile-checks.js';
 import type { ConformanceReport } from '../conformance/report/report.js';
 import { Scrubber } from '../conformance/secrets.js';
 import { bodyLimits } from '../contract/index.js';
@@ -24,10 +25,12 @@ import { createServerEdge } from '../http/server-edge.js';
 import { type ContractDocument, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
 import { ResponseValidator } from '../openapi/response-validator.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { createControlGuard } from '../server/control-guard.js';
 import { sendAnswer } from '../server/node-adapter.js';
 import { type CassetteLimits, ProxyCassette } from './cassette.js';
 import type { ForwardLimits } from './forward.js';
+import { ProfileDriftWatcher } from './profile-drift.js';
 import type { ProfileWatcher } from './profile-watch.js';
 import { type ProxyContext, ProxyLedger } from './proxy-context.js';
 import { handleExchange } from './proxy-exchange.js';
@@ -73,13 +76,18 @@ export interface ProxyServerOptions {
   readonly seed?: number;
   /** Who reads each answered exchange against a profile: drift (`--profile`), passive learning (`--write-profile`). */
   readonly profileWatchers?: readonly ProfileWatcher[];
-  /** The header naming a caller, for the watchers (the profile's A-10.caller). Default Authorization. */
+  /** The header naming a caller, for the watchers. Default: the profile's A-10.caller, else Authorization. */
   readonly credentialHeader?: string;
   /**
    * The one scrubber, when the caller writes what the traffic showed too (a profile learnt from it,
    * A-69): it learns each exchange's credentials here. Default: one made from `credentialHeaders`.
    */
   readonly scrubber?: Scrubber;
+  /**
+   * Hold each answered exchange to this profile's declared entries (`--profile`, A-68): an answer
+   * departing from one is drift, in the Profile-Drift header, the log line and the report.
+   */
+  readonly profile?: ServerProfile;
 }
 
 export interface RunningProxy {
@@ -141,13 +149,26 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       })
     : undefined;
   const ledger = new ProxyLedger();
-  const scrubber = options.scrubber ?? new Scrubber({ credentialHeaders: options.credentialHeaders ?? [] });
+  const credentialHeader = options.credentialHeader ?? options.profile?.entries['A-10.caller'].header ?? 'Authorization';
+  // The profile's caller header carries credentials, whatever its name: scrubbed like Authorization
+  // (a scrubber given by the caller is told so by its maker: the CLI adds the header to it).
+  const scrubber =
+    options.scrubber ??
+    new Scrubber({
+      credentialHeaders: [...(options.credentialHeaders ?? []), ...(options.profile ? [credentialHeader] : [])],
+    });
+  const drift = options.profile ? new ProfileDriftWatcher({ profile: options.profile, scrubber, credentialHeader }) : undefined;
   let own: ReadonlySet<string> = new Set();
   const context: ProxyContext = {
     options: { ...(options.errors ? { errors: true } : {}) },
     contract,
     validator,
-    setting: { contract, validator, checks: registry },
+    // Under a profile, the server's own vocabulary and decisions are no advisory failure (A-53).
+    setting: {
+      contract,
+      validator,
+      checks: options.profile ? checksWithProfile(registry, options.profile, { entryChecks: false }) : registry,
+    },
     limits,
     client,
     upstream,
@@ -162,11 +183,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     recordIf: (entryOf) => {
       if (cassette) cassette.add(entryOf(), scrubber);
     },
-    profileWatchers: options.profileWatchers ?? [],
-    credentialHeader: options.credentialHeader ?? 'Authorization',
+    profileWatchers: [...(drift ? [drift] : []), ...(options.profileWatchers ?? [])],
+    credentialHeader,
   };
   // Scrubbed again when read: a credential learnt after an exchange was kept (a Set-Cookie value) is taken out too.
-  const report = (): ProxyReport => scrubber.scrubDeep(ledger.report({ upstream: upstream.href, spec: contract.source }));
+  const report = (): ProxyReport =>
+    scrubber.scrubDeep({
+      ...ledger.report({ upstream: upstream.href, spec: contract.source }),
+      ...(drift && options.profile ? { profile: options.profile.source, drift: drift.findings(), driftCount: drift.driftCount } : {}),
+    });
   // The report holds the upstream's answers: only this machine may read it, as the mock's control API.
   const reportGuard = createControlGuard({ listeningHost: host, origins: [], tokenInForce: false });
   const serveReport = (incoming: IncomingMessage, outgoing: ServerResponse) => {
@@ -197,7 +222,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     report,
-    conformanceReport: () => asConformanceReport({ report: report(), applied: ledger.applied, startedAt }),
+    conformanceReport: () =>
+      asConformanceReport({
+        report: report(),
+        applied: ledger.applied,
+        startedAt,
+        ...(drift ? { drift: { watched: drift.watched, judged: drift.judged } } : {}),
+      }),
     cassette: () => (cassette ?? new ProxyCassette({ creator: { name: 'evidence-harness proxy', version: packageVersion() } })).toHar(),
     writeCassette: async (file) => {
       if (!cassette) throw new Error('the proxy was started without record');

@@ -3,6 +3,7 @@
  * What the proxy reports: each violation with its side, each exchange as kept for the report.
  */
 import type { Severity } from '../conformance/failures.js';
+import type { DriftFinding } from './profile-drift.js';
 
 export interface Violation {
   readonly check: string;
@@ -26,6 +27,8 @@ export interface ProxyExchangeRecord {
   /** The upstream's answer body, cut to 4 KiB, as kept for the report. */
   readonly upstreamBody?: string;
   readonly violations: readonly string[];
+  /** With a profile: the entries the upstream's answer drifted from (A-68). */
+  readonly drift?: readonly string[];
   readonly blocked?: 'request' | 'response';
   /** The answer was the scenario's fault, not the upstream's (`scenario` names it). */
   readonly injected?: string;
@@ -42,4 +45,10 @@ export interface ProxyReport {
   readonly violations: readonly Violation[];
   /** The most recent exchanges (at most 1,000), oldest first. */
   readonly recent: readonly ProxyExchangeRecord[];
+  /** With a profile (`--profile`): its file, as given. */
+  readonly profile?: string;
+  /** With a profile: one finding per entry the upstream drifted from, in the register's order (A-68). */
+  readonly drift?: readonly DriftFinding[];
+  /** With a profile: how many exchanges drifted from at least one entry. */
+  readonly driftCount?: number;
 }

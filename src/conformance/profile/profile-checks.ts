@@ -12,6 +12,7 @@ import type { ServerProfile } from '../../profile/profile.js';
 import { flowYaml } from '../../profile/write.js';
 import { type Check, type ProbeName, received, withResponse } from '../checks/check.js';
 import { errorCodeDocumented } from '../checks/generic-checks.js';
+import type { Exchange } from '../exchange.js';
 import { fail, pass, skip, type Verdict } from '../failures.js';
 import { methodsDeparture } from './hold-methods.js';
 import { timingDeparture, withDeclaredBodyLimits } from './hold-timing.js';
@@ -150,6 +151,73 @@ function declaredFor(entry: EntryName, declared: unknown, observation: Observati
   return `${entry}${where ? ` ${where}:` : ''} ${flowYaml(declaredAnswer(entry, declared, observation))}${part}`;
 }
 
+/** One answer that departs from a declared entry: what a `--profile` failure and a drift finding say. */
+export interface ProfileDeparture {
+  readonly entry: EntryName;
+  /** How the answer departs (`code X, not Y`). */
+  readonly problem: string;
+  /** What the profile declares for the answer's operation and condition (the part that applies, named). */
+  readonly expected: string;
+  /** What the server answered, as the observation says it (`POST /v0/evaluations, text/plain → 400 X`). */
+  readonly seen: string;
+}
+
+/** What an exchange shows of a profile's declared entries: the entries it showed, and each departure. */
+export interface ProfileHolding {
+  readonly shown: ReadonlySet<EntryName>;
+  /** At most one per entry: the first of its observations that departs. */
+  readonly departures: readonly ProfileDeparture[];
+}
+
+/**
+ * The runner's own questions, which a client's request read from traffic never stands for
+ * (src/proxy/profile-intent.ts, A-67): the learning phase, a re-serialised replay, and a jobId
+ * known to have no job (the proxy cannot know another client did not create it).
+ */
+const ownQuestions: ReadonlySet<ProbeName> = new Set(['learning', 'reserialized-replay', 'unknown-job']);
+
+/**
+ * Whether only the runner's own questions show `entry` (A-68): a client's traffic through the
+ * proxy never does. A-10.caller is the run's --header.
+ */
+export function shownOnlyByQuestions(entry: EntryName): boolean {
+  // A client's own health read shows A-9.health as the preflight does (A-67).
+  if (entry === 'A-9.health') return false;
+  return entry === 'A-10.caller' || probesOf[entry].every((probe) => ownQuestions.has(probe));
+}
+
+/**
+ * The one holding of a profile (A-53), shared by `--profile`'s checks and the proxy's drift
+ * watcher (A-68): each declared entry `exchange` shows (observe.ts; a learning step's
+ * conclusion is a measurement, judged by its answers one by one instead), and the first answer
+ * that departs from it. `only` narrows it to one entry (a check judges its own). A-10.caller is
+ * not an answer: its check judges the run's --header.
+ */
+export function holdToProfile(exchange: Exchange, profile: ServerProfile, only?: EntryName): ProfileHolding {
+  const shown = new Set<EntryName>();
+  const departures: ProfileDeparture[] = [];
+  for (const observation of observe(exchange)) {
+    const entry = observation.entry as EntryName;
+    if (observation.use === 'learn' || (only !== undefined && entry !== only) || !profile.declared.has(entry)) continue;
+    shown.add(entry);
+    if (departures.some((departure) => departure.entry === entry)) continue;
+    const declared = profile.entries[entry];
+    const timing = timingDeparture(observation, profile);
+    const problem = timing.handled
+      ? timing.problem
+      : learntByMethods.has(entry)
+        ? methodsDeparture(observation, profile)
+        : departure(observation, declaredAnswer(entry, declared, observation));
+    if (problem) departures.push({ entry, problem, expected: declaredFor(entry, declared, observation), seen: observation.seen });
+  }
+  return { shown, departures };
+}
+
+/** The departures of `exchange` from the entries `profile` declares (drift, for the proxy). */
+export function profileDepartures(exchange: Exchange, profile: ServerProfile): readonly ProfileDeparture[] {
+  return holdToProfile(exchange, profile).departures;
+}
+
 function entryCheck(entry: EntryName, profile: ServerProfile): Check {
   const declared = profile.entries[entry];
   return {
@@ -172,24 +240,15 @@ function entryCheck(entry: EntryName, profile: ServerProfile): Check {
               received: `credentials in ${exchange.intent.removed.join(', ') || 'no header'}`,
             });
       }
-      // A learning step's conclusion is a measurement: its answers are judged one by one instead.
-      const observations = observe(exchange).filter((observation) => observation.entry === entry && observation.use !== 'learn');
-      if (observations.length === 0) return skip;
-      for (const observation of observations) {
-        const timing = timingDeparture(observation, profile);
-        const problem = timing.handled
-          ? timing.problem
-          : learntByMethods.has(entry)
-            ? methodsDeparture(observation, profile)
-            : departure(observation, declaredAnswer(entry, declared, observation));
-        if (problem)
-          return fail({
-            title: `${entry}: ${problem}`,
-            expected: `${declaredFor(entry, declared, observation)} (the profile ${profile.source})`,
-            received: `${observation.seen}; ${received(exchange)}`,
-          });
-      }
-      return pass;
+      const { shown, departures } = holdToProfile(exchange, profile, entry);
+      if (!shown.has(entry)) return skip;
+      const first = departures[0];
+      if (!first) return pass;
+      return fail({
+        title: `${entry}: ${first.problem}`,
+        expected: `${first.expected} (the profile ${profile.source})`,
+        received: `${first.seen}; ${received(exchange)}`,
+      });
     }),
   };
 }
@@ -221,13 +280,19 @@ function codesWithProfile(profile: ServerProfile): Check {
 
 /**
  * The checks of a run under `profile`: one required check per declared entry added, the
- * advisory checks of the declared points taken out, error_code_documented widened.
+ * advisory checks of the declared points taken out, error_code_documented widened. The proxy
+ * (`entryChecks: false`) holds the entries itself, on each request's own situation (A-68).
  */
-export function checksWithProfile(checks: readonly Check[], profile: ServerProfile): Check[] {
+export function checksWithProfile(
+  checks: readonly Check[],
+  profile: ServerProfile,
+  options: { readonly entryChecks?: boolean } = {},
+): Check[] {
   const replaced = new Set([...profile.declared].flatMap((entry) => givesWay[entry] ?? []));
   const kept = checks
     .filter((check) => !replaced.has(check.name))
     .map((check) => (check.name === errorCodeDocumented.name ? codesWithProfile(profile) : check))
     .map((check) => withDeclaredBodyLimits(check, profile));
+  if (options.entryChecks === false) return kept;
   return [...kept, ...[...profile.declared].map((entry) => entryCheck(entry, profile))];
 }
