@@ -4,14 +4,17 @@
  * sent it (A-67): a request breaking one rule of the contract gets the runner's intent for that
  * one problem (a malformed body, a missing Idempotency-Key, a value past a maxLength, a path
  * outside the contract…), so that the profile's one reading (observe.ts) learns and holds live
- * traffic as it learns and holds a conformance run. A request with two problems is the order's
- * (A-7.precedence), which traffic cannot tell apart from the first one: it shows no error entry.
+ * traffic as it learns and holds a conformance run. A request with two of the problems
+ * A-7.precedence orders shows which the server judged first, as the learner's own pairs do; one
+ * with more, or with another problem besides, shows no error entry.
  * The caller's credential left out, answered 401 or 403, shows A-10.without-credentials.
  */
 
 import type { Intent } from '../conformance/exchange.js';
+import { methodQuestions } from '../conformance/profile/observe-methods.js';
 import { bodyLimits } from '../contract/limits.js';
 import type { OperationDescription } from '../openapi/document.js';
+import { orderedOperations, type ProblemName, problemNames } from '../profile/methods-vocabulary.js';
 import type { RequestViolation, ViolationDetail } from './request-rules.js';
 
 /** The constraints of a value past a maximum (A-2: 413 where the operation documents one). */
@@ -98,9 +101,10 @@ function oneProblemIntent(options: ProfileIntentOptions, detail: ViolationDetail
     case 'json':
       return { kind: 'malformed-json', expected: anyRejection, description: 'a body that is not JSON' };
     case 'body': {
-      // One problem a client can name: several (a value both too long and off its pattern) are the order's.
-      if (detail.problems.length !== 1) return undefined;
-      const problem = detail.problems[0]!;
+      // One constraint broken, maybe at several places (two required members missing); two
+      // constraints (a value both too long and off its pattern) are the order's.
+      const problem = detail.problems[0];
+      if (problem === undefined || detail.problems.some((other) => other.constraint !== problem.constraint)) return undefined;
       const pointer = problem.pointer === '/' ? '' : problem.pointer;
       return negative({ location: 'body', pointer, constraint: problem.constraint, what: `body ${pointer || '(root)'}` });
     }
@@ -140,6 +144,8 @@ function bodyLimitOf(operation: OperationDescription | undefined): number | unde
  */
 export function profileIntent(options: ProfileIntentOptions): Intent {
   const { violations, status } = options;
+  const limit = bodyLimitOf(options.operation);
+  const overLimit = limit !== undefined && options.bodyBytes > limit;
   if ((status === 401 || status === 403) && !carriesCredentials(options))
     return {
       kind: 'without-credentials',
@@ -147,11 +153,51 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
       removed: [options.credentialHeader],
       answer: { status: 0, bodyDigest: '' },
     };
-  const limit = bodyLimitOf(options.operation);
-  if (limit !== undefined && options.bodyBytes > limit) return { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection };
+  const problems = problemsOf(violations, overLimit);
+  if (
+    problems.named.length === 2 &&
+    !problems.other &&
+    (orderedOperations as readonly string[]).includes(options.operation?.operationId ?? '')
+  ) {
+    const [first, second] = problems.named as [ProblemName, ProblemName];
+    return { kind: 'learning', question: methodQuestions.precedence, detail: { first, second } };
+  }
+  if (overLimit)
+    return violations.length === 0
+      ? { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection }
+      : observedInvalid(violations);
   if (violations.length === 0) return readIntent(options);
   const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
-  return named ?? { kind: 'observed-invalid', description: violations.map((violation) => violation.check).join(', ') };
+  return named ?? observedInvalid(violations);
+}
+
+function observedInvalid(violations: readonly RequestViolation[]): Intent {
+  return { kind: 'observed-invalid', description: violations.map((violation) => violation.check).join(', ') || 'a body over its limit' };
+}
+
+/**
+ * The problems of A-7.precedence a request has (a body past the operation's limit among them),
+ * in the register's order, and whether it has another (an invalid jobId), which no order names.
+ */
+function problemsOf(violations: readonly RequestViolation[], overLimit: boolean): { named: ProblemName[]; other: boolean } {
+  const found = new Set<ProblemName | 'other'>(overLimit ? ['body-too-large'] : []);
+  for (const { detail } of violations) {
+    if (detail?.kind === 'media-type') found.add('media-type');
+    else if (detail?.kind === 'json') found.add('malformed-json');
+    else if (detail?.kind === 'parameter' && detail.location === 'header' && detail.name.toLowerCase() === 'idempotency-key')
+      found.add('missing-key');
+    else if (detail?.kind === 'body')
+      for (const problem of detail.problems)
+        found.add(
+          (problem.pointer === '/' || problem.pointer === '') && problem.constraint === 'type'
+            ? 'not-an-object'
+            : overMaximumConstraints.has(problem.constraint)
+              ? 'over-maximum'
+              : 'invalid-request',
+        );
+    else found.add('other');
+  }
+  return { named: problemNames.filter((name) => found.has(name)), other: found.has('other') };
 }
 
 /** Headers that carry credentials but name no caller: a cookie holds many things, a proxy's credential is the proxy's. */

@@ -93,8 +93,21 @@ describe('the situation of a client request, read passively (A-67)', () => {
     }
   });
 
-  it('shows no error entry for a request with two problems: which is answered is the order of A-7.precedence', () => {
+  it('reads a request with two problems as a pair of A-7.precedence, and shows no other error entry', () => {
     const seen = entriesSeen({
+      method: 'POST',
+      path: '/v0/evaluations',
+      body: '{}',
+      headers: { 'content-type': 'text/plain' },
+      status: 415,
+      code: 'unsupported_media_type',
+    });
+    expect(seen.intent).toEqual({ kind: 'learning', question: 'precedence', detail: { first: 'media-type', second: 'invalid-request' } });
+    expect(seen.entries.filter((entry) => !entry.startsWith('A-7.error-headers'))).toEqual(['A-7.precedence']);
+  });
+
+  it('shows no error entry for a request with three problems', () => {
+    const three = entriesSeen({
       method: 'POST',
       path: '/v0/evaluations',
       body: '{"reportText":',
@@ -102,8 +115,8 @@ describe('the situation of a client request, read passively (A-67)', () => {
       status: 400,
       code: 'refused',
     });
-    expect(seen.intent.kind).toBe('observed-invalid');
-    expect(seen.entries.filter((entry) => !entry.startsWith('A-7.error-headers'))).toEqual([]);
+    expect(three.intent.kind).toBe('observed-invalid');
+    expect(three.entries.filter((entry) => !entry.startsWith('A-7.error-headers'))).toEqual([]);
   });
 
   it('reads a 401 to a request without the caller header as A-10.without-credentials', () => {

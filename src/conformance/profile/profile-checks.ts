@@ -181,8 +181,9 @@ const ownQuestions: ReadonlySet<ProbeName> = new Set(['learning', 'reserialized-
  * proxy never does. A-10.caller is the run's --header.
  */
 export function shownOnlyByQuestions(entry: EntryName): boolean {
-  // A client's own health read shows A-9.health as the preflight does (A-67).
-  if (entry === 'A-9.health') return false;
+  // A client's own health read shows A-9.health as the preflight does, and a request with two
+  // problems shows A-7.precedence as the learner's pairs do (A-67).
+  if (entry === 'A-9.health' || entry === 'A-7.precedence') return false;
   return entry === 'A-10.caller' || probesOf[entry].every((probe) => ownQuestions.has(probe));
 }
 
