@@ -80,9 +80,12 @@ function oneProblemIntent(options: ProfileIntentOptions, detail: ViolationDetail
           description: `path ${detail.emptyParameter} empty`,
           expected: anyRejection,
         };
-      // OPTIONS and HEAD are asked about by the learner's own questions (A-20), which traffic does not answer.
-      if (detail.declaredMethods.length > 0)
-        return method === 'OPTIONS' || method === 'HEAD' ? undefined : { kind: 'undeclared-method', method, path };
+      // OPTIONS as the learner asks it (A-20.options): a CORS preflight is another question.
+      if (detail.declaredMethods.length > 0 && method === 'OPTIONS')
+        return headerValue(options.headers, 'access-control-request-method') === undefined
+          ? { kind: 'learning', question: methodQuestions.options, detail: { path } }
+          : undefined;
+      if (detail.declaredMethods.length > 0) return method === 'HEAD' ? undefined : { kind: 'undeclared-method', method, path };
       return { kind: 'undeclared-path', path };
     case 'parameter': {
       const [constraint, ...others] = detail.constraints;
@@ -166,6 +169,9 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
     return violations.length === 0
       ? { kind: 'oversized-body', bytes: options.bodyBytes, expected: anyRejection }
       : observedInvalid(violations);
+  // HEAD of a GET operation (matched as its GET) as the learner asks it (A-20.head).
+  if (options.method === 'HEAD' && options.operation?.method === 'get')
+    return { kind: 'learning', question: methodQuestions.head, detail: { path: options.path } };
   if (violations.length === 0) return readIntent(options);
   const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
   return named ?? observedInvalid(violations);

@@ -21,13 +21,10 @@ import type { ProfileWatcher, WatchedExchange } from './profile-watch.js';
 export const askedOnlyByTheLearner: Readonly<Partial<Record<EntryName, string>>> = {
   'A-3.progression': 'reads of a new job at measured intervals',
   'A-5.replay': 'an equal body re-serialised under a used key, which traffic read by digest does not tell from a replay',
-  'A-7.precedence': 'two problems in one request',
   'A-10.malformed-credentials': 'a malformed credential',
   'A-10.other-scheme': 'a credential of another scheme',
   'A-13.body-limits': 'bodies of bisected sizes',
   'A-16.non-ascii-key': 'an Idempotency-Key outside ASCII',
-  'A-20.head': 'HEAD on each path',
-  'A-20.options': 'OPTIONS on each path',
   'A-21.charset': 'a body with a charset other than UTF-8',
   'A-21.duplicate-members': 'a JSON body with a member twice',
 };

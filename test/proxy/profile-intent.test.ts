@@ -155,6 +155,18 @@ describe('the situation of a client request, read passively (A-67)', () => {
     expect(entriesSeen({ method: 'GET', path: '/health', status: 200 }).intent).toEqual({ kind: 'preflight' });
   });
 
+  it('reads a plain OPTIONS and a HEAD as the learner asks them (A-20.options, A-20.head); a CORS preflight shows nothing', () => {
+    expect(entriesSeen({ method: 'OPTIONS', path: '/v0/evaluations', status: 204 }).entries).toContain('A-20.options');
+    expect(entriesSeen({ method: 'HEAD', path: '/v0/jobs/abc', status: 200 }).entries).toContain('A-20.head');
+    const preflight = entriesSeen({
+      method: 'OPTIONS',
+      path: '/v0/evaluations',
+      headers: { 'access-control-request-method': 'POST' },
+      status: 204,
+    });
+    expect(preflight.entries.filter((entry) => entry.startsWith('A-20'))).toEqual([]);
+  });
+
   it('keeps the traffic intent of a request the contract allows', () => {
     const seen = entriesSeen({ method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), status: 202 });
     expect(seen.intent).toEqual({ kind: 'positive', source: 'observed', description: 'valid' });

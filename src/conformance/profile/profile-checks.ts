@@ -176,14 +176,16 @@ export interface ProfileHolding {
  */
 const ownQuestions: ReadonlySet<ProbeName> = new Set(['learning', 'reserialized-replay', 'unknown-job']);
 
+const shownByTraffic: ReadonlySet<EntryName> = new Set(['A-9.health', 'A-7.precedence', 'A-20.options', 'A-20.head']);
+
 /**
  * Whether only the runner's own questions show `entry` (A-68): a client's traffic through the
  * proxy never does. A-10.caller is the run's --header.
  */
 export function shownOnlyByQuestions(entry: EntryName): boolean {
-  // A client's own health read shows A-9.health as the preflight does, and a request with two
-  // problems shows A-7.precedence as the learner's pairs do (A-67).
-  if (entry === 'A-9.health' || entry === 'A-7.precedence') return false;
+  // Traffic shows these as the runner does (A-67): a client's own health read, a request with
+  // two problems (a learner's pair), a plain OPTIONS and a HEAD.
+  if (shownByTraffic.has(entry)) return false;
   return entry === 'A-10.caller' || probesOf[entry].every((probe) => ownQuestions.has(probe));
 }
 
