@@ -47,11 +47,9 @@ import { specFileProblem } from '../documents/spec-file.js';
 import { writeOutputFile } from '../files/output-file.js';
 import { type ContractDocument, InvalidSpecError, loadContract } from '../openapi/document.js';
 import { packageVersion } from '../openapi/package-root.js';
-import { ProfileFileError, readProfileFile } from '../profile/load.js';
-import type { ServerProfile } from '../profile/profile.js';
 import { collectGarbageThrottled } from '../server/memory-release.js';
 import { type Command, type CommandIo, diagnostic, exitCodes, formatSize, integerOption, UsageError } from './command.js';
-import { checkOutputAtStart, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, readProfileOption, tlsOptions } from './file-options.js';
 import { type OptionTable, type OptionValues, optionsHelp, parseOptions } from './options.js';
 import { addressPolicyFrom, addressPolicyOptions, allowRemoteRefsOption, specAdvice } from './spec-file.js';
 import { secretInputsOf, workflowOptionTable, workflowRunOptions } from './workflow-options.js';
@@ -699,13 +697,7 @@ export const conformanceCommand: Command = {
             ],
             scrub: (text) => scrubber.scrub(text),
           });
-    let profile: ServerProfile | undefined;
-    try {
-      profile = values.profile === undefined ? undefined : await readProfileFile(values.profile);
-    } catch (error) {
-      if (error instanceof ProfileFileError) throw new UsageError(`--profile: ${error.message}`);
-      throw error;
-    }
+    const profile = await readProfileOption(values.profile);
     const learner = values['write-profile'] === undefined ? undefined : new ProfileLearner();
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

@@ -1,11 +1,14 @@
 /**
  * @module cli/file-options
  * Options that name files the commands read or write: the TLS trust of --ca / --insecure
- * (conformance and proxy alike), and plain words for file system errors.
+ * and the server profile of --profile (conformance and proxy alike), and plain words for file
+ * system errors.
  */
 import { DocumentFileError, readDocumentFileSync } from '../documents/index.js';
 import { OutputFileError, type PrepareOutputOptions, prepareOutputFolder, prepareOutputTarget } from '../files/output-file.js';
 import type { OutboundTls } from '../http/outbound-client.js';
+import { ProfileFileError, readProfileFile } from '../profile/load.js';
+import type { ServerProfile } from '../profile/profile.js';
 import { UsageError } from './command.js';
 
 export /** Plain words for the file system errors a report path meets. */
@@ -52,6 +55,17 @@ export async function checkOutputAtStart(options: PrepareOutputOptions & { reado
     await (options.folder ? prepareOutputFolder(options) : prepareOutputTarget(options));
   } catch (error) {
     if (error instanceof OutputFileError) throw new UsageError(`${error.message}.`);
+    throw error;
+  }
+}
+
+/** `--profile FILE`, read through the one profile reader: a file it refuses is a usage error naming each problem. */
+export async function readProfileOption(path: string | undefined): Promise<ServerProfile | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await readProfileFile(path);
+  } catch (error) {
+    if (error instanceof ProfileFileError) throw new UsageError(`--profile: ${error.message}`);
     throw error;
   }
 }

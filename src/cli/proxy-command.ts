@@ -13,14 +13,12 @@ import { builtinScenarios } from '../engine/builtin-scenarios.js';
 import { type Scenario, ScenarioError } from '../engine/index.js';
 import { OutputFileError, writeOutputFile } from '../files/output-file.js';
 import { InvalidSpecError } from '../openapi/document.js';
-import { ProfileFileError, readProfileFile } from '../profile/load.js';
-import type { ServerProfile } from '../profile/profile.js';
 import { ProfileLearning } from '../proxy/profile-learning.js';
 import { proxyDefaults, proxyScenarioProblem, type RunningProxy, startProxyServer } from '../proxy/proxy-server.js';
 import { isScenarioPath, loadScenarioFile } from '../server/scenario-file.js';
 import { createLineBuffer } from './buffered-lines.js';
 import { type Command, diagnostic, exitCodes, formatSize, UsageError } from './command.js';
-import { checkOutputAtStart, fileProblems, tlsOptions } from './file-options.js';
+import { checkOutputAtStart, fileProblems, readProfileOption, tlsOptions } from './file-options.js';
 import { type OptionTable, optionsHelp, parseOptions } from './options.js';
 import { specAdvice } from './spec-file.js';
 import { untilStopSignal } from './stop-signals.js';
@@ -177,13 +175,7 @@ export const proxyCommand: Command = {
     }
     if (values['fail-on-drift'] && values.profile === undefined)
       throw new UsageError('--fail-on-drift needs --profile FILE: the profile the traffic is held to.');
-    let profile: ServerProfile | undefined;
-    try {
-      profile = values.profile === undefined ? undefined : await readProfileFile(values.profile);
-    } catch (error) {
-      if (error instanceof ProfileFileError) throw new UsageError(`--profile: ${error.message}`);
-      throw error;
-    }
+    const profile = await readProfileOption(values.profile);
     // Passive learning (A-69) scrubs the profile with the proxy's one scrubber, which learns the traffic's credentials.
     // The profile's caller header (A-10.caller) is a credential header too, whatever its name.
     const scrubber = new Scrubber({
