@@ -1,20 +1,24 @@
 /**
  * @module bench/groups/proxy
  * The validating proxy's cost: the same traffic straight to a mock, through `evidence-harness
- * proxy` and through `prism proxy`, both in front of that mock. Throughput at 10 connections,
+ * proxy` (plain, and holding the traffic to the mock's own learnt profile with `--profile`, issue
+ * 42's drift watch) and through `prism proxy`, each in front of that mock. Throughput at 10 connections,
  * the paths taking turns for each workload, ratios taken within a round; CPU per request of the
  * mock and of the proxy; and the latency added, one request at a time over one keep-alive
  * connection, timed in µs (autocannon's whole-millisecond p50 under load measures queueing).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AutocannonRequest } from 'autocannon';
 import { executablePath } from '../../src/openapi/package-root.js';
 import type { BenchOptions } from '../config.js';
 import { type GroupResult, num, percent, times } from '../figures.js';
 import { cpuPerRequestUs, evaluationBody, freshKey, median, requestOf, runLoad, type Workload, workload } from '../load.js';
-import { type ChildServer, type Launch, prismProxy, prismVersion, processCpuMs, servers, startServer } from '../processes.js';
+import { type ChildServer, type Launch, prismProxy, prismVersion, processCpuMs, runNode, servers, startServer } from '../processes.js';
 
-type Path = 'direct' | 'proxy' | 'prism-proxy';
+type Path = 'direct' | 'proxy' | 'proxy-profile' | 'prism-proxy';
 type Traffic = 'health' | 'getJob' | 'createEvaluation' | 'mixed';
 const json = { 'content-type': 'application/json' } as const;
 
@@ -46,12 +50,32 @@ function mixedFlow(): AutocannonRequest[] {
 }
 
 const ourProxy =
-  (upstream: string) =>
+  (upstream: string, profile?: string) =>
   (port: number): Launch => ({
     command: process.execPath,
-    args: [executablePath(), 'proxy', '--upstream', upstream, '--port', String(port), '--quiet'],
-    display: 'evidence-harness proxy --upstream MOCK --port PORT --quiet',
+    args: [
+      executablePath(),
+      'proxy',
+      '--upstream',
+      upstream,
+      '--port',
+      String(port),
+      '--quiet',
+      ...(profile ? ['--profile', profile] : []),
+    ],
+    display: `evidence-harness proxy --upstream MOCK --port PORT --quiet${profile ? ' --profile MOCK-PROFILE' : ''}`,
   });
+
+/** The mock's own profile, learnt by a conformance run against it: every entry a run decides, declared. */
+async function learntProfile(mockUrl: string, folder: string): Promise<string> {
+  const file = join(folder, 'mock.profile.yaml');
+  const run = await runNode({
+    args: [executablePath(), 'conformance', '--base-url', mockUrl, '--seed', '1', '--quiet', '--write-profile', file],
+    timeoutMs: 180_000,
+  });
+  if (run.code !== 0) throw new Error(`bench: the mock's profile was not learnt (exit ${run.code}): ${run.stderr.slice(0, 400)}`);
+  return file;
+}
 
 /** One request over `agent`'s one connection: ms from sending to the answer's end. */
 function timed(agent: http.Agent, baseUrl: string, request: Workload): Promise<number> {
@@ -71,6 +95,7 @@ function timed(agent: http.Agent, baseUrl: string, request: Workload): Promise<n
 export async function runProxy(options: BenchOptions, progress: (line: string) => void): Promise<GroupResult> {
   const mock = await startServer(servers['mock-quiet']);
   const started: ChildServer[] = [mock];
+  const folder = mkdtempSync(join(tmpdir(), 'eh-bench-proxy-'));
   const rounds = options.quick ? 1 : 2;
   const figures: Record<string, number | null> = {};
   const rows: string[][] = [];
@@ -78,6 +103,7 @@ export async function runProxy(options: BenchOptions, progress: (line: string) =
   try {
     const paths = new Map<Path, ChildServer>([['direct', mock]]);
     paths.set('proxy', await startServer(ourProxy(mock.url)));
+    paths.set('proxy-profile', await startServer(ourProxy(mock.url, await learntProfile(mock.url, folder))));
     if (!options.quick) paths.set('prism-proxy', await startServer(prismProxy(mock.url)));
     started.push(...[...paths.values()].slice(1));
     const single = {
@@ -126,10 +152,21 @@ export async function runProxy(options: BenchOptions, progress: (line: string) =
       if (overDirect !== undefined) figures[`proxy.${traffic}.overDirect`] = overDirect;
       if (overPrism !== undefined) figures[`proxy.${traffic}.overPrismProxy`] = overPrism;
       const proxyUs = median(of('proxy').flatMap((run) => run.proxyUs ?? []));
+      const profileUs = median(of('proxy-profile').flatMap((run) => run.proxyUs ?? []));
       const mockUs = median(of('direct').flatMap((run) => run.mockUs ?? []));
       figures[`proxy.${traffic}.proxyCpuUs`] = proxyUs;
       figures[`proxy.${traffic}.proxyCpuOverMock`] = proxyUs / mockUs;
-      rows.push([traffic, cell('direct'), cell('proxy'), cell('prism-proxy'), percent(overDirect), times(overPrism)]);
+      figures[`proxy.${traffic}.profileCpuOverPlain`] = profileUs / proxyUs;
+      rows.push([
+        traffic,
+        cell('direct'),
+        cell('proxy'),
+        cell('proxy-profile'),
+        cell('prism-proxy'),
+        percent(overDirect),
+        times(overPrism),
+        times(profileUs / proxyUs),
+      ]);
     }
     const lowest = (suffix: string) => {
       const values = Object.entries(figures)
@@ -142,6 +179,10 @@ export async function runProxy(options: BenchOptions, progress: (line: string) =
     };
     lowest('overDirect');
     lowest('overPrismProxy');
+    const profileRatios = Object.entries(figures)
+      .filter(([id]) => id.endsWith('.profileCpuOverPlain'))
+      .map(([, value]) => value as number);
+    if (profileRatios.length > 0) figures['proxy.highestProfileCpuOverPlain'] = Math.max(...profileRatios);
     const added: number[] = [];
     for (const name of ['health', 'getJob', 'createEvaluation'] as const) {
       const p50 = new Map<Path, number>();
@@ -157,23 +198,31 @@ export async function runProxy(options: BenchOptions, progress: (line: string) =
       added.push(p50.get('proxy')! - direct);
       latencyRows.push([
         name,
-        ...(['direct', 'proxy', 'prism-proxy'] as const).map((path) => num(p50.has(path) ? p50.get(path)! * 1000 : undefined)),
+        ...(['direct', 'proxy', 'proxy-profile', 'prism-proxy'] as const).map((path) =>
+          num(p50.has(path) ? p50.get(path)! * 1000 : undefined),
+        ),
         num(p50.get('proxy')! - direct, ' ms'),
       ]);
     }
     figures['proxy.latencyAddedP50Ms'] = Math.max(...added);
   } finally {
     for (const server of started.reverse()) await server.stop();
+    rmSync(folder, { recursive: true, force: true });
   }
-  const heads = ['mock, direct', 'through evidence-harness proxy', `through prism proxy ${prismVersion}`];
+  const heads = [
+    'mock, direct',
+    'through evidence-harness proxy',
+    'through evidence-harness proxy --profile',
+    `through prism proxy ${prismVersion}`,
+  ];
   return {
     group: 'proxy',
     figures,
     tables: {
       proxy: {
-        headers: ['Traffic (10 connections)', ...heads, 'proxy ÷ direct', 'proxy ÷ prism proxy'],
+        headers: ['Traffic (10 connections)', ...heads, 'proxy ÷ direct', 'proxy ÷ prism proxy', 'proxy CPU, --profile ÷ plain'],
         rows,
-        note: 'Requests per second, medians over the rounds, with CPU µs per request of each process in parentheses.',
+        note: "Requests per second, medians over the rounds, with CPU µs per request of each process in parentheses. `--profile` holds every answer to the mock's own learnt profile (its declared entries judged, no drift).",
       },
       'proxy.latency': {
         headers: ['Request', ...heads.map((head) => `${head}, p50 µs`), 'added by evidence-harness proxy'],
