@@ -237,6 +237,7 @@ export async function replayHar(options: {
         judged,
         credentialHeader: options.credentialHeader ?? 'Authorization',
         isCredentialHeader: (name) => scrubber.isCredentialHeader(name),
+        validator,
       }),
     );
     intent.remember(response);

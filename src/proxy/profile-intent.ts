@@ -12,8 +12,10 @@
 
 import type { Intent } from '../conformance/exchange.js';
 import { methodQuestions } from '../conformance/profile/observe-methods.js';
+import { wellFormedCredentials } from '../contract/authorization.js';
 import { bodyLimits } from '../contract/limits.js';
 import type { OperationDescription } from '../openapi/document.js';
+import { declaredCharset, duplicateMembers, hasNonAscii, isUtf8Charset } from '../profile/engine-strictness.js';
 import { orderedOperations, type ProblemName, problemNames } from '../profile/methods-vocabulary.js';
 import type { RequestViolation, ViolationDetail } from './request-rules.js';
 
@@ -55,6 +57,12 @@ export interface ProfileIntentOptions {
   readonly isCredentialHeader?: (name: string) => boolean;
   /** The status the server answered: a 401 or 403 to a request without credentials is theirs. */
   readonly status: number;
+  /** The request body's text (its duplicate members are read from it). */
+  readonly body?: string;
+  /** Whether a parsed body is valid against the operation's schema (a duplicate's other reading). */
+  readonly bodyValid?: (value: unknown) => boolean;
+  /** The scheme the caller's credential uses (the profile's A-10.caller): another is A-10.other-scheme's situation. */
+  readonly callerScheme?: string;
 }
 
 const anyRejection = { status: 'any-4xx', because: 'a request a client sent' } as const;
@@ -156,6 +164,8 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
       removed: [options.credentialHeader],
       answer: { status: 0, bodyDigest: '' },
     };
+  const oddity = oddityIntent(options);
+  if (oddity) return oddity;
   const problems = problemsOf(violations, overLimit);
   if (
     problems.named.length === 2 &&
@@ -175,6 +185,63 @@ export function profileIntent(options: ProfileIntentOptions): Intent {
   if (violations.length === 0) return readIntent(options);
   const named = violations.length === 1 ? oneProblemIntent(options, violations[0]!.detail) : undefined;
   return named ?? observedInvalid(violations);
+}
+
+/**
+ * A request the contract allows but for one oddity the learner asks about on its own (A-21's and
+ * A-16's strictness, A-10's credential outcomes): a JSON body declaring another charset than
+ * UTF-8, an Idempotency-Key outside ASCII, a member named twice whose two readings differ (one
+ * valid, one not), an Authorization that is not credentials by RFC 9110's syntax, or of another
+ * scheme than the caller's.
+ */
+function oddityIntent(options: ProfileIntentOptions): Intent | undefined {
+  const { violations } = options;
+  const onlyBody = violations.length === 1 && violations[0]!.detail?.kind === 'body';
+  if (violations.length > 0 && !onlyBody) return undefined;
+  if (options.body !== undefined && options.bodyValid && options.operation?.requestBody) {
+    const duplicates = duplicateMembers(options.body);
+    if (duplicates.first !== undefined) {
+      const lastValid = violations.length === 0;
+      let firstValid = false;
+      try {
+        firstValid = options.bodyValid(JSON.parse(duplicates.firstWins()));
+      } catch {
+        firstValid = false;
+      }
+      // Both readings valid (or both not): the answer tells nothing of which member is read.
+      if (firstValid === lastValid) return undefined;
+      const variant = firstValid ? 'first-valid' : 'last-valid';
+      const name = duplicates.first.slice(0, 40);
+      return {
+        kind: 'learning',
+        question: methodQuestions.duplicateMembers,
+        detail: { variant, sent: `'${name}' twice, the valid value ${firstValid ? 'first' : 'last'}` },
+      };
+    }
+  }
+  if (violations.length > 0) return undefined;
+  const contentType = headerValue(options.headers, 'content-type');
+  const charset = options.operation?.requestBody ? declaredCharset(contentType ?? null) : undefined;
+  if (charset !== undefined && !isUtf8Charset(charset))
+    return { kind: 'learning', question: methodQuestions.charset, detail: { sent: `charset=${charset.slice(0, 40)}` } };
+  const key = headerValue(options.headers, 'idempotency-key');
+  if (key !== undefined && hasNonAscii(key))
+    return { kind: 'learning', question: methodQuestions.nonAsciiKey, detail: { sent: 'an Idempotency-Key outside ASCII' } };
+  return credentialOddity(options);
+}
+
+/** A malformed Authorization, or one of another scheme than the caller's (A-10). */
+function credentialOddity(options: ProfileIntentOptions): Intent | undefined {
+  if (options.credentialHeader.toLowerCase() !== 'authorization') return undefined;
+  const value = headerValue(options.headers, 'authorization');
+  if (value === undefined || value === '') return undefined;
+  if (!wellFormedCredentials(value))
+    return { kind: 'learning', question: 'malformed-credentials', detail: { sent: 'an Authorization that is not credentials' } };
+  const scheme = options.callerScheme;
+  const sent = value.split(' ')[0] ?? '';
+  if (scheme !== undefined && scheme !== 'any' && scheme !== 'custom' && sent.toLowerCase() !== scheme.toLowerCase())
+    return { kind: 'learning', question: 'other-scheme', detail: { sent: `a credential of scheme ${sent.slice(0, 20)}` } };
+  return undefined;
 }
 
 function observedInvalid(violations: readonly RequestViolation[]): Intent {

@@ -21,12 +21,8 @@ import type { ProfileWatcher, WatchedExchange } from './profile-watch.js';
 export const askedOnlyByTheLearner: Readonly<Partial<Record<EntryName, string>>> = {
   'A-3.progression': 'reads of a new job at measured intervals',
   'A-5.replay': 'an equal body re-serialised under a used key, which traffic read by digest does not tell from a replay',
-  'A-10.malformed-credentials': 'a malformed credential',
-  'A-10.other-scheme': 'a credential of another scheme',
+  'A-10.other-scheme': 'a credential of another scheme than the callers’ (known only from a profile: `proxy --profile`)',
   'A-13.body-limits': 'bodies of bisected sizes',
-  'A-16.non-ascii-key': 'an Idempotency-Key outside ASCII',
-  'A-21.charset': 'a body with a charset other than UTF-8',
-  'A-21.duplicate-members': 'a JSON body with a member twice',
 };
 
 /** Headers that carry credentials but name no caller: a cookie holds many things, a proxy's credential is the proxy's. */

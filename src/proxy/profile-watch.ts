@@ -6,6 +6,7 @@
  * the same one reading (observe.ts) as a conformance run.
  */
 import type { Exchange } from '../conformance/exchange.js';
+import type { ResponseValidator } from '../openapi/response-validator.js';
 import { profileIntent } from './profile-intent.js';
 import type { judgeRequest } from './request-rules.js';
 
@@ -42,9 +43,14 @@ export function watchedExchange(options: {
   readonly judged: ReturnType<typeof judgeRequest>;
   readonly credentialHeader: string;
   readonly isCredentialHeader: (name: string) => boolean;
+  /** The caller's scheme, when a profile declares one (A-10.caller). */
+  readonly callerScheme?: string;
+  /** Judges a body another reading of it gives (a duplicate member's first value). */
+  readonly validator: ResponseValidator;
 }): WatchedExchange {
   const { exchange, judged } = options;
   const method = exchange.request.method;
+  const schema = judged.operation?.requestBody?.content['application/json'];
   const intent = profileIntent({
     method,
     path: options.path,
@@ -56,6 +62,9 @@ export function watchedExchange(options: {
     credentialHeader: options.credentialHeader,
     isCredentialHeader: options.isCredentialHeader,
     status: exchange.response?.status ?? 0,
+    body: options.body,
+    ...(options.callerScheme ? { callerScheme: options.callerScheme } : {}),
+    ...(schema ? { bodyValid: (value: unknown) => options.validator.validateSchema(schema, value).length === 0 } : {}),
   });
   return {
     exchange: { ...exchange, intent },

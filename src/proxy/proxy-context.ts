@@ -45,6 +45,8 @@ export interface ProxyContext {
   readonly profileWatchers: readonly ProfileWatcher[];
   /** The header naming a caller: the profile's A-10.caller, Authorization without one. */
   readonly credentialHeader: string;
+  /** The scheme of the caller's credential, when a profile declares one (A-10.caller). */
+  readonly callerScheme?: string;
 }
 
 /** Violations and exchanges kept: a long session must not grow without bound. */

@@ -385,6 +385,8 @@ function watchProfile(options: {
     judged: options.judged,
     credentialHeader: context.credentialHeader,
     isCredentialHeader: (name) => context.scrubber.isCredentialHeader(name),
+    ...(context.callerScheme ? { callerScheme: context.callerScheme } : {}),
+    validator: context.validator,
   });
   return [...new Set(context.profileWatchers.flatMap((watcher) => watcher.see(watched)))];
 }

@@ -185,6 +185,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     },
     profileWatchers: [...(drift ? [drift] : []), ...(options.profileWatchers ?? [])],
     credentialHeader,
+    ...(options.profile ? { callerScheme: options.profile.entries['A-10.caller'].scheme } : {}),
   };
   // Scrubbed again when read: a credential learnt after an exchange was kept (a Set-Cookie value) is taken out too.
   const report = (): ProxyReport =>

@@ -47,6 +47,14 @@ function entriesSeen(options: {
     credentialHeader: 'Authorization',
     isCredentialHeader: (name) => name === 'authorization' || name === 'x-api-key' || name === 'cookie',
     status: options.status,
+    body: options.body ?? '',
+    callerScheme: 'Bearer',
+    ...(judged.operation?.requestBody
+      ? {
+          bodyValid: (value: unknown) =>
+            validator.validateSchema(judged.operation!.requestBody!.content['application/json']!, value).length === 0,
+        }
+      : {}),
   });
   const json = options.code ? { code: options.code, message: 'refused' } : {};
   const exchange: Exchange = {
@@ -165,6 +173,24 @@ describe('the situation of a client request, read passively (A-67)', () => {
       status: 204,
     });
     expect(preflight.entries.filter((entry) => entry.startsWith('A-20'))).toEqual([]);
+  });
+
+  it('reads the strictness oddities and the credential outcomes as the learner asks them', () => {
+    const valid = JSON.stringify(validCreate);
+    const create = (headers: Record<string, string>, body = valid) =>
+      entriesSeen({ method: 'POST', path: '/v0/evaluations', headers, body, status: 400, code: 'refused' }).entries;
+    expect(create({ 'content-type': 'application/json; charset=iso-8859-1' })).toContain('A-21.charset');
+    expect(create({ 'idempotency-key': 'cl\u00e9-1' })).toContain('A-16.non-ascii-key');
+    expect(create({ authorization: 'Bearer a b c' })).toContain('A-10.malformed-credentials');
+    expect(create({ authorization: 'Basic dXNlcjpwYXNz' })).toContain('A-10.other-scheme');
+    expect(create({ authorization: 'Bearer good-token' })).not.toContain('A-10.other-scheme');
+    // A member named twice, the valid value last (JSON.parse reads the last): the two readings differ.
+    const twice = `{"operationId":7,${valid.slice(1)}`;
+    const seen = entriesSeen({ method: 'POST', path: '/v0/evaluations', body: twice, status: 202 });
+    expect(seen.intent).toMatchObject({ kind: 'learning', question: 'duplicate-members', detail: { variant: 'last-valid' } });
+    // Both readings valid: nothing told, a create like any other.
+    const same = `{"operationId":"op-1",${valid.slice(1)}`;
+    expect(entriesSeen({ method: 'POST', path: '/v0/evaluations', body: same, status: 202 }).intent.kind).toBe('positive');
   });
 
   it('keeps the traffic intent of a request the contract allows', () => {

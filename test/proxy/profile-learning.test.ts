@@ -72,7 +72,7 @@ it('writes a profile of what the traffic showed, each entry with how often, and 
   const unfolded = text.replace(/\n# {3}/g, ' ');
   expect(unfolded).toMatch(/# - not seen in the traffic: [^\n]*A-11\.rate-limited/);
   expect(unfolded).toMatch(
-    /# - asked only by the learner's own questions \(the proxy sends no request of its own[^\n]*A-21\.charset \(a body with a charset other than UTF-8\)/,
+    /# - asked only by the learner's own questions \(the proxy sends no request of its own[^\n]*A-13\.body-limits \(bodies of bisected sizes\)/,
   );
   // Each of the client's exchanges read once, and nothing else.
   expect(stderr).toContain(`from ${exchanges} exchanges`);

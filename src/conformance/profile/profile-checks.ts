@@ -176,7 +176,17 @@ export interface ProfileHolding {
  */
 const ownQuestions: ReadonlySet<ProbeName> = new Set(['learning', 'reserialized-replay', 'unknown-job']);
 
-const shownByTraffic: ReadonlySet<EntryName> = new Set(['A-9.health', 'A-7.precedence', 'A-20.options', 'A-20.head']);
+const shownByTraffic: ReadonlySet<EntryName> = new Set([
+  'A-9.health',
+  'A-7.precedence',
+  'A-20.options',
+  'A-20.head',
+  'A-21.duplicate-members',
+  'A-21.charset',
+  'A-16.non-ascii-key',
+  'A-10.malformed-credentials',
+  'A-10.other-scheme',
+]);
 
 /**
  * Whether only the runner's own questions show `entry` (A-68): a client's traffic through the
@@ -184,7 +194,8 @@ const shownByTraffic: ReadonlySet<EntryName> = new Set(['A-9.health', 'A-7.prece
  */
 export function shownOnlyByQuestions(entry: EntryName): boolean {
   // Traffic shows these as the runner does (A-67): a client's own health read, a request with
-  // two problems (a learner's pair), a plain OPTIONS and a HEAD.
+  // two problems (a learner's pair), a plain OPTIONS and a HEAD, the strictness oddities and the
+  // credential outcomes.
   if (shownByTraffic.has(entry)) return false;
   return entry === 'A-10.caller' || probesOf[entry].every((probe) => ownQuestions.has(probe));
 }
