@@ -198,9 +198,9 @@ function oddityIntent(options: ProfileIntentOptions): Intent | undefined {
   const { violations } = options;
   const onlyBody = violations.length === 1 && violations[0]!.detail?.kind === 'body';
   if (violations.length > 0 && !onlyBody) return undefined;
-  if (options.body !== undefined && options.bodyValid && options.operation?.requestBody) {
-    const duplicates = duplicateMembers(options.body);
-    if (duplicates.first !== undefined) {
+  if (options.body !== undefined && options.bodyValid && options.operation?.requestBody && readWhole(options)) {
+    const duplicates = scannedForDuplicates(options.body);
+    if (duplicates?.first !== undefined) {
       const lastValid = violations.length === 0;
       let firstValid = false;
       try {
@@ -228,6 +228,24 @@ function oddityIntent(options: ProfileIntentOptions): Intent | undefined {
   if (key !== undefined && hasNonAscii(key))
     return { kind: 'learning', question: methodQuestions.nonAsciiKey, detail: { sent: 'an Idempotency-Key outside ASCII' } };
   return credentialOddity(options);
+}
+
+/** The body was kept whole and parsed (a body past the proxy's capture, or one that is no JSON, is not scanned). */
+function readWhole(options: ProfileIntentOptions): boolean {
+  return (
+    options.body !== undefined &&
+    Buffer.byteLength(options.body) >= options.bodyBytes &&
+    !options.violations.some((violation) => violation.detail?.kind === 'json' || violation.detail?.kind === 'media-type')
+  );
+}
+
+/** The duplicate members of a JSON text; undefined for a text the scan cannot read (it expects well-formed JSON). */
+function scannedForDuplicates(text: string): ReturnType<typeof duplicateMembers> | undefined {
+  try {
+    return duplicateMembers(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A malformed Authorization, or one of another scheme than the caller's. */

@@ -376,19 +376,26 @@ function watchProfile(options: {
 }): readonly string[] {
   const { context } = options;
   if (context.profileWatchers.length === 0) return [];
-  const watched = watchedExchange({
-    exchange: options.exchange,
-    path: options.start.path,
-    headers: options.headers,
-    body: options.requestText,
-    bodyBytes: options.bytes,
-    judged: options.judged,
-    credentialHeader: context.credentialHeader,
-    isCredentialHeader: (name) => context.scrubber.isCredentialHeader(name),
-    ...(context.callerScheme ? { callerScheme: context.callerScheme } : {}),
-    validator: context.validator,
-  });
-  return [...new Set(context.profileWatchers.flatMap((watcher) => watcher.see(watched)))];
+  try {
+    const watched = watchedExchange({
+      exchange: options.exchange,
+      path: options.start.path,
+      headers: options.headers,
+      body: options.requestText,
+      bodyBytes: options.bytes,
+      judged: options.judged,
+      credentialHeader: context.credentialHeader,
+      isCredentialHeader: (name) => context.scrubber.isCredentialHeader(name),
+      ...(context.callerScheme ? { callerScheme: context.callerScheme } : {}),
+      validator: context.validator,
+    });
+    return [...new Set(context.profileWatchers.flatMap((watcher) => watcher.see(watched)))];
+  } catch (error) {
+    // The watch never costs the client its answer: the exchange goes on unwatched, and the log says so.
+    const reason = String((error as Error)?.message ?? error).slice(0, 200);
+    context.log?.(context.scrubber.scrub(`profile watch skipped exchange ${options.start.id}: ${reason}`));
+    return [];
+  }
 }
 
 /** The one end of every exchange: answers (when the proxy answers), keeps, records, logs. */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange, Intent } from '../../src/conformance/exchange.js';
 import { observe } from '../../src/conformance/profile/observe.js';
@@ -28,11 +29,13 @@ function entriesSeen(options: {
   body?: string;
   status: number;
   code?: string;
+  /** Only the start of the body was kept (a body past the proxy's capture): not judged as JSON. */
+  cut?: boolean;
 }): { intent: Intent; entries: string[] } {
   const headers = { 'content-type': 'application/json', 'idempotency-key': 'key-1', ...options.headers };
   const body = Buffer.from(options.body ?? '');
   const judged = judgeRequest({
-    request: { method: options.method, path: options.path, headers, body, bodyCut: false },
+    request: { method: options.method, path: options.path, headers, body, bodyCut: options.cut ?? false },
     operations: contract.operations,
     validator,
   });
@@ -40,7 +43,7 @@ function entriesSeen(options: {
     method: options.method,
     path: options.path,
     headers,
-    bodyBytes: body.length,
+    bodyBytes: body.length + (options.cut ? 1000 : 0),
     ...(judged.operation ? { operation: judged.operation } : {}),
     violations: judged.violations,
     validIntent: { kind: 'positive', source: 'observed', description: 'valid' },
@@ -196,5 +199,38 @@ describe('the situation of a client request, read passively (A-67)', () => {
   it('keeps the traffic intent of a request the contract allows', () => {
     const seen = entriesSeen({ method: 'POST', path: '/v0/evaluations', body: JSON.stringify(validCreate), status: 202 });
     expect(seen.intent).toEqual({ kind: 'positive', source: 'observed', description: 'valid' });
+  });
+
+  it('reads a body cut short by the capture (half a member name) as nothing, without throwing', () => {
+    for (const body of ['{"a', '{"a":1,"a', '[{"x":1,"x":2', '{"\\'])
+      expect(entriesSeen({ method: 'POST', path: '/v0/evaluations', body, status: 400, code: 'c', cut: true }).intent.kind).not.toBe(
+        'learning',
+      );
+  });
+
+  it('reads any request, however hostile, without throwing: a cut, malformed or deep body, odd headers', () => {
+    const bodies = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom('{"a', '{"a":1,"a', '{"\\', '[{"x":1,"x":2', `${'['.repeat(5000)}`, `{"a":1,"a":2}`, '{"a":"\\ud800"}'),
+      fc.json(),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET', 'POST', 'HEAD', 'OPTIONS', 'DELETE', 'PATCH'),
+        fc.constantFrom('/v0/evaluations', '/v0/verifications', '/v0/jobs/x', '/v0/jobs/', '/health', '/x/../v0', '/v0/jobs/%ZZ'),
+        bodies,
+        fc.record({
+          'content-type': fc.constantFrom('application/json', 'application/json; charset=latin1', 'text/plain', ';;;', ''),
+          authorization: fc.constantFrom('Bearer t', 'Bearer a b c', 'Basic x', '', ' '),
+          'idempotency-key': fc.constantFrom('k', '', 'cl\u00e9', 'x'.repeat(300)),
+        }),
+        fc.integer({ min: 100, max: 599 }),
+        fc.boolean(),
+        (method, path, body, headers, status, cut) => {
+          expect(() => entriesSeen({ method, path, body, headers, status, code: 'c', cut })).not.toThrow();
+        },
+      ),
+      { numRuns: 300, seed: 42 },
+    );
   });
 });
