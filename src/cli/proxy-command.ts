@@ -116,6 +116,71 @@ Examples:
   evidence-harness proxy --upstream https://staging.example --profile server-profile.yaml --fail-on-drift --report junit=reports/drift.xml
 `;
 
+/** `--upstream`, checked: an http(s) URL without credentials (each client's own pass through). */
+function checkedUpstream(value: string | undefined): URL {
+  if (value === undefined)
+    throw new UsageError('--upstream is required: the URL of the server to forward to, e.g. --upstream http://127.0.0.1:8080.');
+  let upstream: URL;
+  try {
+    upstream = new URL(value);
+  } catch {
+    throw new UsageError(`--upstream is not a URL: '${value.slice(0, 200)}'. Give one such as http://127.0.0.1:8080.`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
+    throw new UsageError(`--upstream must be an http:// or https:// URL, got ${upstream.protocol}.`);
+  if (upstream.username || upstream.password)
+    throw new UsageError('--upstream must not carry a user name or password: the proxy passes each client’s own Authorization through.');
+  return upstream;
+}
+
+/** What the proxy writes when it stops (the reports, the cassette, the learnt profile); false when any could not be written. */
+async function writeAtStop(options: {
+  proxy: RunningProxy;
+  report: ReturnType<RunningProxy['report']>;
+  reports: readonly { format: 'json' | 'junit' | 'html'; file: string }[];
+  io: Parameters<Command['run']>[1];
+  record?: string;
+  profile?: { learning: ProfileLearning; file: string; source: string; scrub: (text: string) => string };
+}): Promise<boolean> {
+  const { proxy, report, io } = options;
+  let written = true;
+  for (const { format, file } of options.reports) {
+    try {
+      // JUnit and HTML are the runner's formats, rendered by its own reporters.
+      const text =
+        format === 'json'
+          ? `${JSON.stringify(report, null, 2)}\n`
+          : format === 'junit'
+            ? renderJunit(proxy.conformanceReport())
+            : renderHtml(proxy.conformanceReport());
+      await writeOutputFile({ path: file, data: text, label: `--report ${format}=` });
+      io.stderr(diagnostic(`proxy: wrote the ${format} report to ${file}`));
+    } catch (error) {
+      written = false;
+      io.stderr(diagnostic(`proxy: cannot write ${file}: ${writeProblem(error)}`));
+    }
+  }
+  if (options.record !== undefined) {
+    try {
+      await proxy.writeCassette(options.record);
+      io.stderr(diagnostic(`proxy: wrote the HAR cassette to ${options.record}`));
+    } catch (error) {
+      written = false;
+      io.stderr(diagnostic(`proxy: cannot write the cassette ${options.record}: ${writeProblem(error)}`));
+    }
+  }
+  if (options.profile) {
+    const { learning, file, source, scrub } = options.profile;
+    try {
+      await writeTrafficProfile({ learning, file, io, command: 'proxy', label: '--write-profile', source, scrub });
+    } catch (error) {
+      written = false;
+      io.stderr(diagnostic(`proxy: cannot write the profile ${options.profile.file}: ${writeProblem(error)}`));
+    }
+  }
+  return written;
+}
+
 export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'a validating proxy: judges live traffic to a real server against the contract',
@@ -123,18 +188,7 @@ export const proxyCommand: Command = {
   optionTables: { proxy: proxyOptions },
   async run(argv, io) {
     const { values } = parseOptions(proxyOptions, argv);
-    if (values.upstream === undefined)
-      throw new UsageError('--upstream is required: the URL of the server to forward to, e.g. --upstream http://127.0.0.1:8080.');
-    let upstream: URL;
-    try {
-      upstream = new URL(values.upstream);
-    } catch {
-      throw new UsageError(`--upstream is not a URL: '${values.upstream.slice(0, 200)}'. Give one such as http://127.0.0.1:8080.`);
-    }
-    if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
-      throw new UsageError(`--upstream must be an http:// or https:// URL, got ${upstream.protocol}.`);
-    if (upstream.username || upstream.password)
-      throw new UsageError('--upstream must not carry a user name or password: the proxy passes each client’s own Authorization through.');
+    const upstream = checkedUpstream(values.upstream);
     const port = values.port ?? 4010;
     const timeoutMs = values.timeout;
     const maxResponseBytes = values['max-response-bytes'];
@@ -241,51 +295,19 @@ export const proxyCommand: Command = {
       io.stderr(diagnostic('proxy: the reports, the cassette or the profile were still being written after 4.5 s; stopped without them'));
       process.exit(exitCodes.failed);
     }, 4500).unref();
-    let written = true;
     say(`${cause}: stopping… (${signal} again exits at once)\n`);
     await proxy.close({ graceMs: 3000 });
     const report = proxy.report();
-    for (const { format, file } of reports) {
-      try {
-        // JUnit and HTML are the runner's formats, rendered by its own reporters.
-        const text =
-          format === 'json'
-            ? `${JSON.stringify(report, null, 2)}\n`
-            : format === 'junit'
-              ? renderJunit(proxy.conformanceReport())
-              : renderHtml(proxy.conformanceReport());
-        await writeOutputFile({ path: file, data: text, label: `--report ${format}=` });
-        io.stderr(diagnostic(`proxy: wrote the ${format} report to ${file}`));
-      } catch (error) {
-        written = false;
-        io.stderr(diagnostic(`proxy: cannot write ${file}: ${writeProblem(error)}`));
-      }
-    }
-    if (values.record !== undefined) {
-      try {
-        await proxy.writeCassette(values.record);
-        io.stderr(diagnostic(`proxy: wrote the HAR cassette to ${values.record}`));
-      } catch (error) {
-        written = false;
-        io.stderr(diagnostic(`proxy: cannot write the cassette ${values.record}: ${writeProblem(error)}`));
-      }
-    }
-    if (learning && profileFile !== undefined) {
-      try {
-        await writeTrafficProfile({
-          learning,
-          file: profileFile,
-          io,
-          command: 'proxy',
-          label: '--write-profile',
-          source: upstream.href,
-          scrub: (text) => scrubber.scrub(text),
-        });
-      } catch (error) {
-        written = false;
-        io.stderr(diagnostic(`proxy: cannot write the profile ${profileFile}: ${writeProblem(error)}`));
-      }
-    }
+    const written = await writeAtStop({
+      proxy,
+      report,
+      reports,
+      io,
+      ...(values.record === undefined ? {} : { record: values.record }),
+      ...(learning && profileFile !== undefined
+        ? { profile: { learning, file: profileFile, source: upstream.href, scrub: (text: string) => scrubber.scrub(text) } }
+        : {}),
+    });
     const request = report.violations.filter((violation) => violation.side === 'request').length;
     const drift = report.drift ?? [];
     say(
