@@ -292,7 +292,7 @@ function problemsOf(violations: readonly RequestViolation[], overLimit: boolean)
 }
 
 /** Headers that carry credentials but name no caller: a cookie holds many things, a proxy's credential is the proxy's. */
-const notCallerHeaders = new Set(['cookie', 'proxy-authorization']);
+export const notCallerHeaders: ReadonlySet<string> = new Set(['cookie', 'set-cookie', 'proxy-authorization']);
 
 /** The request carries the caller's header, or another credential header, with a value. */
 function carriesCredentials(options: ProfileIntentOptions): boolean {

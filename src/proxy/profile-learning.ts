@@ -12,6 +12,7 @@
 import type { Exchange } from '../conformance/exchange.js';
 import { type LearntProfile, ProfileLearner } from '../conformance/profile/learn.js';
 import type { EntryName } from '../profile/entries.js';
+import { notCallerHeaders } from './profile-intent.js';
 import type { ProfileWatcher, WatchedExchange } from './profile-watch.js';
 
 /**
@@ -24,9 +25,6 @@ export const askedOnlyByTheLearner: Readonly<Partial<Record<EntryName, string>>>
   'A-10.other-scheme': 'a credential of another scheme than the callers’ (known only from a profile: `proxy --profile`)',
   'A-13.body-limits': 'bodies of bisected sizes',
 };
-
-/** Headers that carry credentials but name no caller: a cookie holds many things, a proxy's credential is the proxy's. */
-const notCallerHeaders = new Set(['cookie', 'set-cookie', 'proxy-authorization']);
 
 /** The most credential header names and schemes counted: far more than any traffic uses. */
 const maxCallerHeaders = 16;
