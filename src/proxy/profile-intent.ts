@@ -16,26 +16,18 @@ import { wellFormedCredentials } from '../contract/authorization.js';
 import { bodyLimits } from '../contract/limits.js';
 import type { OperationDescription } from '../openapi/document.js';
 import { declaredCharset, duplicateMembers, hasNonAscii, isUtf8Charset } from '../profile/engine-strictness.js';
+import { conditionsOf, constraintConditions } from '../profile/entry-parts.js';
 import { orderedOperations, type ProblemName, problemNames } from '../profile/methods-vocabulary.js';
 import type { RequestViolation, ViolationDetail } from './request-rules.js';
 
-/** The constraints of a value past a maximum (A-2: 413 where the operation documents one). */
-const overMaximumConstraints = new Set(['maxLength', 'maxItems', 'maximum', 'maxProperties']);
+/** A value past a maximum: the conditions of A-2.over-maximum (413 where the operation documents one). */
+const overMaximumConstraints: ReadonlySet<string> = new Set(conditionsOf['A-2.over-maximum']);
 
-/** The constraints the runner's negative intents name; another keyword is the nearest of them. */
-const constraintNames: Readonly<Record<string, string>> = {
-  type: 'type',
-  required: 'required',
-  additionalProperties: 'additionalProperties',
-  enum: 'enum',
-  const: 'enum',
-  pattern: 'pattern',
-  format: 'format',
-  minLength: 'minLength',
-  maxLength: 'maxLength',
-  minItems: 'minItems',
-  maxItems: 'maxItems',
-};
+/** The constraint the runner's negative intents name for a JSON Schema keyword (`const` is a one-value enum); undefined for one they never break. */
+function constraintOf(keyword: string): string | undefined {
+  if (keyword === 'const') return 'enum';
+  return (constraintConditions as readonly string[]).includes(keyword) ? keyword : undefined;
+}
 
 export interface ProfileIntentOptions {
   readonly method: string;
@@ -128,7 +120,7 @@ function negative(options: {
   constraint: string;
   what: string;
 }): Intent | undefined {
-  const constraint = constraintNames[options.constraint];
+  const constraint = constraintOf(options.constraint);
   if (constraint === undefined) return undefined;
   return {
     kind: 'negative',
